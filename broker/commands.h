@@ -1,0 +1,16 @@
+/*
+ * The `sp` subcommands.  Each takes the arguments after its own name
+ * (argv[0] is the subcommand name) and returns a sysexits(3) status.
+ */
+#ifndef SP_BROKER_COMMANDS_H
+#define SP_BROKER_COMMANDS_H
+
+/* Exit statuses of DESIGN.md section 3 (sysexits). */
+#define SP_EXIT_OK 0
+#define SP_EXIT_USAGE 64
+#define SP_EXIT_MALFORMED 65
+#define SP_EXIT_INTERNAL 70
+#define SP_EXIT_SANDBOX 71
+#define SP_EXIT_CONFIG 78
+
+#endif

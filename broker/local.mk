@@ -1,0 +1,3 @@
+sp_SOURCES = \
+	broker/sp.c broker/commands.h
+sp_LDADD = libspcommon.a $(SP_LIBS)

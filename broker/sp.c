@@ -1,0 +1,49 @@
+/*
+ * sp: the one binary.  The first argument names a subcommand (DESIGN.md
+ * section 3); each lives in its own file and is listed in sp_commands.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "broker/commands.h"
+#include "common/log.h"
+
+struct sp_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *usage;
+};
+
+static const struct sp_command sp_commands[] = {
+	{ NULL, NULL, NULL },
+};
+
+static void
+sp_usage(void)
+{
+	const struct sp_command *c;
+
+	fprintf(stderr, "usage: sp COMMAND [ARGS]\n");
+	for (c = sp_commands; c->name != NULL; c++)
+		fprintf(stderr, "       sp %s\n", c->usage);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct sp_command *c;
+
+	log_init("sp", LOG_LEVEL_INFO);
+	if (argc < 2) {
+		sp_usage();
+		return SP_EXIT_USAGE;
+	}
+	for (c = sp_commands; c->name != NULL; c++)
+		if (strcmp(c->name, argv[1]) == 0)
+			return c->run(argc - 1, argv + 1);
+	log_error("unknown command '%s'", argv[1]);
+	sp_usage();
+	return SP_EXIT_USAGE;
+}

@@ -1,0 +1,1 @@
+# executor/: see DESIGN.md section 2

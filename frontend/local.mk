@@ -1,0 +1,1 @@
+# frontend/: see DESIGN.md section 2

@@ -1,0 +1,1 @@
+# policy/: see DESIGN.md section 2

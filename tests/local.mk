@@ -1,0 +1,59 @@
+# Tests.  Criterion binaries print TAP (one line per test) through
+# tests/criterion-tap; integration tests are scripts run by their
+# interpreter.  Each area adds itself in its own fragment.
+LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
+LOG_COMPILER = $(top_srcdir)/tests/criterion-tap
+TEST_EXTENSIONS = .py .sh .mjs
+PY_LOG_COMPILER = python3
+SH_LOG_COMPILER = $(SHELL)
+MJS_LOG_COMPILER = node
+AM_TESTS_ENVIRONMENT = \
+	SP_BIN='$(abs_top_builddir)/sp'; export SP_BIN; \
+	SP_SRCDIR='$(abs_top_srcdir)'; export SP_SRCDIR; \
+	SP_BUILDDIR='$(abs_top_builddir)'; export SP_BUILDDIR;
+EXTRA_DIST += tests/criterion-tap
+
+UNIT_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+UNIT_LDADD = $(CRITERION_LIBS)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_log
+TESTS += tests/unit/test_log
+endif
+tests_unit_test_log_SOURCES = tests/unit/test_log.c
+tests_unit_test_log_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_log_LDADD = libspcommon.a $(UNIT_LDADD)
+
+include tests/wire.mk
+include tests/policy.mk
+include tests/record.mk
+include tests/audit.mk
+include tests/http.mk
+
+# libFuzzer targets (clang only).  An area adds its target to FUZZ_TARGETS
+# with a rule that builds it with $(FUZZ_CC) $(FUZZ_CFLAGS); its seed corpus
+# lives in tests/fuzz/corpus/NAME/.  `make fuzz-run` runs each one for
+# FUZZ_SECONDS on a copy of its corpus (the shipped corpus is never written).
+FUZZ_TARGETS =
+FUZZ_SECONDS = 20
+FUZZ_CC = $(CLANG)
+FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all -I$(top_srcdir) -I$(top_builddir) -D_GNU_SOURCE
+CLEANFILES += $(FUZZ_TARGETS)
+
+fuzz: $(FUZZ_TARGETS)
+
+fuzz-run: $(FUZZ_TARGETS)
+	@if test -z "$(CLANG)"; then echo "fuzz-run: clang not found, skipped"; exit 0; fi; \
+	for t in $(FUZZ_TARGETS); do \
+	  name=`basename $$t`; work=`mktemp -d`; \
+	  cp -R $(srcdir)/tests/fuzz/corpus/$$name/. $$work/ 2>/dev/null || true; \
+	  echo "fuzz-run: $$name for $(FUZZ_SECONDS)s"; \
+	  ./$$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$$work/ \
+	    -print_final_stats=1 $$work >$$work.log 2>&1 \
+	    || { tail -40 $$work.log; echo "fuzz-run: $$name FAILED"; exit 1; }; \
+	  grep -E 'stat::number_of_executed_units' $$work.log || true; \
+	  rm -rf $$work $$work.log; \
+	done
+
+.PHONY: fuzz fuzz-run
