@@ -1,3 +1,5 @@
 noinst_LIBRARIES += libspcommon.a
 libspcommon_a_SOURCES = \
-	common/log.c common/log.h
+	common/log.c common/log.h \
+	common/value.c common/value.h \
+	common/hash.c common/hash.h

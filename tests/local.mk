@@ -57,3 +57,11 @@ fuzz-run: $(FUZZ_TARGETS)
 	done
 
 .PHONY: fuzz fuzz-run
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_hash
+TESTS += tests/unit/test_hash
+endif
+tests_unit_test_hash_SOURCES = tests/unit/test_hash.c
+tests_unit_test_hash_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_hash_LDADD = libspcommon.a $(UNIT_LDADD) $(LIBCRYPTO_LIBS)

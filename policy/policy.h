@@ -1,0 +1,219 @@
+/*
+ * The loaded policy: typed structs built from the policy JSON (DESIGN.md
+ * section 4, sp-policy.5).  A struct policy is immutable after
+ * policy_load() returns it; every process that holds one owns its own copy
+ * (the broker hands the same bytes to each child, and each loads them).
+ *
+ * Ownership: policy_load() allocates the whole tree; policy_free() releases
+ * it.  Every pointer inside is owned by the tree; indexes (target_index,
+ * credential_index, param_index) refer to arrays of the same tree.
+ */
+#ifndef SP_POLICY_POLICY_H
+#define SP_POLICY_POLICY_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/hash.h"
+
+#define POLICY_NAME_MAX 64		/* ^[a-z][a-z0-9_]{0,63}$ */
+#define POLICY_DESCRIPTION_MAX 460	/* characters (code points) */
+#define POLICY_STRING_DEFAULT_MAX 1024	/* maxLength when none is given */
+
+enum policy_on_invalid { POLICY_ON_INVALID_CLOSE, POLICY_ON_INVALID_REJECT };
+enum policy_sandbox { POLICY_SANDBOX_REQUIRED, POLICY_SANDBOX_BEST_EFFORT };
+
+struct policy_limits {
+	size_t max_frame_bytes;		/* default 1048576 */
+	size_t max_inflight;		/* default 16 */
+	size_t calls_per_session;	/* default 200 */
+	size_t result_max_chars;	/* default 16000 */
+	uint32_t call_timeout_ms;	/* default 30000 */
+};
+
+enum param_type {
+	PARAM_STRING,
+	PARAM_INTEGER,
+	PARAM_BOOLEAN,
+	PARAM_DECIMAL,
+};
+
+/* How an argument appears in the audit log. */
+enum param_audit { PARAM_AUDIT_SHAPE, PARAM_AUDIT_VALUE, PARAM_AUDIT_MASK4 };
+
+struct policy_param {
+	char *name;
+	char *description;		/* may be NULL */
+	enum param_type type;
+	enum param_audit audit;
+	bool required;			/* default true */
+
+	/* PARAM_STRING: lengths in characters (code points), like JSON Schema. */
+	size_t min_length;
+	size_t max_length;		/* always set; default POLICY_STRING_DEFAULT_MAX */
+	char *pattern;			/* source text, or NULL */
+	regex_t pattern_re;		/* compiled when pattern != NULL */
+	char **enum_values;		/* NULL or enum_count strings */
+	size_t enum_count;
+
+	/* PARAM_INTEGER, and PARAM_DECIMAL in minor units. */
+	bool has_minimum, has_maximum;
+	int64_t minimum, maximum;
+
+	/* PARAM_DECIMAL: digits after the point, 0..18. */
+	unsigned scale;
+};
+
+/*
+ * A template string ("/items/{id}") split into literal runs and
+ * placeholders.  A placeholder names a param by index into its tool's params.
+ */
+struct policy_template_part {
+	bool is_param;
+	char *literal;			/* when !is_param */
+	size_t literal_len;
+	size_t param_index;		/* when is_param */
+};
+
+struct policy_template {
+	struct policy_template_part *parts;
+	size_t part_count;
+};
+
+struct policy_name_template {
+	char *name;			/* query key or header name (literal) */
+	struct policy_template value;
+};
+
+enum policy_body_kind {
+	BODY_NULL, BODY_BOOL, BODY_NUMBER, BODY_STRING, BODY_ARRAY, BODY_OBJECT,
+};
+
+/*
+ * An HTTP body template: a JSON tree whose strings may hold placeholders.
+ * A string that is exactly one placeholder takes the param's JSON type.
+ */
+struct policy_body {
+	enum policy_body_kind kind;
+	bool boolean;
+	char *number_text;		/* BODY_NUMBER: the literal as written */
+	struct policy_template string;	/* BODY_STRING */
+	char *key;			/* member name when inside an object */
+	struct policy_body *children;	/* BODY_ARRAY / BODY_OBJECT */
+	size_t child_count;
+};
+
+struct policy_http_action {
+	char *method;			/* GET, HEAD, POST, PUT, PATCH, DELETE */
+	struct policy_template path;
+	struct policy_name_template *query;
+	size_t query_count;
+	struct policy_name_template *headers;
+	size_t header_count;
+	struct policy_body *body;	/* NULL when there is none */
+};
+
+struct policy_ssh_action {
+	struct policy_template *argv;
+	size_t argc;
+};
+
+enum policy_tool_kind { TOOL_HTTP, TOOL_SSH };
+
+struct policy_tool {
+	char *name;
+	char *description;
+	size_t target_index;
+	char *scope;
+	bool mutating;
+	bool confirm;
+	bool idempotent;		/* annotations.idempotentHint */
+	bool destructive;		/* annotations.destructiveHint */
+	enum policy_tool_kind kind;
+	struct policy_http_action http;
+	struct policy_ssh_action ssh;
+	struct policy_param *params;	/* in declaration order */
+	size_t param_count;
+	uint32_t timeout_ms;		/* 0: the target's or the limits' */
+};
+
+enum policy_credential_type {
+	CREDENTIAL_BEARER, CREDENTIAL_BASIC, CREDENTIAL_HEADER, CREDENTIAL_SSH_KEY,
+};
+
+/* Only file paths: the secret bytes are read by the executor alone. */
+struct policy_credential {
+	char *name;
+	enum policy_credential_type type;
+	char *file;			/* bearer, basic ("user:password"), header */
+	char *header_name;		/* CREDENTIAL_HEADER */
+	char *private_key;		/* CREDENTIAL_SSH_KEY */
+	char *public_key;		/* may be NULL */
+	char *passphrase_file;		/* may be NULL */
+};
+
+enum policy_target_type { TARGET_HTTP, TARGET_SSH };
+
+struct policy_target {
+	char *name;
+	enum policy_target_type type;
+	bool has_credential;
+	size_t credential_index;
+	uint32_t timeout_ms;		/* 0: limits.call_timeout_ms */
+
+	/* TARGET_HTTP */
+	char *base_url;
+	char *scheme;			/* "https", or "http" for loopback only */
+	char *host;
+	uint16_t port;
+	char *base_path;		/* "" or "/prefix" without trailing '/' */
+	char *ca_file;			/* NULL: system bundle */
+	bool follow_redirects;
+	bool allow_private;		/* private ranges (RFC 1918, ULA) */
+	bool allow_loopback;
+	bool allow_link_local;		/* includes cloud metadata addresses */
+
+	/* TARGET_SSH */
+	char *user;
+	char *known_hosts;		/* NULL when host_key_sha256 is set */
+	bool has_host_key_sha256;
+	uint8_t host_key_sha256[HASH_SHA256_LEN];
+};
+
+struct policy_profile {
+	char *name;
+	char **scopes;
+	size_t scope_count;
+	uint32_t *match_uids;
+	size_t match_uid_count;
+	uint32_t *match_gids;
+	size_t match_gid_count;
+};
+
+struct policy {
+	int version;			/* "sallyport": 1 */
+	char *server_name;
+	enum policy_on_invalid on_invalid;
+	enum policy_sandbox sandbox;
+	char *run_as;			/* NULL: stay (or default unprivileged user) */
+	bool strict_credentials;
+	struct policy_limits limits;
+	char *audit_path;		/* NULL: nothing is audited */
+	char *audit_key_file;		/* NULL: no HMAC */
+	char *state_dir;
+	bool has_catalog_pin;
+	uint8_t catalog_pin[HASH_SHA256_LEN];
+
+	struct policy_credential *credentials;
+	size_t credential_count;
+	struct policy_target *targets;
+	size_t target_count;
+	struct policy_tool *tools;	/* catalog index = position here */
+	size_t tool_count;
+	struct policy_profile *profiles;
+	size_t profile_count;
+};
+
+#endif
