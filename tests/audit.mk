@@ -1,1 +1,13 @@
 # tests of the audit area
+AUDIT_TEST_SOURCES = tests/unit/audit_fixture.c tests/unit/audit_fixture.h \
+	$(AUDIT_SOURCES)
+AUDIT_TEST_LDADD = libspcommon.a $(UNIT_LDADD) $(CJSON_LIBS) $(LIBCRYPTO_LIBS)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_audit_chain
+TESTS += tests/unit/test_audit_chain
+endif
+tests_unit_test_audit_chain_SOURCES = tests/unit/test_audit_chain.c \
+	$(AUDIT_TEST_SOURCES)
+tests_unit_test_audit_chain_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_audit_chain_LDADD = $(AUDIT_TEST_LDADD)
