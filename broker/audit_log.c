@@ -317,22 +317,36 @@ audit_log_add_torn(cJSON *rec, const struct audit_tail *tail)
 	    cJSON_AddStringToObject(torn, "sha256", tail->torn_digest) != NULL;
 }
 
+/* Checked before locking: the caller's members may not pose as the writer's. */
 static bool
-audit_log_add_members(cJSON *rec, const cJSON *members)
+audit_log_members_ok(const cJSON *members)
 {
 	const cJSON *m;
-	cJSON *copy;
 	size_t i;
 
 	if (members == NULL)
 		return true;
-	cJSON_ArrayForEach(m, members) {
+	if (!cJSON_IsObject(members))
+		return false;
+	cJSON_ArrayForEach(m, members)
 		for (i = 0; i < sizeof(audit_log_reserved) /
 		    sizeof(audit_log_reserved[0]); i++)
 			if (strcmp(m->string, audit_log_reserved[i]) == 0) {
 				log_error("member '%s' is the writer's", m->string);
 				return false;
 			}
+	return true;
+}
+
+static bool
+audit_log_add_members(cJSON *rec, const cJSON *members)
+{
+	const cJSON *m;
+	cJSON *copy;
+
+	if (members == NULL)
+		return true;
+	cJSON_ArrayForEach(m, members) {
 		if ((copy = cJSON_Duplicate(m, true)) == NULL)
 			return false;
 		cJSON_AddItemToObject(rec, m->string, copy);
@@ -440,8 +454,7 @@ audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
 {
 	bool ok;
 
-	if (!audit_log_kind_ok(kind) ||
-	    (members != NULL && !cJSON_IsObject(members))) {
+	if (!audit_log_kind_ok(kind) || !audit_log_members_ok(members)) {
 		log_error("bad kind or members");
 		return false;
 	}

@@ -11,3 +11,21 @@ tests_unit_test_audit_chain_SOURCES = tests/unit/test_audit_chain.c \
 	$(AUDIT_TEST_SOURCES)
 tests_unit_test_audit_chain_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_audit_chain_LDADD = $(AUDIT_TEST_LDADD)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_audit_log
+TESTS += tests/unit/test_audit_log
+endif
+tests_unit_test_audit_log_SOURCES = tests/unit/test_audit_log.c \
+	$(AUDIT_TEST_SOURCES)
+tests_unit_test_audit_log_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_audit_log_LDADD = $(AUDIT_TEST_LDADD)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_audit_args
+TESTS += tests/unit/test_audit_args
+endif
+tests_unit_test_audit_args_SOURCES = tests/unit/test_audit_args.c \
+	$(AUDIT_TEST_SOURCES)
+tests_unit_test_audit_args_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_audit_args_LDADD = $(AUDIT_TEST_LDADD)
