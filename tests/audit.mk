@@ -29,3 +29,6 @@ tests_unit_test_audit_args_SOURCES = tests/unit/test_audit_args.c \
 	$(AUDIT_TEST_SOURCES)
 tests_unit_test_audit_args_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_audit_args_LDADD = $(AUDIT_TEST_LDADD)
+
+TESTS += tests/integration/audit_verify.py
+EXTRA_DIST += tests/integration/audit_verify.py

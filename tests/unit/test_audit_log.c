@@ -443,3 +443,35 @@ Test(audit_log, kill_9_mid_stream_leaves_at_most_a_torn_tail)
 		    reported[w], next[w]);
 	cJSON_Delete(all);
 }
+
+/* Appends for at most budget_ms or max records; returns appends/second. */
+static double
+bench(bool durable, int max, uint64_t budget_ms)
+{
+	struct audit_log *log = audit_log_open(path, NULL, 0, "bench");
+	uint64_t start = audit_log_now_ms(), now = start;
+	cJSON *m = cJSON_CreateObject();
+	int n;
+
+	cJSON_AddStringToObject(m, "tool", "get_item");
+	cJSON_AddStringToObject(m, "args", "string(36)");
+	for (n = 0; n < max && now - start < budget_ms; n++) {
+		cr_assert(audit_log_append(log, "execution", m, durable));
+		now = audit_log_now_ms();
+	}
+	cr_assert(audit_log_close(log));
+	cJSON_Delete(m);
+	return n / ((double)(now - start + 1) / 1000.0);
+}
+
+/* Printed for the record, not asserted: timing depends on the disk. */
+Test(audit_log, benchmark_durable_vs_grouped_appends)
+{
+	double durable = bench(true, 300, 400);
+	double grouped = bench(false, 5000, 400);
+	struct audit_verify_report rep;
+
+	cr_assert_eq(audit_verify_file(path, NULL, 0, &rep), AUDIT_VERIFY_OK);
+	fprintf(stderr, "# audit appends/s: durable %.0f, grouped %.0f "
+	    "(x%.1f)\n", durable, grouped, grouped / (durable > 0 ? durable : 1));
+}
