@@ -477,7 +477,8 @@ audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
 bool
 audit_log_tick(struct audit_log *log, uint64_t now_ms)
 {
-	if (!log->pending || now_ms - log->last_sync_ms < AUDIT_LOG_SYNC_MS)
+	/* Compared by addition: a now_ms before the last sync is not "late". */
+	if (!log->pending || now_ms < log->last_sync_ms + AUDIT_LOG_SYNC_MS)
 		return true;
 	return audit_log_sync(log, now_ms);
 }

@@ -53,7 +53,9 @@ struct audit_log *audit_log_open(const char *path, const uint8_t *key,
  * Appends one record of kind (1..AUDIT_KIND_MAX bytes of [a-z-]) whose own
  * members are those of members (a cJSON object, borrowed; NULL for none;
  * a member named like a writer's member is refused).  false after logging
- * why: then nothing was added to the file.
+ * why: the record was not written, or (durable) it was written but could
+ * not be synced; either way the caller must act as if it were not, and
+ * not start the action it announces.
  */
 bool audit_log_append(struct audit_log *log, const char *kind,
     const cJSON *members, bool durable);

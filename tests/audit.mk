@@ -32,3 +32,12 @@ tests_unit_test_audit_args_LDADD = $(AUDIT_TEST_LDADD)
 
 TESTS += tests/integration/audit_verify.py
 EXTRA_DIST += tests/integration/audit_verify.py
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_audit_sync
+TESTS += tests/unit/test_audit_sync
+endif
+tests_unit_test_audit_sync_SOURCES = tests/unit/test_audit_sync.c \
+	$(AUDIT_TEST_SOURCES)
+tests_unit_test_audit_sync_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_audit_sync_LDADD = $(AUDIT_TEST_LDADD)
