@@ -396,3 +396,90 @@ Test(audit_chain, sessions_are_counted_distinct)
 	cr_assert_eq(rep.records, 7);
 	cr_assert_eq(rep.sessions, 3);
 }
+
+Test(audit_chain, a_replayed_line_is_reordered_not_merely_unchained)
+{
+	struct audit_verify_report rep;
+	size_t len, off, end;
+	char *data, *out;
+
+	fixture_write_records(path, "sess-A", 5, NULL, 0);
+	data = fixture_read_file(path, &len);
+	off = fixture_line_offset(data, len, 2);
+	end = fixture_line_offset(data, len, 3);
+	out = malloc(len + (end - off));
+	memcpy(out, data, end);
+	memcpy(out + end, data + off, end - off);	/* line 2 again */
+	memcpy(out + end + (end - off), data + end, len - end);
+	fixture_write_file(path, out, len + (end - off));
+	cr_assert_eq(verify(&rep), AUDIT_VERIFY_BROKEN);
+	cr_assert_eq(rep.why, AUDIT_BREAK_REORDERED);
+	cr_assert_eq(rep.break_line, 3);
+	cr_assert_eq(rep.break_seq, 2);
+	free(out);
+	free(data);
+}
+
+static char *
+big_body(size_t fill)
+{
+	const char *head = "{\"seq\":1,\"ts\":\"t\",\"session\":\"s\",\"kind\":"
+	    "\"k\",\"prev\":\"00000000000000000000000000000000000000000000000"
+	    "00000000000000000\",\"x\":\"";
+	size_t h = strlen(head);
+	char *b = malloc(h + fill + 3);
+
+	memcpy(b, head, h);
+	memset(b + h, 'a', fill);
+	memcpy(b + h + fill, "\"}", 3);
+	return b;
+}
+
+Test(audit_chain, seal_and_parse_refuse_lines_over_the_cap)
+{
+	char hash[HASH_SHA256_HEX_LEN + 1];
+	struct audit_record rec;
+	size_t len;
+	char *body, *line;
+
+	body = big_body(AUDIT_LINE_MAX - 400);
+	line = audit_chain_seal(body, strlen(body), NULL, 0, &len, hash);
+	cr_assert_not_null(line);
+	cr_assert_eq(audit_chain_parse(line, len - 1, &rec), AUDIT_PARSE_OK);
+	free(line);
+	free(body);
+	body = big_body(AUDIT_LINE_MAX);
+	cr_assert_null(audit_chain_seal(body, strlen(body), NULL, 0, &len,
+	    hash));
+	/* a well-formed, correctly hashed line that is simply too long */
+	len = strlen(body);
+	line = malloc(len + 80);
+	memcpy(line, body, len - 1);
+	audit_chain_line_digest(body, len, hash);
+	snprintf(line + len - 1, 80, ",\"hash\":\"%s\"}", hash);
+	cr_assert_eq(audit_chain_parse(line, strlen(line), &rec),
+	    AUDIT_PARSE_MALFORMED);
+	free(line);
+	free(body);
+}
+
+Test(audit_chain, parse_refuses_nul_and_foreign_shapes)
+{
+	static const char *const bad[] = {
+		"",
+		"{}",
+		"not json at all",
+		"{\"seq\":1,\"hash\":\"zz\"}",
+		"{\"seq\":1,\"hash\":\"" "0000000000000000000000000000000000000000"
+		    "000000000000000000000000" "\"}",
+	};
+	struct audit_record rec;
+	char with_nul[] = "{\"seq\":1\0,\"hash\":\"x\"}";
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_eq(audit_chain_parse(bad[i], strlen(bad[i]), &rec),
+		    AUDIT_PARSE_MALFORMED, "%s", bad[i]);
+	cr_assert_eq(audit_chain_parse(with_nul, sizeof(with_nul) - 1, &rec),
+	    AUDIT_PARSE_MALFORMED);
+}
