@@ -474,12 +474,24 @@ Test(audit_chain, parse_refuses_nul_and_foreign_shapes)
 		    "000000000000000000000000" "\"}",
 	};
 	struct audit_record rec;
-	char with_nul[] = "{\"seq\":1\0,\"hash\":\"x\"}";
-	size_t i;
+	char hash[HASH_SHA256_HEX_LEN + 1], *body, *line;
+	size_t i, len;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_assert_eq(audit_chain_parse(bad[i], strlen(bad[i]), &rec),
 		    AUDIT_PARSE_MALFORMED, "%s", bad[i]);
-	cr_assert_eq(audit_chain_parse(with_nul, sizeof(with_nul) - 1, &rec),
+	/* correctly hashed, but a C string reader would see less than a
+	 * JSON reader: refused */
+	body = big_body(10);
+	body[strlen(body) - 5] = '\0';
+	line = audit_chain_seal(body, strlen(body) + 1 + 4, NULL, 0, &len,
+	    hash);
+	cr_assert_not_null(line);
+	cr_assert_eq(audit_chain_parse(line, len - 1, &rec),
 	    AUDIT_PARSE_MALFORMED);
+	line[strlen(body)] = 'a';
+	cr_assert_neq(audit_chain_parse(line, len - 1, &rec),
+	    AUDIT_PARSE_MALFORMED, "the same line without the NUL is a record");
+	free(line);
+	free(body);
 }
