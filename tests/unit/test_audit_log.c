@@ -475,3 +475,52 @@ Test(audit_log, benchmark_durable_vs_grouped_appends)
 	fprintf(stderr, "# audit appends/s: durable %.0f, grouped %.0f "
 	    "(x%.1f)\n", durable, grouped, grouped / (durable > 0 ? durable : 1));
 }
+
+/* Starts the file with one sealed record of the given seq. */
+static void
+seed_record(uint64_t seq)
+{
+	char body[400], hash[HASH_SHA256_HEX_LEN + 1], *line;
+	size_t len;
+
+	snprintf(body, sizeof(body), "{\"seq\":%ju,\"ts\":\"2026-11-30T00:00:"
+	    "00.000Z\",\"session\":\"old\",\"kind\":\"session-end\",\"prev\":"
+	    "\"%064d\"}", (uintmax_t)seq, 0);
+	line = audit_chain_seal(body, strlen(body), NULL, 0, &len, hash);
+	cr_assert_not_null(line);
+	fixture_write_file(path, line, len);
+	free(line);
+}
+
+Test(audit_log, seq_beyond_32_bits_continues_exactly)
+{
+	struct audit_log *log;
+	cJSON *all;
+	size_t n;
+	char *data;
+
+	seed_record(5000000000ULL);
+	log = audit_log_open(path, NULL, 0, "s1");
+	cr_assert(append_numbered(log, 1, 0, 0));
+	audit_log_close(log);
+	data = fixture_read_file(path, &n);
+	cr_assert_not_null(strstr(data, "{\"seq\":5000000001,"));
+	free(data);
+	all = read_records(&n);
+	cr_assert_eq(n, 2);
+	cJSON_Delete(all);
+}
+
+Test(audit_log, exhausted_seq_is_refused_not_wrapped)
+{
+	struct audit_log *log;
+	struct stat before, after;
+
+	seed_record(AUDIT_SEQ_MAX - 1);
+	cr_assert_eq(stat(path, &before), 0);
+	log = audit_log_open(path, NULL, 0, "s1");
+	cr_assert_not(append_numbered(log, 1, 0, 0));
+	audit_log_close(log);
+	cr_assert_eq(stat(path, &after), 0);
+	cr_assert_eq(after.st_size, before.st_size);
+}
