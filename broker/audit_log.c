@@ -113,7 +113,7 @@ audit_log_open(const char *path, const uint8_t *key, size_t key_len,
 		memcpy(log->key, key, key_len);
 		log->key_len = key_len;
 	}
-	strcpy(log->session, session);	/* length checked above */
+	memcpy(log->session, session, strlen(session) + 1);	/* checked above */
 	audit_chain_genesis(log->last_hash);
 	log->last_sync_ms = audit_log_now_ms();
 	if ((log->fd = audit_log_open_file(path)) == -1) {
@@ -514,19 +514,20 @@ audit_key_read(const char *path, uint8_t key[AUDIT_KEY_MAX], size_t *key_len)
 {
 	uint8_t extra;
 	ssize_t n;
-	int fd;
+	int fd, read_errno;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
 		log_error("%s: %s", path, strerror(errno));
 		return false;
 	}
 	n = read(fd, key, AUDIT_KEY_MAX);
-	if (n > 0 && n == AUDIT_KEY_MAX && read(fd, &extra, 1) != 0)
+	read_errno = errno;
+	if (n == AUDIT_KEY_MAX && read(fd, &extra, 1) != 0)
 		n = -2;
 	close(fd);
 	if (n <= 0) {
 		log_error("%s: %s", path, n == 0 ? "empty" : n == -2 ?
-		    "longer than the key limit" : strerror(errno));
+		    "longer than the key limit" : strerror(read_errno));
 		return false;
 	}
 	*key_len = (size_t)n;

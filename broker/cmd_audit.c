@@ -5,8 +5,9 @@
  * warning line and still exits 0: a killed writer is not tampering);
  * 1 the chain is broken (the first broken record is named by line and
  * seq); 64 usage; 66 the log or key cannot be read.
- * Output goes to stderr like every diagnostic: stdout is reserved for the
- * MCP stream.
+ * Results go to stderr through common/log.h like every diagnostic (stdout
+ * is reserved for the MCP stream); the summary names the last hash, to
+ * compare with the anchor a session printed when it ended.
  */
 #include "config.h"
 
@@ -21,20 +22,17 @@
 #include "broker/commands.h"
 #include "common/log.h"
 
+/* Results go through common/log.h too: one sanitized line each. */
 static void
 cmd_audit_print_ok(const char *path, const struct audit_verify_report *rep)
 {
-	fprintf(stderr, "%s: ok: %" PRIu64 " records, %" PRIu64
-	    " sessions, last hash %s", path, rep->records, rep->sessions,
-	    rep->last_hash);
-	if (rep->repaired > 0)
-		fprintf(stderr, ", %" PRIu64 " torn tails cut by later writers",
-		    rep->repaired);
-	fprintf(stderr, "\n");
+	log_info("%s: ok: %" PRIu64 " records, %" PRIu64 " sessions, last hash "
+	    "%s, %" PRIu64 " torn tails cut by later writers", path,
+	    rep->records, rep->sessions, rep->last_hash, rep->repaired);
 	if (rep->torn_tail)
-		fprintf(stderr, "%s: warning: line %zu: torn tail (%zu bytes "
-		    "without newline, an interrupted write, not a record)\n",
-		    path, rep->torn_line, rep->torn_bytes);
+		log_warn("%s: warning: line %zu: torn tail (%zu bytes without "
+		    "newline, an interrupted write, not a record)", path,
+		    rep->torn_line, rep->torn_bytes);
 }
 
 static void
@@ -44,10 +42,9 @@ cmd_audit_print_broken(const char *path, const struct audit_verify_report *rep)
 
 	if (rep->break_has_seq)
 		snprintf(seq, sizeof(seq), "%" PRIu64, rep->break_seq);
-	fprintf(stderr, "%s: broken: line %zu (seq %s, expected seq %" PRIu64
-	    "): %s; %" PRIu64 " records intact before it\n", path,
-	    rep->break_line, seq, rep->expected_seq,
-	    audit_break_reason(rep->why), rep->records);
+	log_error("%s: broken: line %zu (seq %s, expected seq %" PRIu64 "): "
+	    "%s; %" PRIu64 " records intact before it", path, rep->break_line,
+	    seq, rep->expected_seq, audit_break_reason(rep->why), rep->records);
 }
 
 static int
