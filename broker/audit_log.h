@@ -14,7 +14,10 @@
  * ftruncate(2) under the lock and its record carries
  * "torn_tail":{"bytes":N,"sha256":"<hex of the cut bytes>"}, so the loss
  * stays recorded inside the chain.  (A file made append-only with
- * chattr +a refuses the cut, and appending then fails loudly.)
+ * chattr +a refuses the cut, and appending then fails loudly.  A writer
+ * killed between the cut and its own write loses that attestation, not a
+ * record.)  A handle must not be shared across fork(2): the lock belongs
+ * to the open file description, so each process opens its own.
  *
  * Durability: durable appends are fdatasync'ed before returning (intent
  * and execution of mutating tools); others are synced in groups, at the
