@@ -24,6 +24,9 @@ tests_unit_test_log_SOURCES = tests/unit/test_log.c
 tests_unit_test_log_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_log_LDADD = libspcommon.a $(UNIT_LDADD)
 
+# Set before the area fragments, which append their fuzz targets.
+FUZZ_TARGETS =
+
 include tests/wire.mk
 include tests/policy.mk
 include tests/record.mk
@@ -34,7 +37,6 @@ include tests/http.mk
 # with a rule that builds it with $(FUZZ_CC) $(FUZZ_CFLAGS); its seed corpus
 # lives in tests/fuzz/corpus/NAME/.  `make fuzz-run` runs each one for
 # FUZZ_SECONDS on a copy of its corpus (the shipped corpus is never written).
-FUZZ_TARGETS =
 FUZZ_SECONDS = 20
 FUZZ_CC = $(CLANG)
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \

@@ -280,6 +280,13 @@ Test(record_all, peek_names_the_type_of_each_sample)
 		cr_assert_eq(version, RECORD_VERSION);
 		cr_assert_eq(record_peek(c[i].s.bytes, 3, NULL, NULL),
 		    RECORD_ERR_SHORT);
+		put_u16_at(c[i].s.bytes + 2, RECORD_AUDIT_ACK + 1);
+		cr_assert_eq(record_peek(c[i].s.bytes, c[i].s.len, &version,
+		    &type), RECORD_ERR_TYPE);
+		put_u16_at(c[i].s.bytes + 2, 0);
+		cr_assert_eq(record_peek(c[i].s.bytes, c[i].s.len, &version,
+		    &type), RECORD_ERR_TYPE);
+		cr_assert_eq(type, c[i].type, "left as it was on failure");
 	}
 	cases_free(c);
 }
