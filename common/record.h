@@ -10,7 +10,10 @@
  *   token     a text of 1..RECORD_TOKEN_MAX bytes from a fixed alphabet
  *             (reasons: [a-z0-9-]; signal names: [A-Z0-9])
  *
- *   HELLO        u8 role, 32 bytes catalog fingerprint
+ *   HELLO        u8 role, 32 bytes catalog fingerprint (the sender's
+ *                protocol version is the header's: a peer of another
+ *                version is refused on its first record, and record_peek()
+ *                says which version it spoke)
  *   ACTION       u64 call id, u32 tool index, 32 bytes catalog fingerprint,
  *                u16 argument count, then per argument u8 kind (enum
  *                value_kind) and its payload: ABSENT nothing; STRING a text;
@@ -218,7 +221,12 @@ struct record_result {
 	struct record_ssh_result ssh;	/* zero unless kind is SSH */
 };
 
-/* Owns reason and shapes; free with record_audit_event_free(). */
+/*
+ * Owns reason and shapes; free with record_audit_event_free().  Which
+ * fields a kind uses is listed at enum record_audit_kind; the others are
+ * zero.  Texts are bounded and NUL-free but not known to be UTF-8: the
+ * broker escapes them when it renders a JSON line.
+ */
 struct record_audit_event {
 	enum record_audit_kind kind;
 	uint32_t flags;			/* AUDIT_* */
