@@ -223,9 +223,11 @@ struct record_result {
 
 /*
  * Owns reason and shapes; free with record_audit_event_free().  Which
- * fields a kind uses is listed at enum record_audit_kind; the others are
- * zero.  Texts are bounded and NUL-free but not known to be UTF-8: the
- * broker escapes them when it renders a JSON line.
+ * fields a kind uses is listed at enum record_audit_kind; senders leave
+ * the others zero and the broker renders only those (the decoder checks
+ * ranges and the outcome rule, not that unused fields are zero).  Texts
+ * are bounded and NUL-free but not known to be UTF-8: the broker escapes
+ * them when it renders a JSON line.
  */
 struct record_audit_event {
 	enum record_audit_kind kind;
