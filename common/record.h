@@ -170,6 +170,7 @@ struct record_bytes {
 	size_t len;
 };
 
+/* Hello, cancel and audit ack own nothing and have no free function. */
 struct record_hello {
 	enum record_role role;
 	uint8_t fingerprint[HASH_SHA256_LEN];
@@ -257,9 +258,10 @@ void record_limits_default(struct record_limits *limits);
 const char *record_error_str(enum record_error e);
 
 /*
- * Reads the header only: *type is set when the version is RECORD_VERSION
- * and the type is known; *version is set whenever the header is complete,
- * so a caller can say which version a peer speaks.  Either may be NULL.
+ * Reads the header only, to pick a decoder: *type is set on RECORD_OK
+ * (version RECORD_VERSION, a known type, at most RECORD_MAX_BYTES);
+ * *version is set whenever the header is complete, so a caller can say
+ * which version a peer speaks.  Either may be NULL.
  */
 enum record_error record_peek(const uint8_t *data, size_t len,
     uint16_t *version, enum record_type *type);
