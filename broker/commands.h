@@ -12,5 +12,10 @@
 #define SP_EXIT_INTERNAL 70
 #define SP_EXIT_SANDBOX 71
 #define SP_EXIT_CONFIG 78
+#define SP_EXIT_AUDIT_BROKEN 1	/* sp audit verify: the chain is broken */
+#define SP_EXIT_NOINPUT 66	/* a file to read cannot be read */
+
+/* sp audit verify [--key FILE] FILE (broker/cmd_audit.c) */
+int cmd_audit(int argc, char **argv);
 
 #endif

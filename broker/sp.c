@@ -17,6 +17,7 @@ struct sp_command {
 };
 
 static const struct sp_command sp_commands[] = {
+	{ "audit", cmd_audit, "audit verify [--key FILE] FILE" },
 	{ NULL, NULL, NULL },
 };
 

@@ -14,6 +14,8 @@ AM_TESTS_ENVIRONMENT = \
 EXTRA_DIST += tests/criterion-tap
 
 UNIT_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+# Each area appends its libFuzzer targets here (see the fuzz section below).
+FUZZ_TARGETS =
 UNIT_LDADD = $(CRITERION_LIBS)
 
 if HAVE_CRITERION
@@ -34,7 +36,6 @@ include tests/http.mk
 # with a rule that builds it with $(FUZZ_CC) $(FUZZ_CFLAGS); its seed corpus
 # lives in tests/fuzz/corpus/NAME/.  `make fuzz-run` runs each one for
 # FUZZ_SECONDS on a copy of its corpus (the shipped corpus is never written).
-FUZZ_TARGETS =
 FUZZ_SECONDS = 20
 FUZZ_CC = $(CLANG)
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \

@@ -1,0 +1,535 @@
+#include "config.h"
+
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+#include "broker/audit_log.h"
+#include "common/audit_chain.h"
+#include "common/log.h"
+
+#define TAIL_BLOCK 4096
+
+struct audit_log {
+	int fd;
+	uint8_t *key;			/* owned, NULL for a plain chain */
+	size_t key_len;
+	char session[AUDIT_SESSION_MAX + 1];
+	char last_hash[HASH_SHA256_HEX_LEN + 1];
+	bool pending;			/* records written but not synced */
+	uint64_t last_sync_ms;
+};
+
+/* Where the file's chain ends, as found under the lock. */
+struct audit_tail {
+	off_t end;			/* offset just after the last "\n" */
+	uint64_t seq;			/* of the last record, 0 when none */
+	char digest[HASH_SHA256_HEX_LEN + 1];	/* prev for the next record */
+	size_t torn_bytes;		/* cut off after end, 0 when none */
+	char torn_digest[HASH_SHA256_HEX_LEN + 1];
+};
+
+static const char *const audit_log_reserved[] = {
+	"seq", "ts", "session", "kind", "prev", "torn_tail", "hash", "hmac",
+};
+
+uint64_t
+audit_log_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static bool
+audit_log_session_ok(const char *session)
+{
+	size_t i, n = strlen(session);
+
+	if (n == 0 || n > AUDIT_SESSION_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (session[i] <= ' ' || session[i] > '~' || session[i] == '"' ||
+		    session[i] == '\\')
+			return false;
+	return true;
+}
+
+static int
+audit_log_open_file(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+	    0600);
+	if (fd == -1) {
+		log_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		log_error("%s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	if ((st.st_mode & 077) != 0)
+		log_warn("%s: mode %03o lets others read the audit log", path,
+		    (unsigned)(st.st_mode & 0777));
+	return fd;
+}
+
+struct audit_log *
+audit_log_open(const char *path, const uint8_t *key, size_t key_len,
+    const char *session)
+{
+	struct audit_log *log;
+
+	if (!audit_log_session_ok(session) || (key != NULL &&
+	    (key_len == 0 || key_len > AUDIT_KEY_MAX))) {
+		log_error("bad session id or key length");
+		return NULL;
+	}
+	if ((log = calloc(1, sizeof(*log))) == NULL) {
+		log_error("out of memory");
+		return NULL;
+	}
+	if (key != NULL) {
+		if ((log->key = malloc(key_len)) == NULL) {
+			log_error("out of memory");
+			free(log);
+			return NULL;
+		}
+		memcpy(log->key, key, key_len);
+		log->key_len = key_len;
+	}
+	memcpy(log->session, session, strlen(session) + 1);	/* checked above */
+	audit_chain_genesis(log->last_hash);
+	log->last_sync_ms = audit_log_now_ms();
+	if ((log->fd = audit_log_open_file(path)) == -1) {
+		audit_log_close(log);
+		return NULL;
+	}
+	return log;
+}
+
+static bool
+audit_log_pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	ssize_t n;
+	size_t done = 0;
+
+	while (done < len) {
+		n = pread(fd, (char *)buf + done, len - done, off + (off_t)done);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			log_error("pread: %s", n == 0 ? "file shrank" :
+			    strerror(errno));
+			return false;
+		}
+		done += (size_t)n;
+	}
+	return true;
+}
+
+/*
+ * Finds the last "\n" strictly before offset before, looking back at most
+ * AUDIT_LINE_MAX + 1 bytes.  *pos is its offset, or -1 when the line
+ * starts the file.  false on a read error or a line over the cap.
+ */
+static bool
+audit_log_rfind_newline(int fd, off_t before, off_t *pos)
+{
+	char block[TAIL_BLOCK];
+	off_t at = before, floor = 0;
+	size_t n;
+	char *nl;
+
+	if (before > (off_t)AUDIT_LINE_MAX + 1)
+		floor = before - (off_t)AUDIT_LINE_MAX - 1;
+	while (at > floor) {
+		n = (size_t)(at - floor) < sizeof(block) ?
+		    (size_t)(at - floor) : sizeof(block);
+		at -= (off_t)n;
+		if (!audit_log_pread_all(fd, block, n, at))
+			return false;
+		if ((nl = memrchr(block, '\n', n)) != NULL) {
+			*pos = at + (nl - block);
+			return true;
+		}
+	}
+	if (floor > 0) {
+		log_error("last line is longer than %d bytes", AUDIT_LINE_MAX);
+		return false;
+	}
+	*pos = -1;
+	return true;
+}
+
+/* Reads the bytes [start, end) into a fresh buffer the caller frees. */
+static char *
+audit_log_read_span(int fd, off_t start, off_t end)
+{
+	size_t len = (size_t)(end - start);
+	char *buf;
+
+	if ((buf = malloc(len + 1)) == NULL) {
+		log_error("out of memory");
+		return NULL;
+	}
+	if (!audit_log_pread_all(fd, buf, len, start)) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Chains to the complete line ending at tail->end - 1. */
+static bool
+audit_log_read_last_record(int fd, struct audit_tail *tail)
+{
+	struct audit_record rec;
+	off_t nl;
+	char *line;
+	size_t len;
+	enum audit_parse p;
+
+	if (!audit_log_rfind_newline(fd, tail->end - 1, &nl))
+		return false;
+	len = (size_t)(tail->end - 1 - (nl + 1));
+	if ((line = audit_log_read_span(fd, nl + 1, tail->end - 1)) == NULL)
+		return false;
+	p = audit_chain_parse(line, len, &rec);
+	audit_chain_line_digest(line, len, tail->digest);
+	free(line);
+	if (p != AUDIT_PARSE_OK) {
+		/* Chaining on would make a forged record look vouched for. */
+		log_error("last record is %s; run sp audit verify",
+		    p == AUDIT_PARSE_MALFORMED ? "malformed" : "edited");
+		return false;
+	}
+	tail->seq = rec.seq;
+	return true;
+}
+
+/* Cuts the bytes after the last "\n", remembering their size and digest. */
+static bool
+audit_log_cut_torn(int fd, off_t size, struct audit_tail *tail)
+{
+	off_t nl;
+	char *torn;
+
+	if (!audit_log_rfind_newline(fd, size, &nl))
+		return false;
+	tail->end = nl + 1;
+	tail->torn_bytes = (size_t)(size - tail->end);
+	if ((torn = audit_log_read_span(fd, tail->end, size)) == NULL)
+		return false;
+	audit_chain_line_digest(torn, tail->torn_bytes, tail->torn_digest);
+	free(torn);
+	if (ftruncate(fd, tail->end) == -1) {
+		log_error("ftruncate: %s", strerror(errno));
+		return false;
+	}
+	log_warn("cut a torn tail of %zu bytes at offset %jd",
+	    tail->torn_bytes, (intmax_t)tail->end);
+	return true;
+}
+
+/* Called with the lock held. */
+static bool
+audit_log_find_tail(int fd, struct audit_tail *tail)
+{
+	struct stat st;
+	char last;
+
+	memset(tail, 0, sizeof(*tail));
+	audit_chain_genesis(tail->digest);
+	if (fstat(fd, &st) == -1) {
+		log_error("fstat: %s", strerror(errno));
+		return false;
+	}
+	tail->end = st.st_size;
+	if (st.st_size == 0)
+		return true;
+	if (!audit_log_pread_all(fd, &last, 1, st.st_size - 1))
+		return false;
+	if (last != '\n' && !audit_log_cut_torn(fd, st.st_size, tail))
+		return false;
+	if (tail->end == 0)
+		return true;
+	return audit_log_read_last_record(fd, tail);
+}
+
+static bool
+audit_log_add_ts(cJSON *rec)
+{
+	struct timespec ts;
+	struct tm tm;
+	char buf[64];
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) == -1 ||
+	    gmtime_r(&ts.tv_sec, &tm) == NULL)
+		return false;
+	snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, (int)(ts.tv_nsec / 1000000));
+	return cJSON_AddStringToObject(rec, "ts", buf) != NULL;
+}
+
+static bool
+audit_log_add_header(cJSON *rec, const struct audit_log *log,
+    const char *kind, const struct audit_tail *tail)
+{
+	char seq[24];
+
+	snprintf(seq, sizeof(seq), "%" PRIu64, tail->seq + 1);
+	return cJSON_AddRawToObject(rec, "seq", seq) != NULL &&
+	    audit_log_add_ts(rec) &&
+	    cJSON_AddStringToObject(rec, "session", log->session) != NULL &&
+	    cJSON_AddStringToObject(rec, "kind", kind) != NULL &&
+	    cJSON_AddStringToObject(rec, "prev", tail->digest) != NULL;
+}
+
+static bool
+audit_log_add_torn(cJSON *rec, const struct audit_tail *tail)
+{
+	cJSON *torn;
+
+	if (tail->torn_bytes == 0)
+		return true;
+	if ((torn = cJSON_AddObjectToObject(rec, "torn_tail")) == NULL)
+		return false;
+	return cJSON_AddNumberToObject(torn, "bytes",
+	    (double)tail->torn_bytes) != NULL &&
+	    cJSON_AddStringToObject(torn, "sha256", tail->torn_digest) != NULL;
+}
+
+/* Checked before locking: the caller's members may not pose as the writer's. */
+static bool
+audit_log_members_ok(const cJSON *members)
+{
+	const cJSON *m;
+	size_t i;
+
+	if (members == NULL)
+		return true;
+	if (!cJSON_IsObject(members))
+		return false;
+	cJSON_ArrayForEach(m, members)
+		for (i = 0; i < sizeof(audit_log_reserved) /
+		    sizeof(audit_log_reserved[0]); i++)
+			if (strcmp(m->string, audit_log_reserved[i]) == 0) {
+				log_error("member '%s' is the writer's", m->string);
+				return false;
+			}
+	return true;
+}
+
+static bool
+audit_log_add_members(cJSON *rec, const cJSON *members)
+{
+	const cJSON *m;
+	cJSON *copy;
+
+	if (members == NULL)
+		return true;
+	cJSON_ArrayForEach(m, members) {
+		if ((copy = cJSON_Duplicate(m, true)) == NULL)
+			return false;
+		cJSON_AddItemToObject(rec, m->string, copy);
+	}
+	return true;
+}
+
+/* Builds and seals the line; the caller frees it. */
+static char *
+audit_log_build_line(struct audit_log *log, const char *kind,
+    const cJSON *members, const struct audit_tail *tail, size_t *len,
+    char hash[HASH_SHA256_HEX_LEN + 1])
+{
+	cJSON *rec;
+	char *body, *line = NULL;
+
+	if ((rec = cJSON_CreateObject()) == NULL)
+		return NULL;
+	if (audit_log_add_header(rec, log, kind, tail) &&
+	    audit_log_add_torn(rec, tail) &&
+	    audit_log_add_members(rec, members) &&
+	    (body = cJSON_PrintUnformatted(rec)) != NULL) {
+		line = audit_chain_seal(body, strlen(body), log->key,
+		    log->key_len, len, hash);
+		free(body);
+	}
+	cJSON_Delete(rec);
+	return line;
+}
+
+/* One write(2); a short one is cut back so no torn tail of ours remains. */
+static bool
+audit_log_write_line(int fd, const char *line, size_t len, off_t end)
+{
+	ssize_t n;
+
+	do
+		n = write(fd, line, len);
+	while (n == -1 && errno == EINTR);
+	if (n >= 0 && (size_t)n == len)
+		return true;
+	log_error("write: %s", n == -1 ? strerror(errno) : "short write");
+	if (n > 0 && ftruncate(fd, end) == -1)
+		log_error("ftruncate: %s", strerror(errno));
+	return false;
+}
+
+static bool
+audit_log_kind_ok(const char *kind)
+{
+	size_t i, n = strlen(kind);
+
+	if (n == 0 || n > AUDIT_KIND_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((kind[i] >= 'a' && kind[i] <= 'z') || kind[i] == '-'))
+			return false;
+	return true;
+}
+
+/* Called with the lock held. */
+static bool
+audit_log_append_locked(struct audit_log *log, const char *kind,
+    const cJSON *members)
+{
+	struct audit_tail tail;
+	char hash[HASH_SHA256_HEX_LEN + 1];
+	char *line;
+	size_t len;
+	bool ok;
+
+	if (!audit_log_find_tail(log->fd, &tail))
+		return false;
+	if (tail.seq + 1 >= AUDIT_SEQ_MAX) {
+		log_error("seq exhausted; rotate the log");
+		return false;
+	}
+	if ((line = audit_log_build_line(log, kind, members, &tail, &len,
+	    hash)) == NULL) {
+		log_error("cannot build the record");
+		return false;
+	}
+	ok = audit_log_write_line(log->fd, line, len, tail.end);
+	free(line);
+	if (ok)
+		memcpy(log->last_hash, hash, sizeof(log->last_hash));
+	return ok;
+}
+
+static bool
+audit_log_sync(struct audit_log *log, uint64_t now_ms)
+{
+	if (fdatasync(log->fd) == -1) {
+		log_error("fdatasync: %s", strerror(errno));
+		return false;
+	}
+	log->pending = false;
+	log->last_sync_ms = now_ms;
+	return true;
+}
+
+bool
+audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
+    bool durable)
+{
+	bool ok;
+
+	if (!audit_log_kind_ok(kind) || !audit_log_members_ok(members)) {
+		log_error("bad kind or members");
+		return false;
+	}
+	if (flock(log->fd, LOCK_EX) == -1) {
+		log_error("flock: %s", strerror(errno));
+		return false;
+	}
+	ok = audit_log_append_locked(log, kind, members);
+	if (flock(log->fd, LOCK_UN) == -1)
+		log_error("flock unlock: %s", strerror(errno));
+	if (!ok)
+		return false;
+	log->pending = true;
+	/* Syncing after unlocking keeps other writers from waiting on the disk. */
+	if (durable)
+		return audit_log_sync(log, audit_log_now_ms());
+	return audit_log_tick(log, audit_log_now_ms());
+}
+
+bool
+audit_log_tick(struct audit_log *log, uint64_t now_ms)
+{
+	/* Compared by addition: a now_ms before the last sync is not "late". */
+	if (!log->pending || now_ms < log->last_sync_ms + AUDIT_LOG_SYNC_MS)
+		return true;
+	return audit_log_sync(log, now_ms);
+}
+
+const char *
+audit_log_last_hash(const struct audit_log *log)
+{
+	return log->last_hash;
+}
+
+bool
+audit_log_close(struct audit_log *log)
+{
+	bool ok = true;
+
+	if (log == NULL)
+		return true;
+	if (log->fd != -1) {
+		if (log->pending)
+			ok = audit_log_sync(log, audit_log_now_ms());
+		close(log->fd);
+	}
+	if (log->key != NULL) {
+		OPENSSL_cleanse(log->key, log->key_len);
+		free(log->key);
+	}
+	free(log);
+	return ok;
+}
+
+bool
+audit_key_read(const char *path, uint8_t key[AUDIT_KEY_MAX], size_t *key_len)
+{
+	uint8_t extra;
+	ssize_t n;
+	int fd, read_errno;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		log_error("%s: %s", path, strerror(errno));
+		return false;
+	}
+	n = read(fd, key, AUDIT_KEY_MAX);
+	read_errno = errno;
+	if (n == AUDIT_KEY_MAX && read(fd, &extra, 1) != 0)
+		n = -2;
+	close(fd);
+	if (n <= 0) {
+		log_error("%s: %s", path, n == 0 ? "empty" : n == -2 ?
+		    "longer than the key limit" : strerror(read_errno));
+		return false;
+	}
+	*key_len = (size_t)n;
+	return true;
+}
