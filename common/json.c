@@ -8,9 +8,12 @@
 #include "common/log.h"
 #include "common/utf8.h"
 
-/* Scanner state over one NUL-terminated copy of the frame. */
+/*
+ * Scanner state over one NUL-terminated copy of the frame.  The copy is
+ * ours, so the number check may end a token with a NUL for a moment.
+ */
 struct json_scanner {
-	const uint8_t *s;
+	uint8_t *s;
 	size_t len;
 	size_t pos;
 	unsigned depth;
@@ -105,15 +108,21 @@ json_at_digit(const struct json_scanner *sc)
 
 /*
  * Overflow to infinity is refused: cJSON would keep inf and print null.
- * The copy is NUL-terminated and the token already matched the grammar,
- * so strtod stops exactly at its end.
+ * strtod must see this token alone: after "0" it would go on to read
+ * "0x1p9999" as hex, so the byte after the token is NUL for the call.
  */
 static bool
 json_check_magnitude(struct json_scanner *sc, size_t start)
 {
+	uint8_t saved = sc->s[sc->pos];
+	char *end = NULL;
 	double d;
 
-	d = strtod((const char *)sc->s + start, NULL);
+	sc->s[sc->pos] = '\0';
+	d = strtod((const char *)sc->s + start, &end);
+	sc->s[sc->pos] = saved;
+	if (end != (char *)sc->s + sc->pos)
+		return json_fail(sc, "number not read whole", start);
 	if (isinf(d))
 		return json_fail(sc, "number out of range", start);
 	return true;
@@ -546,7 +555,7 @@ json_parse_frame(const uint8_t *bytes, size_t len, unsigned max_depth,
 	memcpy(copy, bytes, len);
 	copy[len] = '\0';
 	memset(&sc, 0, sizeof(sc));
-	sc.s = (const uint8_t *)copy;
+	sc.s = (uint8_t *)copy;
 	sc.len = len;
 	sc.max_depth = max_depth;
 	sc.doc = doc;

@@ -144,11 +144,13 @@ jsonrpc_classify_call(const cJSON *root, bool has_id,
 static bool
 jsonrpc_error_object_ok(const cJSON *error)
 {
-	const cJSON *code = cJSON_GetObjectItemCaseSensitive(error, "code");
-	const cJSON *message = cJSON_GetObjectItemCaseSensitive(error, "message");
+	const cJSON *code, *message;
 
-	if (!cJSON_IsObject(error) || !cJSON_IsNumber(code) ||
-	    !cJSON_IsString(message))
+	if (!cJSON_IsObject(error))
+		return false;
+	code = cJSON_GetObjectItemCaseSensitive(error, "code");
+	message = cJSON_GetObjectItemCaseSensitive(error, "message");
+	if (!cJSON_IsNumber(code) || !cJSON_IsString(message))
 		return false;
 	if (code->valuedouble != floor(code->valuedouble) ||
 	    fabs(code->valuedouble) > INT32_MAX)
