@@ -1,1 +1,17 @@
-# tests of the wire area
+# tests of the wire area: strict UTF-8, frame reader, strict JSON,
+# JSON-RPC classification, and the JSONTestSuite corpus.
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_wire tests/unit/test_wire_corpus
+TESTS += tests/unit/test_wire tests/unit/test_wire_corpus
+endif
+WIRE_TEST_HELPERS = tests/unit/wire_pipeline.c tests/unit/wire_pipeline.h
+tests_unit_test_wire_SOURCES = tests/unit/test_utf8.c \
+	tests/unit/test_frame.c tests/unit/test_json.c \
+	tests/unit/test_jsonrpc.c tests/unit/test_wire_article.c \
+	$(WIRE_TEST_HELPERS)
+tests_unit_test_wire_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_wire_LDADD = libspcommon.a $(UNIT_LDADD) $(CJSON_LIBS) -lm
+tests_unit_test_wire_corpus_SOURCES = tests/unit/test_wire_corpus.c \
+	$(WIRE_TEST_HELPERS)
+tests_unit_test_wire_corpus_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_wire_corpus_LDADD = libspcommon.a $(UNIT_LDADD) $(CJSON_LIBS) -lm
