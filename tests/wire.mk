@@ -15,3 +15,15 @@ tests_unit_test_wire_corpus_SOURCES = tests/unit/test_wire_corpus.c \
 	$(WIRE_TEST_HELPERS)
 tests_unit_test_wire_corpus_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_wire_corpus_LDADD = libspcommon.a $(UNIT_LDADD) $(CJSON_LIBS) -lm
+
+# The libFuzzer target: frame reader -> JSON -> JSON-RPC.
+FUZZ_WIRE_SRCS = tests/fuzz/fuzz_wire.c common/utf8.c common/frame.c \
+	common/json.c common/jsonrpc.c common/log.c
+if HAVE_CLANG
+FUZZ_TARGETS += tests/fuzz/fuzz_wire
+endif
+tests/fuzz/fuzz_wire: $(FUZZ_WIRE_SRCS:%=$(srcdir)/%) config.h
+	@mkdir -p tests/fuzz
+	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) $(CJSON_CFLAGS) -o $@ \
+	    $(FUZZ_WIRE_SRCS:%=$(srcdir)/%) $(CJSON_LIBS) -lm
+EXTRA_DIST += $(FUZZ_WIRE_SRCS) tests/fuzz/corpus/fuzz_wire
