@@ -213,11 +213,13 @@ Test(record_result, ssh_end_exit_status_and_signal_must_agree)
 	/* No end: neither exit status nor signal. */
 	s = encode_result(&r, &l);
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out), RECORD_OK);
+	record_result_free(&out);
 	put_u32_at(s.bytes + 31, 1);
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out),
 	    RECORD_ERR_INCONSISTENT);
 	s.bytes[30] = RECORD_SSH_END_EXIT;
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out), RECORD_OK);
+	record_result_free(&out);
 	s.bytes[30] = RECORD_SSH_END_SIGNAL;
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out),
 	    RECORD_ERR_INCONSISTENT, "signal end with no signal");
