@@ -3,3 +3,8 @@ libspcommon_a_SOURCES = \
 	common/log.c common/log.h \
 	common/value.c common/value.h \
 	common/hash.c common/hash.h
+libspcommon_a_SOURCES += \
+	common/sandbox.c common/sandbox.h \
+	common/sandbox_filter.c common/privdrop.c \
+	common/spawn.c common/spawn.h \
+	common/secret.c common/secret.h

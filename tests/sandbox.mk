@@ -1,0 +1,10 @@
+# Tests of the confinement building blocks (common/sandbox*, privdrop,
+# spawn, secret).  Each Criterion test runs in its own worker process, so a
+# test may load a seccomp filter or drop privileges for good.
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_sandbox
+TESTS += tests/unit/test_sandbox
+endif
+tests_unit_test_sandbox_SOURCES = tests/unit/test_sandbox.c
+tests_unit_test_sandbox_CFLAGS = $(UNIT_CFLAGS) -pthread
+tests_unit_test_sandbox_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS) -lpthread
