@@ -28,7 +28,9 @@ dir_is_safe_and_empty(const char *dir)
 	DIR *d;
 	bool empty = true;
 
-	if (lstat(dir, &st) == -1 || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+	if (lstat(dir, &st) == -1)
+		return false;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 ||
 	    (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
 		errno = EPERM;
 		return false;

@@ -240,9 +240,6 @@ filter_build(scmp_filter_ctx ctx, enum sandbox_role role,
 	/* Every thread, not only the caller, must be confined. */
 	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1)) < 0)
 		return rc;
-	/* The kernel's own errno, not -ECANCELED, names what is missing. */
-	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1)) < 0)
-		return rc;
 	for (i = 0; i < n; i++)
 		if ((rc = filter_add_rule(ctx, &rules[i], children,
 		    n_children)) < 0)
@@ -255,17 +252,27 @@ sandbox_load_filter(enum sandbox_role role, const pid_t *children,
     size_t n_children)
 {
 	scmp_filter_ctx ctx;
-	int rc;
+	int rc, saved;
 
 	if ((ctx = seccomp_init(SCMP_ACT_KILL_PROCESS)) == NULL) {
 		errno = ENOMEM;
 		return false;
 	}
-	if ((rc = filter_build(ctx, role, children, n_children)) == 0)
-		rc = seccomp_load(ctx);
+	if ((rc = filter_build(ctx, role, children, n_children)) < 0) {
+		seccomp_release(ctx);
+		errno = -rc;
+		return false;
+	}
+	errno = 0;
+	rc = seccomp_load(ctx);
+	/*
+	 * libseccomp 2.5.4 answers -EFAULT for any refused load, even with
+	 * SYSRAWRC; the kernel's reason is what it leaves in errno.
+	 */
+	saved = errno != 0 ? errno : -rc;
 	seccomp_release(ctx);
 	if (rc < 0) {
-		errno = -rc;
+		errno = saved;
 		return false;
 	}
 	return true;

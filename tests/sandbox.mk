@@ -8,3 +8,11 @@ endif
 tests_unit_test_sandbox_SOURCES = tests/unit/test_sandbox.c
 tests_unit_test_sandbox_CFLAGS = $(UNIT_CFLAGS) -pthread
 tests_unit_test_sandbox_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS) -lpthread
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_confine
+TESTS += tests/unit/test_confine
+endif
+tests_unit_test_confine_SOURCES = tests/unit/test_confine.c
+tests_unit_test_confine_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_confine_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
