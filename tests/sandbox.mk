@@ -16,3 +16,11 @@ endif
 tests_unit_test_confine_SOURCES = tests/unit/test_confine.c
 tests_unit_test_confine_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_confine_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_spawn
+TESTS += tests/unit/test_spawn
+endif
+tests_unit_test_spawn_SOURCES = tests/unit/test_spawn.c
+tests_unit_test_spawn_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_spawn_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
