@@ -585,10 +585,13 @@ Test(secret, pages_are_zeroed_undumpable_and_locked_when_root)
 	memcpy(s.ptr, "tok\"en$(id)\n", 12);
 	cr_assert(vm_flags_of(s.ptr, flags, sizeof(flags)));
 	cr_assert_not_null(strstr(flags, " dd"), "flags:%s", flags);
+	/* ASan's mlock interceptor does nothing and says it worked. */
+#ifndef UNDER_ASAN
 	if (geteuid() == 0) {
 		cr_assert(s.locked);
 		cr_assert_not_null(strstr(flags, " lo"), "flags:%s", flags);
 	}
+#endif
 	secret_free(&s);
 	cr_assert_null(s.ptr);
 	cr_assert_eq(s.map_len, 0);
