@@ -37,9 +37,9 @@ dir_is_safe_and_empty(const char *dir)
 	}
 	if ((d = opendir(dir)) == NULL)
 		return false;
-	while ((de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			empty = false;
+	while (empty && (de = readdir(d)) != NULL)
+		empty = strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0;
 	closedir(d);
 	if (!empty)
 		errno = ENOTEMPTY;

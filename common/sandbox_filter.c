@@ -143,10 +143,10 @@ static const struct filter_rule executor_rules[] = {
 
 /*
  * Broker, after spawning both children: supervise them (wait, kill only
- * the pids given at load time, signals), relay on its inherited sockets, and append to
- * the audit log it opened before confinement (write, fsync, locks, stat
- * and seek for re-reading the tail).  No open, no socket, no exec, no
- * fork.
+ * the pids given at load time, signals), relay on its inherited sockets,
+ * and append to the audit log it opened before confinement (write, fsync,
+ * locks, stat and seek for re-reading the tail).  No open, no socket, no
+ * exec, no fork.
  */
 static const struct filter_rule broker_rules[] = {
 	ALLOW(read), ALLOW(write), ALLOW(readv), ALLOW(writev),

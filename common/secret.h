@@ -16,7 +16,7 @@ struct secret {
 	unsigned char *ptr;
 	size_t len;		/* as asked */
 	size_t map_len;		/* whole pages actually mapped */
-	bool locked;		/* mlock succeeded (RLIMIT_MEMLOCK allowed it) */
+	bool locked;		/* mlock succeeded (RLIMIT_MEMLOCK allows) */
 };
 
 /*

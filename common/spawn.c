@@ -49,7 +49,8 @@ fd_walk_proc(int lowfd, const int *keep, size_t n_keep, bool cloexec_only)
 	while ((de = readdir(d)) != NULL) {
 		fd = strtol(de->d_name, &end, 10);
 		if (*end != '\0' || end == de->d_name || fd < lowfd ||
-		    fd > INT_MAX || fd == dirfd(d) || fd_in((int)fd, keep, n_keep))
+		    fd > INT_MAX || fd == dirfd(d) ||
+		    fd_in((int)fd, keep, n_keep))
 			continue;
 		if (cloexec_only)
 			(void)fcntl((int)fd, F_SETFD, FD_CLOEXEC);

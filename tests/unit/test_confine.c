@@ -229,7 +229,8 @@ Test(confine, parent_death_kills_after_privilege_drop,
 	assert_exits(a, 0);
 	pfd.fd = alive[0];
 	pfd.events = POLLIN;
-	cr_assert_eq(poll(&pfd, 1, 3000), 1, "confined child outlived its parent");
+	cr_assert_eq(poll(&pfd, 1, 3000), 1,
+	    "confined child outlived its parent");
 	cr_assert_eq(read(alive[0], &c, 1), 0);
 	close(alive[0]);
 }

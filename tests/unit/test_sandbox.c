@@ -30,7 +30,7 @@
 
 #define LOAD_FAILED 3		/* the filter could not be loaded */
 #define ALLOWED_OK 42		/* the allowed path worked under the filter */
-#define ALLOWED_BROKEN 4	/* the allowed path ran but gave a wrong result */
+#define ALLOWED_BROKEN 4	/* the allowed path ran, with a wrong result */
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -169,6 +169,28 @@ Test(frontend_filter, fcntl_dupfd_is_killed, KILLED)
 	_exit(0);
 }
 
+/* abort() signals this process with tgkill; that much stays allowed. */
+Test(frontend_filter, abort_still_aborts,
+#ifdef UNDER_ASAN
+    .disabled = true
+#else
+    .signal = SIGABRT
+#endif
+    )
+{
+	confine_or_exit(SANDBOX_ROLE_FRONTEND, NULL, 0);
+	abort();
+}
+
+Test(frontend_filter, tgkill_of_another_process_is_killed, KILLED)
+{
+	pid_t parent = getppid();
+
+	confine_or_exit(SANDBOX_ROLE_FRONTEND, NULL, 0);
+	(void)tgkill(parent, parent, 0);
+	_exit(0);
+}
+
 struct loop_probe {
 	char got[64];
 	ssize_t n;
@@ -281,6 +303,35 @@ Test(executor_filter, writable_executable_mapping_is_killed, KILLED)
 	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
 	(void)mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	_exit(0);
+}
+
+static void *
+open_for_writing_later(void *arg)
+{
+	int *go = arg;
+	char c;
+
+	if (read(go[0], &c, 1) == 1)
+		(void)open("/dev/null", O_WRONLY);
+	return NULL;
+}
+
+/*
+ * A thread that existed before confinement is confined too (the filter
+ * is synchronised to every thread), so its forbidden open kills.
+ */
+Test(executor_filter, older_thread_is_confined_too, KILLED)
+{
+	pthread_t t;
+	int go[2];
+
+	cr_assert_eq(pipe(go), 0);
+	cr_assert_eq(pthread_create(&t, NULL, open_for_writing_later, go), 0);
+	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	if (write(go[1], "g", 1) != 1)
+		_exit(ALLOWED_BROKEN);
+	(void)pthread_join(t, NULL);
 	_exit(0);
 }
 
