@@ -107,7 +107,9 @@ static const struct filter_rule frontend_rules[] = {
 /*
  * Executor: the frontend's set plus the network and threads.  Sockets
  * only for IP (AF_UNIX and AF_NETLINK are refused with EACCES so glibc's
- * nscd and interface probes during getaddrinfo fail softly).  Threads, for
+ * nscd and interface probes during getaddrinfo fail softly); a local
+ * socketpair, which reaches nothing outside, for libcurl's wakeup and
+ * resolver notifications.  Threads, for
  * libcurl's threaded resolver, are allowed and nothing else: clone must
  * carry CLONE_THREAD, and clone3 (whose flags sit behind a pointer the
  * filter cannot read) answers ENOSYS so glibc falls back to clone.  Files
@@ -121,6 +123,7 @@ static const struct filter_rule executor_rules[] = {
 	ALLOW_EQ(socket, 0, AF_INET), ALLOW_EQ(socket, 0, AF_INET6),
 	REFUSE_EQ(socket, 0, AF_UNIX, EACCES),
 	REFUSE_EQ(socket, 0, AF_NETLINK, EACCES),
+	ALLOW_EQ(socketpair, 0, AF_UNIX),
 	ALLOW(connect), ALLOW(getsockopt), ALLOW(setsockopt),
 	ALLOW(getsockname), ALLOW(getpeername),
 	ALLOW(poll), ALLOW(ppoll),
@@ -138,7 +141,7 @@ static const struct filter_rule executor_rules[] = {
 	ALLOW_EQ(fcntl, 1, F_GETFL), ALLOW_EQ(fcntl, 1, F_SETFL),
 	ALLOW_EQ(fcntl, 1, F_GETFD), ALLOW_EQ(fcntl, 1, F_SETFD),
 	ALLOW_EQ(ioctl, 1, FIONREAD),
-	OPEN_READ_ONLY, ALLOW(fstat), ALLOW(newfstatat),
+	OPEN_READ_ONLY, ALLOW(fstat), ALLOW(newfstatat), ALLOW(uname),
 };
 
 /*
