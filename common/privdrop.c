@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <grp.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,33 @@ sandbox_chroot(const char *dir)
 		return false;
 	if (chroot(dir) == -1 || chdir("/") == -1)
 		return false;
+	return true;
+}
+
+/* Bounds the passwd entry; a real one is a few hundred bytes. */
+#define PASSWD_BUF_SIZE 4096
+
+bool
+sandbox_user_ids(const char *name, uid_t *uid, gid_t *gid)
+{
+	char buf[PASSWD_BUF_SIZE];
+	struct passwd pw, *found = NULL;
+	int rc;
+
+	if ((rc = getpwnam_r(name, &pw, buf, sizeof(buf), &found)) != 0) {
+		errno = rc;
+		return false;
+	}
+	if (found == NULL) {
+		errno = ENOENT;
+		return false;
+	}
+	if (pw.pw_uid == 0 || pw.pw_gid == 0) {
+		errno = EINVAL;
+		return false;
+	}
+	*uid = pw.pw_uid;
+	*gid = pw.pw_gid;
 	return true;
 }
 

@@ -118,6 +118,14 @@ bool sandbox_make_empty_dir(const char *parent, char *out, size_t outsize);
 bool sandbox_chroot(const char *dir);
 
 /*
+ * Looks up a user by name (before confinement: it reads the passwd
+ * database) for sandbox_spec's uid and gid.  Fails with ENOENT for an
+ * unknown user and EINVAL for one whose uid or gid is 0, so a policy's
+ * run_as can never name a root account as the place to drop to.
+ */
+bool sandbox_user_ids(const char *name, uid_t *uid, gid_t *gid);
+
+/*
  * Drops supplementary groups, gid and uid (real, effective and saved) to
  * uid/gid, then verifies that neither root uid nor gid can be regained.
  * uid 0 and gid 0 are refused as targets.

@@ -410,6 +410,22 @@ Test(privdrop, a_drop_that_did_not_happen_is_caught, .init = require_root)
 	cr_assert_eq(geteuid(), 0);
 }
 
+Test(privdrop, user_lookup_finds_nobody_and_refuses_root)
+{
+	uid_t uid = 1;
+	gid_t gid = 1;
+
+	cr_assert(sandbox_user_ids("nobody", &uid, &gid));
+	cr_assert_eq(uid, NOBODY);
+	cr_assert_eq(gid, NOBODY);
+	cr_assert_not(sandbox_user_ids("root", &uid, &gid));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_not(sandbox_user_ids("no such \"$(user)\"\n\xc3\xa9", &uid,
+	    &gid));
+	cr_assert_eq(errno, ENOENT);
+	cr_assert_eq(uid, NOBODY, "a failed lookup changed the output");
+}
+
 Test(privdrop, root_targets_are_refused, .init = require_root)
 {
 	cr_assert_not(sandbox_drop_privileges(0, NOBODY));

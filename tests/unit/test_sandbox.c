@@ -23,6 +23,7 @@
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -191,6 +192,28 @@ Test(frontend_filter, tgkill_of_another_process_is_killed, KILLED)
 	confine_or_exit(SANDBOX_ROLE_FRONTEND, NULL, 0);
 	(void)tgkill(parent, parent, 0);
 	_exit(0);
+}
+
+Test(frontend_filter, ioctl_other_than_fionread_is_killed, KILLED)
+{
+	struct winsize ws;
+
+	confine_or_exit(SANDBOX_ROLE_FRONTEND, NULL, 0);
+	(void)ioctl(2, TIOCGWINSZ, &ws);
+	_exit(0);
+}
+
+/* libevent's evbuffer_read asks FIONREAD how much is waiting. */
+Test(frontend_filter, fionread_works, WORKS)
+{
+	int sv[2], n = -1;
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	cr_assert_eq(write(sv[1], "abc\n\"", 5), 5);
+	confine_or_exit(SANDBOX_ROLE_FRONTEND, NULL, 0);
+	if (ioctl(sv[0], FIONREAD, &n) != 0 || n != 5)
+		_exit(ALLOWED_BROKEN);
+	_exit(ALLOWED_OK);
 }
 
 struct loop_probe {
