@@ -1,5 +1,5 @@
 /*
- * sandbox_confine() as a whole, its steps, and secret memory.  A process
+ * sandbox_confine() as a whole, and its steps.  A process
  * that is confined cannot report on itself (no open, no sendmsg), so the
  * tests that need to look at a confined process fork it and read
  * /proc/PID from the unconfined test worker.  Tests that drop privileges
@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "common/sandbox.h"
-#include "common/secret.h"
+#include "tests/unit/sandbox_test.h"
 
 #define NOBODY 65534
 #define CONFINE_FAILED 3
@@ -35,14 +35,6 @@ require_root(void)
 	if (geteuid() != 0)
 		cr_skip_test("needs root to drop privileges");
 }
-
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
 
 /* A confined child under ASan dies in the runtime's own syscalls. */
 static void
@@ -560,69 +552,4 @@ Test(steps, nondumpable_and_no_new_privs_stick)
 	cr_assert_eq(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0);
 	cr_assert(sandbox_no_new_privs());
 	assert_status(getpid(), "NoNewPrivs:", "\t1");
-}
-
-/* ---- secret memory ---- */
-
-/* The VmFlags of the mapping that starts at p, from /proc/self/smaps. */
-static bool
-vm_flags_of(const void *p, char *out, size_t outsize)
-{
-	unsigned long lo, hi;
-	char line[512];
-	bool in = false, found = false;
-	FILE *f;
-
-	cr_assert_not_null(f = fopen("/proc/self/smaps", "r"));
-	while (!found && fgets(line, sizeof(line), f) != NULL) {
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
-			in = lo == (unsigned long)p;
-		else if (in && strncmp(line, "VmFlags:", 8) == 0) {
-			snprintf(out, outsize, "%s", line + 8);
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-Test(secret, pages_are_zeroed_undumpable_and_locked_when_root)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	struct secret s;
-	char flags[512];
-	size_t i;
-
-	cr_assert(secret_alloc(&s, (size_t)page + 3));
-	cr_assert_eq(s.len, (size_t)page + 3);
-	cr_assert_eq(s.map_len, 2 * (size_t)page);
-	cr_assert_eq((unsigned long)s.ptr % (unsigned long)page, 0);
-	for (i = 0; i < s.map_len; i++)
-		cr_assert_eq(s.ptr[i], 0);
-	memcpy(s.ptr, "tok\"en$(id)\n", 12);
-	cr_assert(vm_flags_of(s.ptr, flags, sizeof(flags)));
-	cr_assert_not_null(strstr(flags, " dd"), "flags:%s", flags);
-	/* ASan's mlock interceptor does nothing and says it worked. */
-#ifndef UNDER_ASAN
-	if (geteuid() == 0) {
-		cr_assert(s.locked);
-		cr_assert_not_null(strstr(flags, " lo"), "flags:%s", flags);
-	}
-#endif
-	secret_free(&s);
-	cr_assert_null(s.ptr);
-	cr_assert_eq(s.map_len, 0);
-	secret_free(&s);
-}
-
-Test(secret, empty_and_huge_are_refused)
-{
-	struct secret s;
-
-	cr_assert_not(secret_alloc(&s, 0));
-	cr_assert_eq(errno, EINVAL);
-	cr_assert_null(s.ptr);
-	cr_assert_not(secret_alloc(&s, SIZE_MAX - 10));
-	cr_assert_eq(errno, EINVAL);
-	cr_assert_null(s.ptr);
 }
