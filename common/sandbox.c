@@ -34,18 +34,34 @@ sandbox_parent_death_kill(pid_t parent)
 	return true;
 }
 
+/* The kernel said yes; a read-back that disagrees is a failure too. */
+static bool
+prctl_set_and_check(int set, int get, unsigned long value)
+{
+	int got;
+
+	if (prctl(set, value, 0, 0, 0) == -1)
+		return false;
+	if ((got = prctl(get, 0, 0, 0, 0)) == -1)
+		return false;
+	if ((unsigned long)got != value) {
+		errno = EPERM;
+		return false;
+	}
+	return true;
+}
+
 bool
 sandbox_set_nondumpable(void)
 {
-	return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 &&
-	    prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0;
+	return prctl_set_and_check(PR_SET_DUMPABLE, PR_GET_DUMPABLE, 0);
 }
 
 bool
 sandbox_no_new_privs(void)
 {
-	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
-	    prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
+	return prctl_set_and_check(PR_SET_NO_NEW_PRIVS, PR_GET_NO_NEW_PRIVS,
+	    1);
 }
 
 /* Appends "step: reason" for the errno of a failed step. */

@@ -5,10 +5,16 @@
  *
  *   1. sandbox_stdout_to_stderr()   broker and executor, before any library
  *   2. initialise libraries, read every file it needs (policy bytes,
- *      credentials, CA bundle, known_hosts), build its event_base
+ *      credentials, CA bundle, known_hosts), look up the user to become
+ *      (sandbox_user_ids), build its event_base, set signal dispositions
+ *      (only the broker's table has rt_sigaction)
  *   3. sandbox_confine()            chroot (root only), drop uid/gid and
  *                                   verify, parent-death signal, not
  *                                   dumpable, no-new-privs, seccomp
+ *
+ * A child started by spawn_child() already has its parent-death signal
+ * and knows its parent is alive, so getppid() at its start is the pid to
+ * put in sandbox_spec.parent.
  *
  * The steps of sandbox_confine() always run in that order, and in
  * SANDBOX_REQUIRED mode it stops at the first one that fails, so a caller
