@@ -7,9 +7,11 @@
  * Rules that hold for every role:
  *  - no execve/execveat, fork, ptrace, mount, chroot, setns, unshare,
  *    kexec, bpf, perf_event_open, module loading, uid changes: unlisted.
- *  - mmap/mprotect never map memory both writable and executable (two
- *    rules: no PROT_EXEC, or no PROT_WRITE); the frontend never maps
- *    executable memory at all.
+ *  - no memory is ever writable and executable, nor made executable
+ *    after it was writable: mprotect never adds PROT_EXEC.  Only the
+ *    executor may mmap executable memory, never writable too (two rules:
+ *    no PROT_EXEC, or no PROT_WRITE), for NSS modules glibc's resolver
+ *    may load.
  *  - fcntl only reads and sets fd/file status flags (libevent's
  *    non-blocking setup; F_DUPFD is not listed).
  *  - ioctl only FIONREAD (libevent's evbuffer_read asks how much to read).
@@ -109,11 +111,11 @@ static const struct filter_rule frontend_rules[] = {
  * only for IP (AF_UNIX and AF_NETLINK are refused with EACCES so glibc's
  * nscd and interface probes during getaddrinfo fail softly); a local
  * socketpair, which reaches nothing outside, for libcurl's wakeup and
- * resolver notifications.  Threads, for
- * libcurl's threaded resolver, are allowed and nothing else: clone must
- * carry CLONE_THREAD, and clone3 (whose flags sit behind a pointer the
- * filter cannot read) answers ENOSYS so glibc falls back to clone.  Files
- * open read-only (resolver configuration); none can be created or written.
+ * resolver notifications.  Threads, for libcurl's threaded resolver, are
+ * allowed and nothing else: clone must carry CLONE_THREAD, and clone3
+ * (whose flags sit behind a pointer the filter cannot read) answers
+ * ENOSYS so glibc falls back to clone.  Files open read-only (resolver
+ * configuration); none can be created or written.
  */
 static const struct filter_rule executor_rules[] = {
 	ALLOW(read), ALLOW(write), ALLOW(readv), ALLOW(writev),
@@ -128,8 +130,7 @@ static const struct filter_rule executor_rules[] = {
 	ALLOW(getsockname), ALLOW(getpeername),
 	ALLOW(poll), ALLOW(ppoll),
 	ALLOW(epoll_wait), ALLOW(epoll_pwait), ALLOW(epoll_ctl),
-	ALLOW(brk), NO_EXEC(mmap), NO_WRITE(mmap),
-	NO_EXEC(mprotect), NO_WRITE(mprotect),
+	ALLOW(brk), NO_EXEC(mmap), NO_WRITE(mmap), NO_EXEC(mprotect),
 	ALLOW(munmap), ALLOW(mremap), ALLOW(madvise),
 	ALLOW(clock_gettime), ALLOW(gettimeofday), ALLOW(clock_nanosleep),
 	ALLOW(getrandom), ALLOW(futex), ALLOW(getpid), ALLOW(gettid),
@@ -158,8 +159,7 @@ static const struct filter_rule broker_rules[] = {
 	ALLOW(close),
 	ALLOW(fsync), ALLOW(fdatasync), ALLOW(flock), ALLOW(fstat),
 	ALLOW(epoll_wait), ALLOW(epoll_pwait), ALLOW(epoll_ctl),
-	ALLOW(brk), NO_EXEC(mmap), NO_WRITE(mmap),
-	NO_EXEC(mprotect), NO_WRITE(mprotect),
+	ALLOW(brk), NO_EXEC(mmap), NO_EXEC(mprotect),
 	ALLOW(munmap), ALLOW(mremap), ALLOW(madvise),
 	ALLOW(clock_gettime), ALLOW(gettimeofday), ALLOW(getrandom),
 	ALLOW(futex), ALLOW(getpid), ALLOW(gettid),

@@ -121,6 +121,33 @@ Test(executor_filter, writable_executable_mapping_is_killed, KILLED)
 	_exit(0);
 }
 
+/* Write code, then make it executable: the W-then-X path is closed too. */
+Test(executor_filter, making_written_memory_executable_is_killed, KILLED)
+{
+	unsigned char *page;
+
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(page, MAP_FAILED);
+	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	page[0] = 0xc3;		/* ret */
+	(void)mprotect(page, 4096, PROT_READ | PROT_EXEC);
+	_exit(0);
+}
+
+/* A read-only executable mapping (how ld.so maps a module) stays allowed. */
+Test(executor_filter, read_exec_mapping_works, WORKS)
+{
+	void *p;
+
+	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	p = mmap(NULL, 4096, PROT_READ | PROT_EXEC,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(ALLOWED_BROKEN);
+	_exit(ALLOWED_OK);
+}
+
 static void *
 open_for_writing_later(void *arg)
 {

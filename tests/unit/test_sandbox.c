@@ -216,6 +216,14 @@ Test(broker_filter, open_is_killed, KILLED)
 	_exit(0);
 }
 
+Test(broker_filter, executable_mapping_is_killed, KILLED)
+{
+	confine_or_exit(SANDBOX_ROLE_BROKER, NULL, 0);
+	(void)mmap(NULL, 4096, PROT_READ | PROT_EXEC,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	_exit(0);
+}
+
 Test(broker_filter, fork_is_killed, KILLED)
 {
 	confine_or_exit(SANDBOX_ROLE_BROKER, NULL, 0);
