@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "common/sandbox.h"
 #include "tests/unit/sandbox_test.h"
 
@@ -127,6 +128,35 @@ Test(frontend_filter, fionread_works, WORKS)
 	cr_assert_eq(write(sv[1], "abc\n\"", 5), 5);
 	confine_or_exit(SANDBOX_ROLE_FRONTEND, NULL, 0);
 	if (ioctl(sv[0], FIONREAD, &n) != 0 || n != 5)
+		_exit(ALLOWED_BROKEN);
+	_exit(ALLOWED_OK);
+}
+
+/*
+ * A confined frontend can still say what went wrong: a diagnostic with
+ * strerror reaches stderr (a pipe here) as one line.
+ */
+Test(frontend_filter, logging_works, WORKS)
+{
+	static const char want[] =
+	    ": bad \"$(id)\"?x: No such file or directory\n";
+	char got[256];
+	ssize_t n;
+	int err[2];
+
+	cr_assert_eq(pipe(err), 0);
+	cr_assert_eq(dup2(err[1], 2), 2);
+	log_init("frontend", LOG_LEVEL_INFO);
+	confine_or_exit(SANDBOX_ROLE_FRONTEND, NULL, 0);
+	log_error("bad \"$(id)\"\nx: %s", strerror(ENOENT));
+	if ((n = read(err[0], got, sizeof(got) - 1)) <= 0)
+		_exit(ALLOWED_BROKEN);
+	got[n] = '\0';
+	/* The function name part is whatever Criterion called the test. */
+	if (strncmp(got, "sp[frontend]: ", 14) != 0 ||
+	    (size_t)n < sizeof(want) - 1 ||
+	    strcmp(got + n - (sizeof(want) - 1), want) != 0 ||
+	    strchr(got, '\n') != got + n - 1)
 		_exit(ALLOWED_BROKEN);
 	_exit(ALLOWED_OK);
 }
