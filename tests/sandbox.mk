@@ -23,7 +23,8 @@ if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_spawn
 TESTS += tests/unit/test_spawn
 endif
-tests_unit_test_spawn_SOURCES = tests/unit/test_spawn.c
+tests_unit_test_spawn_SOURCES = tests/unit/test_spawn.c \
+	tests/unit/sandbox_test.h
 tests_unit_test_spawn_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_spawn_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
 
