@@ -15,6 +15,10 @@
  *  - fcntl only reads and sets fd/file status flags (libevent's
  *    non-blocking setup; F_DUPFD is not listed).
  *  - ioctl only FIONREAD (libevent's evbuffer_read asks how much to read).
+ *  - fstat of an open fd, which glibc makes newfstatat(fd, "",
+ *    AT_EMPTY_PATH) (stdio asks it on first use of a stream).  The path
+ *    pointer cannot be inspected, so with that flag a caller could still
+ *    name a path: it learns metadata, never contents.
  *  - tgkill only to this process, so abort() still ends in SIGABRT; the
  *    broker may kill(2) its children's pids and no other (not 0, not -1).
  */
@@ -75,6 +79,7 @@ struct filter_rule {
 /* Write or exec, never both; an open with neither write nor create. */
 #define NO_EXEC(name) ALLOW_MASK(name, 2, PROT_EXEC, 0)
 #define NO_WRITE(name) ALLOW_MASK(name, 2, PROT_WRITE, 0)
+#define FSTAT_FD ALLOW_MASK(newfstatat, 3, AT_EMPTY_PATH, AT_EMPTY_PATH)
 #define OPEN_READ_ONLY \
 	ALLOW_MASK(openat, 2, O_ACCMODE | O_CREAT | O_TRUNC | O_TMPFILE, \
 	    O_RDONLY)
@@ -103,7 +108,7 @@ static const struct filter_rule frontend_rules[] = {
 	ALLOW_EQ(fcntl, 1, F_GETFL), ALLOW_EQ(fcntl, 1, F_SETFL),
 	ALLOW_EQ(fcntl, 1, F_GETFD), ALLOW_EQ(fcntl, 1, F_SETFD),
 	ALLOW_EQ(ioctl, 1, FIONREAD),
-	ALLOW(fstat),
+	ALLOW(fstat), FSTAT_FD,
 };
 
 /*
@@ -157,7 +162,7 @@ static const struct filter_rule broker_rules[] = {
 	ALLOW(pread64), ALLOW(pwrite64), ALLOW(lseek),
 	ALLOW(recvmsg), ALLOW(sendmsg), ALLOW(recvfrom), ALLOW(sendto),
 	ALLOW(close),
-	ALLOW(fsync), ALLOW(fdatasync), ALLOW(flock), ALLOW(fstat),
+	ALLOW(fsync), ALLOW(fdatasync), ALLOW(flock), ALLOW(fstat), FSTAT_FD,
 	ALLOW(epoll_wait), ALLOW(epoll_pwait), ALLOW(epoll_ctl),
 	ALLOW(brk), NO_EXEC(mmap), NO_EXEC(mprotect),
 	ALLOW(munmap), ALLOW(mremap), ALLOW(madvise),

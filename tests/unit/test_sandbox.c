@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,6 +64,18 @@ Test(frontend_filter, execve_is_killed, KILLED)
 {
 	confine_or_exit(SANDBOX_ROLE_FRONTEND, NULL, 0);
 	try_execve();
+}
+
+/* fstat of an open fd is allowed; a stat by path is not. */
+Test(frontend_filter, stat_by_path_is_killed, KILLED)
+{
+	struct stat st;
+
+	confine_or_exit(SANDBOX_ROLE_FRONTEND, NULL, 0);
+	if (fstat(2, &st) != 0)
+		_exit(ALLOWED_BROKEN);
+	(void)stat("/etc/passwd", &st);
+	_exit(0);
 }
 
 Test(frontend_filter, fork_is_killed, KILLED)
@@ -301,14 +314,17 @@ Test(broker_filter, kills_and_reaps_its_children, WORKS)
 /* The audit log is opened before; appending and locking go on after. */
 Test(broker_filter, appends_to_an_open_log, WORKS)
 {
-	char path[] = "/tmp/sp-audit-XXXXXX";
+	char path[] = "/tmp/sp-audit-XXXXXX", tail[3];
 	int fd = mkstemp(path);
+	struct stat st;
 
 	cr_assert_geq(fd, 0);
 	unlink(path);
 	confine_or_exit(SANDBOX_ROLE_BROKER, NULL, 0);
 	if (flock(fd, LOCK_EX) != 0 || write(fd, "{}\n", 3) != 3 ||
-	    fsync(fd) != 0 || flock(fd, LOCK_UN) != 0)
+	    fsync(fd) != 0 || fstat(fd, &st) != 0 || st.st_size != 3 ||
+	    pread(fd, tail, 3, st.st_size - 3) != 3 ||
+	    memcmp(tail, "{}\n", 3) != 0 || flock(fd, LOCK_UN) != 0)
 		_exit(ALLOWED_BROKEN);
 	_exit(ALLOWED_OK);
 }
