@@ -39,7 +39,7 @@
 
 #include "common/sandbox.h"
 
-#define FILTER_MAX_ARGS 2
+#define FILTER_MAX_ARGS 1
 
 /*
  * Some comparisons name a pid only known at load time: its own (tgkill)
@@ -76,7 +76,7 @@ struct filter_rule {
 	{ SCMP_SYS(name), SCMP_ACT_ERRNO(e), PID_NONE, 1, \
 	  { CMP(n, SCMP_CMP_EQ, (v), 0) } }
 
-/* Write or exec, never both; an open with neither write nor create. */
+/* Argument shapes the tables share (see the rules at the top). */
 #define NO_EXEC(name) ALLOW_MASK(name, 2, PROT_EXEC, 0)
 #define NO_WRITE(name) ALLOW_MASK(name, 2, PROT_WRITE, 0)
 #define FSTAT_FD ALLOW_MASK(newfstatat, 3, AT_EMPTY_PATH, AT_EMPTY_PATH)
@@ -247,6 +247,10 @@ filter_build(scmp_filter_ctx ctx, enum sandbox_role role,
 		return -EINVAL;
 	/* Every thread, not only the caller, must be confined. */
 	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1)) < 0)
+		return rc;
+	/* Another ABI's syscall numbers (i386, x32) kill like any other. */
+	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+	    SCMP_ACT_KILL_PROCESS)) < 0)
 		return rc;
 	for (i = 0; i < n; i++)
 		if ((rc = filter_add_rule(ctx, &rules[i], children,

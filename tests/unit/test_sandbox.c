@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -77,6 +78,33 @@ Test(frontend_filter, stat_by_path_is_killed, KILLED)
 	(void)stat("/etc/passwd", &st);
 	_exit(0);
 }
+
+/* getpid is allowed, but not by its x32 number: only one ABI gets in. */
+Test(frontend_filter, other_abi_syscall_is_killed, KILLED)
+{
+	confine_or_exit(SANDBOX_ROLE_FRONTEND, NULL, 0);
+	if (getpid() <= 0)
+		_exit(ALLOWED_BROKEN);
+	(void)syscall(0x40000000 | SYS_getpid);
+	_exit(0);
+}
+
+#if defined(__x86_64__)
+/*
+ * The i386 entry (int 0x80) is another architecture to the filter; it
+ * must kill the whole process, not only the calling thread (the worker
+ * has other threads, so a thread-only kill would leave it hanging).
+ */
+Test(frontend_filter, i386_syscall_kills_the_process, KILLED,
+    .timeout = 5)
+{
+	long ret = 20;	/* getpid in the i386 table */
+
+	confine_or_exit(SANDBOX_ROLE_FRONTEND, NULL, 0);
+	__asm__ volatile ("int $0x80" : "+a"(ret) : : "memory");
+	_exit(0);
+}
+#endif
 
 Test(frontend_filter, fork_is_killed, KILLED)
 {
