@@ -1,1 +1,6 @@
-# policy/: see DESIGN.md section 2
+# policy/: see DESIGN.md section 2.  The loader and validator, then (appended
+# by their owners) argument validation, expansion, authorization, catalog.
+noinst_LIBRARIES += libsppolicy.a
+libsppolicy_a_SOURCES = \
+	policy/policy.h \
+	policy/locate.c policy/locate.h
