@@ -4,3 +4,7 @@ noinst_LIBRARIES += libsppolicy.a
 libsppolicy_a_SOURCES = \
 	policy/policy.h \
 	policy/locate.c policy/locate.h
+libsppolicy_a_SOURCES += \
+	policy/buf.c policy/buf.h \
+	policy/constraint.c policy/constraint.h \
+	policy/args.c policy/args.h

@@ -1,1 +1,11 @@
 # tests of the policy area
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_policy_args
+TESTS += tests/unit/test_policy_args
+endif
+tests_unit_test_policy_args_SOURCES = tests/unit/test_policy_args.c \
+	tests/unit/policy_fixture.c tests/unit/policy_fixture.h
+tests_unit_test_policy_args_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_policy_args_LDADD = libsppolicy.a libspcommon.a \
+	$(UNIT_LDADD) $(SP_LIBS)
