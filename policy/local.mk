@@ -8,3 +8,5 @@ libsppolicy_a_SOURCES += \
 	policy/buf.c policy/buf.h \
 	policy/constraint.c policy/constraint.h \
 	policy/args.c policy/args.h
+libsppolicy_a_SOURCES += \
+	policy/expand.c policy/expand.h

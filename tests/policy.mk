@@ -9,3 +9,13 @@ tests_unit_test_policy_args_SOURCES = tests/unit/test_policy_args.c \
 tests_unit_test_policy_args_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_policy_args_LDADD = libsppolicy.a libspcommon.a \
 	$(UNIT_LDADD) $(SP_LIBS)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_policy_expand
+TESTS += tests/unit/test_policy_expand
+endif
+tests_unit_test_policy_expand_SOURCES = tests/unit/test_policy_expand.c \
+	tests/unit/policy_fixture.c tests/unit/policy_fixture.h
+tests_unit_test_policy_expand_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_policy_expand_LDADD = libsppolicy.a libspcommon.a \
+	$(UNIT_LDADD) $(SP_LIBS)

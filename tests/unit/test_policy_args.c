@@ -291,6 +291,8 @@ Test(args, one_message_per_path_even_for_repeated_members)
 	cr_assert_str_eq(err.errors[1].path, "x");
 	args_error_report_free(&err);
 	cJSON_Delete(args);
+	assert_refused(FIXTURE_GET_ITEM, "{\"id\":1,\"id\":2}",
+	    "id: is given more than once");
 }
 
 /* The limit: 100 bad items cost at most 1,500 characters. */
