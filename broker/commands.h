@@ -13,4 +13,7 @@
 #define SP_EXIT_SANDBOX 71
 #define SP_EXIT_CONFIG 78
 
+/* sp check [--config FILE]: validate a policy (broker/cmd_check.c). */
+int cmd_check(int argc, char **argv);
+
 #endif

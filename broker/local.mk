@@ -1,3 +1,4 @@
 sp_SOURCES = \
 	broker/sp.c broker/commands.h
-sp_LDADD = libspcommon.a $(SP_LIBS)
+sp_LDADD = libsppolicy.a libspcommon.a $(SP_LIBS)
+sp_SOURCES += broker/cmd_check.c

@@ -17,6 +17,7 @@ struct sp_command {
 };
 
 static const struct sp_command sp_commands[] = {
+	{ "check", cmd_check, "check [--config FILE]" },
 	{ NULL, NULL, NULL },
 };
 

@@ -3,7 +3,14 @@
 noinst_LIBRARIES += libsppolicy.a
 libsppolicy_a_SOURCES = \
 	policy/policy.h \
-	policy/locate.c policy/locate.h
+	policy/locate.c policy/locate.h \
+	policy/diags.c policy/load.c policy/load.h \
+	policy/load_ctx.c policy/load_ctx.h \
+	policy/load_targets.c policy/load_url.c \
+	policy/load_tools.c policy/load_params.c \
+	policy/load_template.c policy/load_template.h \
+	policy/credfiles.c \
+	policy/source.c policy/source.h
 libsppolicy_a_SOURCES += \
 	policy/buf.c policy/buf.h \
 	policy/constraint.c policy/constraint.h \
