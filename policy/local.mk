@@ -17,3 +17,5 @@ libsppolicy_a_SOURCES += \
 	policy/args.c policy/args.h
 libsppolicy_a_SOURCES += \
 	policy/expand.c policy/expand.h
+libsppolicy_a_SOURCES += \
+	policy/authz.c policy/authz.h

@@ -19,3 +19,13 @@ tests_unit_test_policy_expand_SOURCES = tests/unit/test_policy_expand.c \
 tests_unit_test_policy_expand_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_policy_expand_LDADD = libsppolicy.a libspcommon.a \
 	$(UNIT_LDADD) $(SP_LIBS)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_policy_authz
+TESTS += tests/unit/test_policy_authz
+endif
+tests_unit_test_policy_authz_SOURCES = tests/unit/test_policy_authz.c \
+	tests/unit/policy_fixture.c tests/unit/policy_fixture.h
+tests_unit_test_policy_authz_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_policy_authz_LDADD = libsppolicy.a libspcommon.a \
+	$(UNIT_LDADD) $(SP_LIBS)
