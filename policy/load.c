@@ -106,7 +106,7 @@ load_server(struct load_ctx *ctx, const cJSON *root)
 		return;
 	ctx_known_keys(ctx, s, keys);
 	if (ctx_string(ctx, s, "name", false, &p->server_name) &&
-	    !ctx_name_matches(p->server_name, LOAD_LOWER LOAD_DIGIT
+	    p->server_name != NULL && !ctx_name_matches(p->server_name, LOAD_LOWER LOAD_DIGIT
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ", LOAD_LOWER LOAD_DIGIT
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ._-", 64))
 		ctx_error(ctx, ctx_member(ctx, s, "name", false),

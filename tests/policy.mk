@@ -29,3 +29,12 @@ tests_unit_test_policy_authz_SOURCES = tests/unit/test_policy_authz.c \
 tests_unit_test_policy_authz_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_policy_authz_LDADD = libsppolicy.a libspcommon.a \
 	$(UNIT_LDADD) $(SP_LIBS)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_policy_load
+TESTS += tests/unit/test_policy_load
+endif
+tests_unit_test_policy_load_SOURCES = tests/unit/test_policy_load.c
+tests_unit_test_policy_load_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_policy_load_LDADD = libsppolicy.a libspcommon.a \
+	$(UNIT_LDADD) $(SP_LIBS)
