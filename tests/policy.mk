@@ -38,3 +38,22 @@ tests_unit_test_policy_load_SOURCES = tests/unit/test_policy_load.c
 tests_unit_test_policy_load_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_policy_load_LDADD = libsppolicy.a libspcommon.a \
 	$(UNIT_LDADD) $(SP_LIBS)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_policy_catalog
+TESTS += tests/unit/test_policy_catalog
+endif
+tests_unit_test_policy_catalog_SOURCES = tests/unit/test_policy_catalog.c \
+	tests/unit/policy_fixture.c tests/unit/policy_fixture.h
+tests_unit_test_policy_catalog_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_policy_catalog_LDADD = libsppolicy.a libspcommon.a \
+	$(UNIT_LDADD) $(SP_LIBS)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_policy_load_files
+TESTS += tests/unit/test_policy_load_files
+endif
+tests_unit_test_policy_load_files_SOURCES = tests/unit/test_policy_load_files.c
+tests_unit_test_policy_load_files_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_policy_load_files_LDADD = libsppolicy.a libspcommon.a \
+	$(UNIT_LDADD) $(SP_LIBS)
