@@ -19,3 +19,5 @@ libsppolicy_a_SOURCES += \
 	policy/expand.c policy/expand.h
 libsppolicy_a_SOURCES += \
 	policy/authz.c policy/authz.h
+libsppolicy_a_SOURCES += \
+	policy/catalog.c policy/catalog_canon.c policy/catalog.h
