@@ -57,3 +57,8 @@ tests_unit_test_policy_load_files_SOURCES = tests/unit/test_policy_load_files.c
 tests_unit_test_policy_load_files_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_policy_load_files_LDADD = libsppolicy.a libspcommon.a \
 	$(UNIT_LDADD) $(SP_LIBS)
+
+# sp check as a user runs it, on the shipped examples and on broken policies.
+TESTS += tests/integration/sp_check.py
+EXTRA_DIST += tests/integration/sp_check.py contrib/examples/design.json \
+	contrib/examples/http-readonly.json contrib/examples/ssh-ops.json
