@@ -21,3 +21,4 @@ libsppolicy_a_SOURCES += \
 	policy/authz.c policy/authz.h
 libsppolicy_a_SOURCES += \
 	policy/catalog.c policy/catalog_canon.c policy/catalog.h
+dist_man_MANS += docs/sp-policy.5

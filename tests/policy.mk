@@ -62,3 +62,7 @@ tests_unit_test_policy_load_files_LDADD = libsppolicy.a libspcommon.a \
 TESTS += tests/integration/sp_check.py
 EXTRA_DIST += tests/integration/sp_check.py contrib/examples/design.json \
 	contrib/examples/http-readonly.json contrib/examples/ssh-ops.json
+
+# docs/sp-policy.5 names every member the loader accepts.
+TESTS += tests/integration/sp_policy_man.py
+EXTRA_DIST += tests/integration/sp_policy_man.py
