@@ -60,10 +60,51 @@ canon_template(struct policy_buf *b, const struct policy_tool *tool,
 	}
 }
 
-static void
+static int
+canon_member_cmp(const void *a, const void *b)
+{
+	const struct policy_body *ma = *(const void *const *)a;
+	const struct policy_body *mb = *(const void *const *)b;
+
+	return strcmp(ma->key, mb->key);
+}
+
+static int
+canon_pair_cmp(const void *a, const void *b)
+{
+	const struct policy_name_template *pa = *(const void *const *)a;
+	const struct policy_name_template *pb = *(const void *const *)b;
+
+	return strcmp(pa->name, pb->name);
+}
+
+/*
+ * Pointers to n elements of size bytes from base, sorted with cmp when
+ * sort is set: members of a JSON object in the file have no order.
+ * Caller frees; NULL on allocation failure (n > 0).
+ */
+static const void **
+canon_sorted(const void *base, size_t n, size_t size, bool sort,
+    int (*cmp)(const void *, const void *))
+{
+	const void **v;
+	size_t i;
+
+	if ((v = calloc(n ? n : 1, sizeof(*v))) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		v[i] = (const char *)base + i * size;
+	if (sort && n > 1)
+		qsort(v, n, sizeof(*v), cmp);
+	return v;
+}
+
+static bool
 canon_body(struct policy_buf *b, const struct policy_tool *tool,
     const struct policy_body *body)
 {
+	const void **kids;
+	bool ok = true;
 	size_t i;
 
 	canon_int(b, 'B', body->kind);
@@ -75,30 +116,51 @@ canon_body(struct policy_buf *b, const struct policy_tool *tool,
 	else if (body->kind == BODY_STRING)
 		canon_template(b, tool, &body->string);
 	canon_int(b, 'c', (int64_t)body->child_count);
-	for (i = 0; i < body->child_count; i++)
-		canon_body(b, tool, &body->children[i]);
+	kids = canon_sorted(body->children,
+	    body->child_count, sizeof(*body->children),
+	    body->kind == BODY_OBJECT, canon_member_cmp);
+	if (kids == NULL)
+		return false;
+	for (i = 0; ok && i < body->child_count; i++)
+		ok = canon_body(b, tool, kids[i]);
+	free(kids);
+	return ok;
 }
 
-static void
+/* Query parameters and headers are JSON objects in the file: by name. */
+static bool
+canon_pairs(struct policy_buf *b, const struct policy_tool *tool, char tag,
+    const struct policy_name_template *pairs, size_t n)
+{
+	const struct policy_name_template *pair;
+	const void **sorted;
+	size_t i;
+
+	canon_int(b, tag, (int64_t)n);
+	sorted = canon_sorted(pairs, n,
+	    sizeof(*pairs), true, canon_pair_cmp);
+	if (sorted == NULL)
+		return false;
+	for (i = 0; i < n; i++) {
+		pair = sorted[i];
+		canon_str(b, 'n', pair->name);
+		canon_template(b, tool, &pair->value);
+	}
+	free(sorted);
+	return true;
+}
+
+static bool
 canon_http(struct policy_buf *b, const struct policy_tool *tool)
 {
 	const struct policy_http_action *h = &tool->http;
-	size_t i;
 
 	canon_str(b, 'm', h->method);
 	canon_template(b, tool, &h->path);
-	canon_int(b, 'q', (int64_t)h->query_count);
-	for (i = 0; i < h->query_count; i++) {
-		canon_str(b, 'n', h->query[i].name);
-		canon_template(b, tool, &h->query[i].value);
-	}
-	canon_int(b, 'h', (int64_t)h->header_count);
-	for (i = 0; i < h->header_count; i++) {
-		canon_str(b, 'n', h->headers[i].name);
-		canon_template(b, tool, &h->headers[i].value);
-	}
-	if (h->body != NULL)
-		canon_body(b, tool, h->body);
+	if (!canon_pairs(b, tool, 'q', h->query, h->query_count) ||
+	    !canon_pairs(b, tool, 'h', h->headers, h->header_count))
+		return false;
+	return h->body == NULL || canon_body(b, tool, h->body);
 }
 
 static void
@@ -136,27 +198,24 @@ canon_param(struct policy_buf *b, const struct policy_param *p)
 static int
 canon_param_cmp(const void *a, const void *b)
 {
-	const struct policy_param *const *pa = a, *const *pb = b;
+	const struct policy_param *pa = *(const void *const *)a;
+	const struct policy_param *pb = *(const void *const *)b;
 
-	return strcmp((*pa)->name, (*pb)->name);
+	return strcmp(pa->name, pb->name);
 }
 
 /* Params by name: their order in the file's "params" object is not meaning. */
 static bool
 canon_params(struct policy_buf *b, const struct policy_tool *tool)
 {
-	const struct policy_param **sorted;
+	const void **sorted;
 	size_t i;
 
 	canon_int(b, 'P', (int64_t)tool->param_count);
-	if (tool->param_count == 0)
-		return true;
-	sorted = calloc(tool->param_count, sizeof(*sorted));
+	sorted = canon_sorted(tool->params,
+	    tool->param_count, sizeof(*tool->params), true, canon_param_cmp);
 	if (sorted == NULL)
 		return false;
-	for (i = 0; i < tool->param_count; i++)
-		sorted[i] = &tool->params[i];
-	qsort(sorted, tool->param_count, sizeof(*sorted), canon_param_cmp);
 	for (i = 0; i < tool->param_count; i++)
 		canon_param(b, sorted[i]);
 	free(sorted);
@@ -191,9 +250,9 @@ canon_tool(struct policy_buf *b, const struct policy *policy,
 	if (tool->target_index < policy->target_count)
 		canon_target(b, &policy->targets[tool->target_index]);
 	canon_int(b, 'K', tool->kind);
-	if (tool->kind == TOOL_HTTP)
-		canon_http(b, tool);
-	else
+	if (tool->kind == TOOL_HTTP && !canon_http(b, tool))
+		return false;
+	if (tool->kind == TOOL_SSH)
 		canon_ssh(b, tool);
 	return canon_params(b, tool);
 }
