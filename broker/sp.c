@@ -18,6 +18,7 @@ struct sp_command {
 
 static const struct sp_command sp_commands[] = {
 	{ "check", cmd_check, "check [--config FILE]" },
+	{ "catalog", cmd_catalog, "catalog [--config FILE] [--profile NAME]" },
 	{ NULL, NULL, NULL },
 };
 

@@ -63,6 +63,9 @@ TESTS += tests/integration/sp_check.py
 EXTRA_DIST += tests/integration/sp_check.py contrib/examples/design.json \
 	contrib/examples/http-readonly.json contrib/examples/ssh-ops.json
 
+TESTS += tests/policy_catalog.py
+EXTRA_DIST += tests/policy_catalog.py
+
 # docs/sp-policy.5 names every member the loader accepts.
 TESTS += tests/integration/sp_policy_man.py
 EXTRA_DIST += tests/integration/sp_policy_man.py
