@@ -9,7 +9,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "policy/args.h"
+#include "policy/constraint.h"
 #include "policy/expand.h"
+#include "policy/load.h"
 #include "tests/unit/policy_fixture.h"
 
 #define WHY_SIZE 256
@@ -463,4 +466,125 @@ Test(expand, long_multibyte_text_reaches_the_shell_whole)
 	free(big);
 	value_free(&v[0]);
 	value_free(&v[1]);
+}
+
+/*
+ * The whole path a call takes, on a policy the loader built: arguments
+ * JSON -> values -> executor re-check -> expansion.
+ */
+static const char pipeline_policy[] =
+	"{\"sallyport\": 1,\n"
+	" \"credentials\": {\"key\": {\"type\": \"ssh-key\",\n"
+	"   \"private_key\": \"/nonexistent/id_ed25519\"}},\n"
+	" \"targets\": {\n"
+	"  \"api\": {\"type\": \"http\", \"base_url\": \"https://api.example.com/v1\"},\n"
+	"  \"box\": {\"type\": \"ssh\", \"host\": \"box.example.com\", \"user\": \"ops\",\n"
+	"          \"credential\": \"key\","
+	"          \"known_hosts\": \"/etc/sallyport/known_hosts\"}},\n"
+	" \"tools\": [\n"
+	"  {\"name\": \"put_note\", \"description\": \"Store a note.\",\n"
+	"   \"target\": \"api\", \"scope\": \"write\", \"mutating\": true,\n"
+	"   \"http\": {\"method\": \"PUT\", \"path\": \"/notes/{title}/v{rev}\",\n"
+	"     \"query\": {\"tag\": \"{tag}\", \"lit\": \"a b\"},\n"
+	"     \"headers\": {\"X-Note\": \"note {title}\"},\n"
+	"     \"body\": {\"text\": \"{text}\", \"rev\": \"{rev}\", \"price\": \"{price}\",\n"
+	"       \"pinned\": \"{pinned}\", \"label\": \"{{{title}}} r{rev}\", \"n\": [1, null]}},\n"
+	"   \"params\": {\n"
+	"    \"title\": {\"type\": \"string\", \"maxLength\": 64, \"pattern\": \"[^\\r\\n]*\"},\n"
+	"    \"rev\": {\"type\": \"integer\", \"minimum\": 0},\n"
+	"    \"tag\": {\"type\": \"string\", \"maxLength\": 20, \"required\": false},\n"
+	"    \"text\": {\"type\": \"string\", \"maxLength\": 2000},\n"
+	"    \"price\": {\"type\": \"decimal\", \"scale\": 2},\n"
+	"    \"pinned\": {\"type\": \"boolean\", \"required\": false}}},\n"
+	"  {\"name\": \"grep_log\", \"description\": \"Search a log.\",\n"
+	"   \"target\": \"box\", \"scope\": \"read\",\n"
+	"   \"ssh\": {\"argv\": [\"grep\", \"-F\", \"--\", \"{needle}\", \"/var/log/{file}.log\"]},\n"
+	"   \"params\": {\"needle\": {\"type\": \"string\", \"maxLength\": 200},\n"
+	"              \"file\": {\"type\": \"string\", \"enum\": [\"syslog\", \"auth\"]}}}],\n"
+	" \"profiles\": {\"default\": {\"scopes\": [\"read\", \"write\"]}}}\n";
+
+static struct policy *
+pipeline_load(void)
+{
+	struct policy_diags diags = { 0 };
+	struct policy *p;
+	size_t i;
+
+	p = policy_load("pipeline.json", pipeline_policy,
+	    sizeof(pipeline_policy) - 1, &diags);
+	for (i = 0; i < diags.count; i++)
+		cr_log_error("%s", diags.items[i].text);
+	cr_assert_not_null(p);
+	policy_diags_free(&diags);
+	return p;
+}
+
+static struct value *
+pipeline_values(const struct policy_tool *t, const char *json)
+{
+	struct args_error_report err = { 0 };
+	struct value *v = NULL;
+	char reason[256], *text;
+	cJSON *args = cJSON_Parse(json);
+
+	if (!policy_args_validate(t, args, &v, &err)) {
+		text = args_error_report_text(&err, t->name);
+		cr_assert_fail("%s", text);
+	}
+	cr_assert(policy_values_check(t, v, t->param_count, reason,
+	    sizeof(reason)), "%s", reason);
+	cJSON_Delete(args);
+	return v;
+}
+
+typedef bool (*expander)(const struct policy_tool *, const struct value *,
+    struct policy_buf *, char *, size_t);
+
+static char *
+pipeline_expand(expander fn, const struct policy_tool *t,
+    const struct value *v)
+{
+	struct policy_buf b;
+	char why[WHY_SIZE];
+
+	policy_buf_init(&b, 65536);
+	cr_assert(fn(t, v, &b, why, sizeof(why)), "%s", why);
+	return policy_buf_steal(&b, NULL);
+}
+
+Test(expand, the_whole_pipeline_on_a_loaded_policy)
+{
+	struct policy *p = pipeline_load();
+	const struct policy_tool *put = &p->tools[0], *grep = &p->tools[1];
+	struct value *v;
+	struct policy_buf b;
+	char why[WHY_SIZE], *s;
+	bool omitted;
+
+	v = pipeline_values(put, "{\"title\": \"../a b\", \"rev\": 3, "
+	    "\"text\": \"x\\\"y\\n$(id) \xe6\x97\xa5\", \"price\": \"0.5\"}");
+	s = pipeline_expand(expand_http_path, put, v);
+	cr_assert_str_eq(s, "/notes/..%2Fa%20b/v3");
+	free(s);
+	s = pipeline_expand(expand_http_query, put, v);
+	cr_assert(strcmp(s, "lit=a%20b") == 0, "absent tag left out: %s", s);
+	free(s);
+	policy_buf_init(&b, 1024);
+	cr_assert(expand_http_header(put, 0, v, &b, &omitted, why, sizeof(why)));
+	cr_assert_str_eq(b.data, "note ../a b");
+	policy_buf_free(&b);
+	s = pipeline_expand(expand_http_body, put, v);
+	cr_assert_str_eq(s, "{\"text\":\"x\\\"y\\n$(id) \xe6\x97\xa5\",\"rev\":3,"
+	    "\"price\":\"0.50\",\"label\":\"{../a b} r3\",\"n\":[1,null]}");
+	free(s);
+	value_array_free(v, put->param_count);
+
+	v = pipeline_values(grep, "\"{\\\"needle\\\": \\\"'; rm -rf / #\\\", "
+	    "\\\"file\\\": \\\"auth\\\"}\"");
+	s = pipeline_expand(expand_ssh_command, grep, v);
+	cr_assert_str_eq(s, "'grep' '-F' '--' ''\\''; rm -rf / #' "
+	    "'/var/log/auth.log'");
+	free(s);
+	value_array_free(v, grep->param_count);
+	policy_free(p);
 }
