@@ -8,9 +8,6 @@
 #include "policy/constraint.h"
 #include "policy/expand.h"
 
-typedef bool (*expand_encoder)(const char *bytes, size_t len,
-    struct policy_buf *out);
-
 bool
 expand_value_text(const struct policy_param *p, const struct value *v,
     struct policy_buf *out)
@@ -101,18 +98,17 @@ expand_has_absent(const struct policy_template *t, const struct value *values)
 }
 
 /*
- * Literals as written; each value's text through encode (NULL: as is).
- * Fails when a value cannot be rendered (a NUL) or the buffer is full.
+ * Literals and values' text as they are; the caller encodes or checks the
+ * result for its place.  Fails when a value cannot be rendered (a NUL) or
+ * the buffer is full.
  */
 static bool
 expand_template(const struct policy_tool *tool, const struct policy_template *t,
-    const struct value *values, expand_encoder encode, struct policy_buf *out,
-    char *why, size_t why_size)
+    const struct value *values, struct policy_buf *out, char *why,
+    size_t why_size)
 {
 	const struct policy_template_part *part;
-	struct policy_buf text;
 	size_t i;
-	bool ok;
 
 	for (i = 0; i < t->part_count; i++) {
 		part = &t->parts[i];
@@ -120,15 +116,8 @@ expand_template(const struct policy_tool *tool, const struct policy_template *t,
 			policy_buf_append(out, part->literal, part->literal_len);
 			continue;
 		}
-		policy_buf_init(&text, out->max);
-		ok = expand_value_text(&tool->params[part->param_index],
-		    &values[part->param_index], &text);
-		if (ok && encode != NULL)
-			ok = encode(text.data ? text.data : "", text.len, out);
-		else if (ok)
-			ok = policy_buf_append(out, text.data, text.len);
-		policy_buf_free(&text);
-		if (!ok) {
+		if (!expand_value_text(&tool->params[part->param_index],
+		    &values[part->param_index], out) && !out->failed) {
 			snprintf(why, why_size, "%s: %s cannot be expanded here",
 			    tool->name, tool->params[part->param_index].name);
 			return false;
@@ -146,7 +135,7 @@ expand_template_raw(const struct policy_tool *tool,
     struct policy_buf *text, size_t max, char *why, size_t why_size)
 {
 	policy_buf_init(text, max);
-	if (expand_template(tool, t, values, NULL, text, why, why_size) &&
+	if (expand_template(tool, t, values, text, why, why_size) &&
 	    policy_buf_append(text, "", 0))
 		return true;
 	policy_buf_free(text);
@@ -316,7 +305,7 @@ expand_http_header(const struct policy_tool *tool, size_t index,
 	*omitted = expand_has_absent(&h->value, values);
 	if (*omitted)
 		return true;
-	if (!expand_template(tool, &h->value, values, NULL, out, why,
+	if (!expand_template(tool, &h->value, values, out, why,
 	    why_size))
 		return false;
 	if (!expand_header_text_ok(out->data + start, out->len - start)) {
