@@ -333,6 +333,10 @@ Test(load_params, decimal_scale_and_bounds)
 	expect_only(text, "1.5", "tools[0].params.d.minimum: must be a decimal "
 	    "string such as \"12.50\" (floats are refused)");
 	snprintf(text, sizeof(text), TOOL("%s\"params\": {\"d\": {\"type\": "
+	    "\"decimal\", \"scale\": 2, \"minimum\": 1E2}}"), head);
+	expect_only(text, "1E2", "tools[0].params.d.minimum: must be a decimal "
+	    "string such as \"12.50\" (floats are refused)");
+	snprintf(text, sizeof(text), TOOL("%s\"params\": {\"d\": {\"type\": "
 	    "\"decimal\", \"scale\": 2, \"maximum\": \"1.234\"}}"), head);
 	expect_only(text, "\"1.234\"", "tools[0].params.d.maximum: must be a "
 	    "decimal with at most 2 digits after the point");
@@ -414,6 +418,11 @@ Test(load_targets, ssh_host_key_required_in_one_form)
 	    "\"known_hosts\" or \"host_key_sha256\", not both");
 	expect_only(SSH_HEAD ", \"host_key_sha256\": \"SHA256:abc\"}}}",
 	    "\"SHA256:abc\"", "targets.web.host_key_sha256: must be \"SHA256:\" "
+	    "and 43 base64 characters (as ssh-keygen -l prints) or 64 hex digits");
+	/* 43 characters whose last one carries bits past the 32 bytes. */
+	expect_only(SSH_HEAD ", \"host_key_sha256\": "
+	    "\"SHA256:ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa1\"}}}",
+	    "\"SHA256:ung", "targets.web.host_key_sha256: must be \"SHA256:\" "
 	    "and 43 base64 characters (as ssh-keygen -l prints) or 64 hex digits");
 	expect_only(SSH_HEAD ", \"known_hosts\": \"/kh\", "
 	    "\"strict_host_key_checking\": false}}}", "\"strict_host_key_checking\"",
