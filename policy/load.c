@@ -183,6 +183,7 @@ static void
 load_catalog_pin(struct load_ctx *ctx, const cJSON *root)
 {
 	const cJSON *pin = ctx_member(ctx, root, "catalog_sha256", false);
+	const struct json_location *l;
 	struct policy *p = ctx->policy;
 
 	if (pin == NULL)
@@ -194,6 +195,10 @@ load_catalog_pin(struct load_ctx *ctx, const cJSON *root)
 		return;
 	}
 	p->has_catalog_pin = true;
+	if ((l = json_locations_find(&ctx->locs, pin)) != NULL) {
+		p->catalog_pin_line = l->line;
+		p->catalog_pin_col = l->col;
+	}
 }
 
 /* A list of uids or gids; each within uid_t without (uid_t)-1. */

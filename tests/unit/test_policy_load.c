@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
+#include "policy/catalog.h"
 #include "policy/load.h"
 
 #define HEAD "{\"sallyport\": 1,\n"
@@ -550,9 +552,7 @@ Test(load_top, settings_reach_the_struct)
 {
 	struct policy *p = load_ok("{\"sallyport\": 1, \"server\": {\"name\": "
 	    "\"gw\", \"on_invalid\": \"reject\", \"sandbox\": \"best-effort\"}, "
-	    "\"limits\": {\"max_inflight\": 3, \"call_timeout_ms\": 2500}, "
-	    "\"catalog_sha256\": \"ba7816bf8f01cfea414140de5dae2223b00361a396177a"
-	    "9cb410ff61f20015ad\"}");
+	    "\"limits\": {\"max_inflight\": 3, \"call_timeout_ms\": 2500}}");
 
 	cr_assert_str_eq(p->server_name, "gw");
 	cr_assert_eq(p->on_invalid, POLICY_ON_INVALID_REJECT);
@@ -560,8 +560,7 @@ Test(load_top, settings_reach_the_struct)
 	cr_assert_eq(p->limits.max_inflight, 3);
 	cr_assert_eq(p->limits.call_timeout_ms, 2500);
 	cr_assert_eq(p->limits.calls_per_session, 200);
-	cr_assert(p->has_catalog_pin);
-	cr_assert_eq(p->catalog_pin[0], 0xba);
+	cr_assert_not(p->has_catalog_pin);
 	policy_free(p);
 }
 
@@ -669,4 +668,47 @@ Test(load_all, design_example_loads_into_the_model)
 	cr_assert_eq(p->targets[p->tools[2].target_index].type, TARGET_SSH);
 	policy_free(p);
 	free(text);
+}
+
+/* One http tool with the given description, pinned when pin is not "". */
+static void
+pinned_policy(char *buf, size_t size, const char *pin, const char *description)
+{
+	snprintf(buf, size, HEAD "%s%s%s" T_HTTP "\"tools\": [{\"name\": \"t\", "
+	    "\"description\": \"%s\", \"target\": \"api\", \"scope\": "
+	    "\"read\", \"http\": {\"method\": \"GET\", \"path\": \"/\"}}]}",
+	    pin[0] ? "\"catalog_sha256\": \"" : "", pin, pin[0] ? "\",\n" : "",
+	    description);
+}
+
+/* A pin of the catalog as loaded passes; one changed description breaks it. */
+Test(load_top, catalog_pin_must_match)
+{
+	char text[2048], hex[HASH_SHA256_HEX_LEN + 1], want[512];
+	uint8_t fp[HASH_SHA256_LEN];
+	struct policy_diags d = { 0 };
+	struct policy *p;
+
+	pinned_policy(text, sizeof(text), "", "Read it.");
+	p = load_ok(text);
+	cr_assert(policy_catalog_fingerprint(p, fp));
+	policy_free(p);
+	hash_hex(fp, sizeof(fp), hex);
+	pinned_policy(text, sizeof(text), hex, "Read it.");
+	p = load_ok(text);
+	cr_assert(p->has_catalog_pin);
+	cr_assert_eq(memcmp(p->catalog_pin, fp, sizeof(fp)), 0);
+	cr_assert(policy_check_catalog_pin(p, "t.json", &d));
+	cr_assert_eq(d.count, 0);
+	policy_free(p);
+	pinned_policy(text, sizeof(text), hex, "Read it, then delete it.");
+	snprintf(want, sizeof(want), "t.json:2:19: catalog_sha256 is %s but "
+	    "the catalog's fingerprint is ", hex);
+	p = load_ok(text);
+	cr_assert_not(policy_check_catalog_pin(p, "t.json", &d));
+	policy_free(p);
+	cr_assert_eq(d.count, 1);
+	cr_assert(strncmp(d.items[0].text, want, strlen(want)) == 0, "%s",
+	    d.items[0].text);
+	policy_diags_free(&d);
 }
