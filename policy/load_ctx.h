@@ -103,6 +103,9 @@ bool load_header_name_ok(const char *name);
 bool load_base_url(struct load_ctx *ctx, const cJSON *node,
     struct policy_target *t);
 
+/* A "." or ".." segment in a URL path, also written as %2e. */
+bool load_path_has_dot_segment(const char *path);
+
 /* true for localhost, 127.0.0.0/8 and ::1. */
 bool load_host_is_loopback(const char *host);
 

@@ -55,7 +55,7 @@ http_path(struct load_ctx *ctx, const cJSON *http, struct template_use *use,
 			    "path (a query goes in \"query\")");
 			return;
 		}
-	if (strstr(m->valuestring, "/../") || strstr(m->valuestring, "/./")) {
+	if (load_path_has_dot_segment(m->valuestring)) {
 		ctx_error(ctx, m, "has a '.' or '..' segment");
 		return;
 	}

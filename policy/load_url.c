@@ -33,6 +33,39 @@ load_host_is_loopback(const char *host)
 	    memcmp(a6, one6, sizeof(a6)) == 0;
 }
 
+/* One segment, "%2e" read as '.': servers decode it before resolving. */
+static bool
+segment_is_dots(const char *seg, size_t len)
+{
+	size_t dots = 0, i = 0;
+
+	while (i < len) {
+		if (seg[i] == '.')
+			i++;
+		else if (len - i >= 3 && strncasecmp(seg + i, "%2e", 3) == 0)
+			i += 3;
+		else
+			return false;
+		dots++;
+	}
+	return dots == 1 || dots == 2;
+}
+
+bool
+load_path_has_dot_segment(const char *path)
+{
+	const char *seg = path, *end;
+
+	for (;;) {
+		end = strchr(seg, '/');
+		if (segment_is_dots(seg, end ? (size_t)(end - seg) : strlen(seg)))
+			return true;
+		if (end == NULL)
+			return false;
+		seg = end + 1;
+	}
+}
+
 static bool
 url_is_hex(char c)
 {
@@ -53,9 +86,7 @@ url_check_path(const char *path)
 		if (*p == '%' && (!url_is_hex(p[1]) || !url_is_hex(p[2])))
 			return "has a '%' not followed by two hex digits";
 	}
-	if (strstr(path, "/./") || strstr(path, "/../") ||
-	    (strlen(path) >= 2 && strcmp(path + strlen(path) - 2, "/.") == 0) ||
-	    (strlen(path) >= 3 && strcmp(path + strlen(path) - 3, "/..") == 0))
+	if (load_path_has_dot_segment(path))
 		return "has a '.' or '..' segment";
 	return NULL;
 }

@@ -523,6 +523,30 @@ Test(load_templates, ssh_command_is_literal)
 	    "placeholder");
 }
 
+/* Dot segments, plain or percent-encoded, anywhere in the literal path. */
+Test(load_templates, path_has_no_dot_segments)
+{
+	static const char *const paths[] = { "/a/../b", "/a/..", "/./a",
+	    "/a/%2e%2e/b", "/a/%2E.", "/x/.%2e" };
+	char text[1024], needle[64];
+	size_t i;
+	struct policy *p;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		snprintf(needle, sizeof(needle), "\"%s\"", paths[i]);
+		snprintf(text, sizeof(text), TOOL("\"http\": {\"method\": \"GET\", "
+		    "\"path\": \"%s\"}"), paths[i]);
+		expect_only(text, needle, "tools[0].http.path: has a '.' or "
+		    "'..' segment");
+	}
+	p = load_ok(TOOL("\"http\": {\"method\": \"GET\", \"path\": "
+	    "\"/a..b/.well-known/%2e%2ex\"}"));
+	policy_free(p);
+	expect_only(HEAD "\"targets\": {\"api\": {\"type\": \"http\", "
+	    "\"base_url\": \"https://api.example.com/v1/%2E%2e\"}}}", "\"https://",
+	    "targets.api.base_url: has a '.' or '..' segment");
+}
+
 Test(load_templates, get_has_no_body_and_action_fits_target)
 {
 	expect_only(TOOL("\"http\": {\"method\": \"GET\", \"path\": \"/\", "
