@@ -26,6 +26,14 @@
 #define LOAD_ENTRY_FIRST LOAD_LOWER LOAD_DIGIT
 #define LOAD_ENTRY_REST LOAD_LOWER LOAD_DIGIT "_-."
 #define LOAD_SCOPE_REST LOAD_LOWER LOAD_DIGIT "_-.:"
+/*
+ * The type of an entry whose "type" was refused: outside the enum, so the
+ * checks that depend on it skip it.  Never seen outside the loader, which
+ * returns no policy once an error was reported.
+ */
+#define LOAD_CREDENTIAL_UNTYPED ((enum policy_credential_type)-1)
+#define LOAD_TARGET_UNTYPED ((enum policy_target_type)-1)
+
 #define LOAD_TIMEOUT_MIN 100
 #define LOAD_TIMEOUT_MAX 600000
 

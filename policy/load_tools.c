@@ -267,7 +267,7 @@ tool_description(struct load_ctx *ctx, const cJSON *obj,
 		    POLICY_DESCRIPTION_MAX);
 }
 
-/* The target must exist; returns its type, or -1. */
+/* The target must exist; returns its type, or -1 when unknown. */
 static int
 tool_target(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool)
 {
@@ -284,6 +284,8 @@ tool_target(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool)
 	for (i = 0; i < ctx->policy->target_count; i++)
 		if (strcmp(ctx->policy->targets[i].name, m->valuestring) == 0) {
 			tool->target_index = i;
+			if (ctx->policy->targets[i].type == LOAD_TARGET_UNTYPED)
+				return -1;
 			return (int)ctx->policy->targets[i].type;
 		}
 	ctx_quote(m->valuestring, q, sizeof(q));
@@ -430,10 +432,8 @@ load_tools(struct load_ctx *ctx, const cJSON *root)
 		log_error("out of memory");
 		return;
 	}
-	cJSON_ArrayForEach(e, all) {
-		p->tools[p->tool_count].kind = (enum policy_tool_kind)-1;
+	cJSON_ArrayForEach(e, all)
 		load_tool(ctx, e, p->tool_count++);
-	}
 }
 
 static void
