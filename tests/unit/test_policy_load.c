@@ -736,3 +736,53 @@ Test(load_top, catalog_pin_must_match)
 	    d.items[0].text);
 	policy_diags_free(&d);
 }
+
+Test(load_top, server_audit_and_paths)
+{
+	expect_only("{\"sallyport\": 1, \"server\": {\"name\": \"ops gw\"}}",
+	    "\"ops gw\"", "server.name: must match "
+	    "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$");
+	expect_only("{\"sallyport\": 1, \"server\": {\"run_as\": \"Root;id\"}}",
+	    "\"Root;id\"", "server.run_as: must be a user name matching "
+	    "^[a-z_][a-z0-9_-]{0,31}$");
+	expect_only("{\"sallyport\": 1, \"audit\": {\"key_file\": \"/k\"}}",
+	    "{\"key_file\"", "audit: missing \"path\"");
+	expect_only("{\"sallyport\": 1, \"state_dir\": \"var/lib\"}",
+	    "\"var/lib\"", "state_dir: must be an absolute path");
+	expect_only("{\"sallyport\": 1, \"strict_credentials\": \"yes\"}",
+	    "\"yes\"", "strict_credentials: must be true or false");
+	expect_only("{\"sallyport\": 1, \"profiles\": {\"Ops Team\": "
+	    "{\"scopes\": []}}}", "\"Ops Team\"", "profiles: bad profile name "
+	    "\"Ops Team\" (want ^[a-z0-9][a-z0-9_.-]{0,63}$)");
+}
+
+Test(load_tools, action_members)
+{
+	expect_only(TOOL("\"http\": {\"method\": \"TRACE\", \"path\": \"/\"}"),
+	    "\"TRACE\"", "tools[0].http.method: must be GET, HEAD, POST, PUT, "
+	    "PATCH or DELETE");
+	expect_only(TOOL("\"http\": {\"method\": \"GET\", \"path\": \"/\", "
+	    "\"headers\": {\"Host\": \"evil.example\"}}"), "\"Host\"",
+	    "tools[0].http.headers: \"Host\" is not a header name a policy may "
+	    "set");
+	expect_only(TOOL("\"http\": {\"method\": \"GET\", \"path\": \"/\", "
+	    "\"headers\": {\"X-A\": \"a\\r\\nX-Injected: 1\"}}"), "\"a\\r",
+	    "tools[0].http.headers.X-A: a header value cannot hold control "
+	    "characters");
+	expect_only(TOOL("\"http\": {\"method\": \"GET\", \"path\": \"/\", "
+	    "\"query\": {\"a=b\": \"c\"}}"), "\"a=b\"",
+	    "tools[0].http.query: bad query name \"a=b\"");
+	expect_only(TOOL("\"http\": {\"method\": \"GET\", \"path\": \"/\"}, "
+	    "\"ssh\": {\"argv\": [\"df\"]}"), "\"ssh\"",
+	    "tools[0]: a tool has \"http\" or \"ssh\", not both");
+	expect_only(TOOL("\"http\": {\"method\": \"GET\", \"path\": \"/\"}, "
+	    "\"idempotent\": true"), "\"idempotent\"",
+	    "tools[0]: \"idempotent\" applies only to a mutating tool");
+	expect_among(TOOL("\"http\": {\"method\": \"GET\", \"path\": \"/\"}, "
+	    "\"params\": {\"Id\": {\"type\": \"integer\"}}"), "\"Id\"",
+	    "tools[0].params: bad param name \"Id\" (want ^[a-z][a-z0-9_]{0,63}$)");
+	expect_only(SSH_HEAD ", \"known_hosts\": \"/kh\"}},\n\"tools\": "
+	    "[{\"name\": \"t\", \"description\": \"d\", \"target\": \"web\", "
+	    "\"scope\": \"r\", \"ssh\": {\"argv\": []}}]}", "[]",
+	    "tools[0].ssh.argv: must be an array of 1 to 256 strings");
+}
