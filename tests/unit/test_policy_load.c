@@ -652,7 +652,7 @@ Test(load_all, hostile_values_keep_messages_on_one_line)
 		cr_assert((unsigned char)*s >= 0x20 && *s != 0x7f,
 		    "control character in %s", d.items[0].text);
 	cr_assert_str_eq(d.items[0].text, "dir/?x.json:1:18: unknown key "
-	    "\"a\\n\\\"b$(id)\\u001b[31m\xe2\x80\xae\xc3\xa9\"");
+	    "\"a\\n\\\"b$(id)\\u001b[31m\\u202e\xc3\xa9\"");
 	policy_diags_free(&d);
 }
 
@@ -785,4 +785,22 @@ Test(load_tools, action_members)
 	    "[{\"name\": \"t\", \"description\": \"d\", \"target\": \"web\", "
 	    "\"scope\": \"r\", \"ssh\": {\"argv\": []}}]}", "[]",
 	    "tools[0].ssh.argv: must be an array of 1 to 256 strings");
+}
+
+/* A hostile member name inside the path is quoted, escaped and cut. */
+Test(load_all, hostile_key_in_a_path_is_quoted)
+{
+	const char *text = "{\"sallyport\": 1, \"credentials\": {"
+	    "\"x\\\"$(id)\\n`y`%2e%2e\xe2\x80\xae\xf0\x9f\x98\x80"
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\": "
+	    "{\"type\": \"tok\"}}}";
+	struct policy_diags d = { 0 };
+
+	cr_assert_null(policy_load("t.json", text, strlen(text), &d));
+	cr_assert_eq(d.count, 2, "%s", d.count ? d.items[0].text : "");
+	cr_assert_str_eq(d.items[1].text, "t.json:1:120: credentials[\"x\\\"$(id)"
+	    "\\n`y`%2e%2e\\u202e\xf0\x9f\x98\x80" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaa..."
+	    "\"].type: unknown credential type \"tok\" (bearer, basic, header, "
+	    "ssh-key)");
+	policy_diags_free(&d);
 }
