@@ -227,13 +227,21 @@ ctx_member(struct load_ctx *ctx, const cJSON *obj, const char *key,
 	return m;
 }
 
+void
+ctx_out_of_memory(struct load_ctx *ctx)
+{
+	log_error("out of memory");
+	policy_diags_add(ctx->diags, POLICY_DIAG_ERROR, ctx->name, 1, 1,
+	    "out of memory while loading the policy");
+}
+
 char *
-ctx_strdup(const char *s)
+ctx_strdup(struct load_ctx *ctx, const char *s)
 {
 	char *d = strdup(s);
 
 	if (d == NULL)
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 	return d;
 }
 
@@ -250,7 +258,7 @@ ctx_string(struct load_ctx *ctx, const cJSON *obj, const char *key,
 		return false;
 	}
 	free(*out);
-	*out = ctx_strdup(m->valuestring);
+	*out = ctx_strdup(ctx, m->valuestring);
 	return *out != NULL;
 }
 
@@ -345,7 +353,7 @@ ctx_path(struct load_ctx *ctx, const cJSON *obj, const char *key,
 		return false;
 	}
 	free(*out);
-	*out = ctx_strdup(m->valuestring);
+	*out = ctx_strdup(ctx, m->valuestring);
 	return *out != NULL;
 }
 
@@ -364,7 +372,7 @@ ctx_add_secret_file(struct load_ctx *ctx, const char *path,
 		ncap = ctx->secret_cap ? ctx->secret_cap * 2 : 8;
 		grown = reallocarray(p->secret_files, ncap, sizeof(*grown));
 		if (grown == NULL) {
-			log_error("out of memory");
+			ctx_out_of_memory(ctx);
 			return false;
 		}
 		p->secret_files = grown;
