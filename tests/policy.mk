@@ -98,3 +98,7 @@ tests/fuzz/fuzz_policy_load: $(FUZZ_POLICY_LOAD_FILES)
 	    $(CJSON_LIBS) $(LIBCRYPTO_LIBS)
 EXTRA_DIST += tests/fuzz/fuzz_policy_load.c \
 	tests/fuzz/corpus/fuzz_policy_load
+
+if HAVE_CLANG
+FUZZ_TARGETS += tests/fuzz/fuzz_policy_load
+endif
