@@ -1,0 +1,15 @@
+# tests of the ssh engine: each test process starts its own sshd on
+# 127.0.0.1 through tests/integration/sshd_fixture.sh.
+EXTRA_DIST += tests/integration/sshd_fixture.sh
+SSH_TEST_CFLAGS = $(UNIT_CFLAGS) \
+	-DSSHD_FIXTURE='"$(abs_top_srcdir)/tests/integration/sshd_fixture.sh"'
+SSH_TEST_LDADD = libspexecutor.a libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
+SSH_HARNESS = tests/unit/ssh_harness.c tests/unit/ssh_harness.h
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_ssh
+TESTS += tests/unit/test_ssh
+endif
+tests_unit_test_ssh_SOURCES = tests/unit/test_ssh.c $(SSH_HARNESS)
+tests_unit_test_ssh_CFLAGS = $(SSH_TEST_CFLAGS)
+tests_unit_test_ssh_LDADD = $(SSH_TEST_LDADD)
