@@ -13,3 +13,11 @@ endif
 tests_unit_test_ssh_SOURCES = tests/unit/test_ssh.c $(SSH_HARNESS)
 tests_unit_test_ssh_CFLAGS = $(SSH_TEST_CFLAGS)
 tests_unit_test_ssh_LDADD = $(SSH_TEST_LDADD)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_ssh_conn
+TESTS += tests/unit/test_ssh_conn
+endif
+tests_unit_test_ssh_conn_SOURCES = tests/unit/test_ssh_conn.c $(SSH_HARNESS)
+tests_unit_test_ssh_conn_CFLAGS = $(SSH_TEST_CFLAGS)
+tests_unit_test_ssh_conn_LDADD = $(SSH_TEST_LDADD)

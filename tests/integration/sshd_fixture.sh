@@ -1,7 +1,7 @@
 #!/bin/sh
 # A throwaway OpenSSH server on 127.0.0.1 for the SSH engine's tests.
 #
-#   sshd_fixture.sh start DIR [rsa]   prints the port on stdout
+#   sshd_fixture.sh start DIR [rsa] [debug]   prints the port on stdout
 #   sshd_fixture.sh stop DIR
 #
 # start generates, in DIR: host_key (the server's), other_host_key (a key
@@ -9,11 +9,27 @@
 # authorized), user_rsa with "rsa"; known_hosts and known_hosts_other
 # naming [127.0.0.1]:PORT with each host key; authorized_keys; sshd_config;
 # sshd.log.  sshd runs under `timeout` so a crashed test cannot leave it
-# running for long.  stop kills it by the pid recorded at start.
+# running for long.  "rsa" also lets sshd accept ssh-rsa (SHA-1)
+# signatures: libssh2 1.10 signs RSA user auth with nothing else, and
+# OpenSSH 8.8+ refuses that by default.  "debug" raises sshd's LogLevel to DEBUG1, so the log
+# shows global requests such as keepalives.  stop kills sshd by the pid
+# recorded at start.
 set -eu
 
-cmd=${1:?usage: sshd_fixture.sh start|stop DIR [rsa]}
-dir=${2:?usage: sshd_fixture.sh start|stop DIR [rsa]}
+usage='usage: sshd_fixture.sh start|stop DIR [rsa] [debug]'
+cmd=${1:?$usage}
+dir=${2:?$usage}
+shift 2
+want_rsa=no
+extra_config=''
+log_level=VERBOSE
+for opt in "$@"; do
+	case $opt in
+	rsa) want_rsa=yes; extra_config='PubkeyAcceptedAlgorithms +ssh-rsa' ;;
+	debug) log_level=DEBUG1 ;;
+	*) echo "$usage" >&2; exit 64 ;;
+	esac
+done
 sshd=/usr/sbin/sshd	# sshd re-executes itself: it needs an absolute path
 
 keygen() {
@@ -40,9 +56,10 @@ UsePAM no
 StrictModes no
 PermitRootLogin prohibit-password
 PidFile $dir/sshd.pid
-LogLevel VERBOSE
+LogLevel $log_level
 MaxSessions 10
 MaxStartups 50
+$extra_config
 CONF
 }
 
@@ -76,7 +93,7 @@ start() {
 	keygen ed25519 user_ed25519
 	keygen ed25519 stranger
 	cp "$dir/user_ed25519.pub" "$dir/authorized_keys"
-	if [ "${3:-}" = rsa ]; then
+	if [ $want_rsa = yes ]; then
 		keygen rsa user_rsa
 		cat "$dir/user_rsa.pub" >>"$dir/authorized_keys"
 	fi
@@ -103,7 +120,7 @@ stop() {
 }
 
 case $cmd in
-start) start "$@" ;;
+start) start ;;
 stop) stop ;;
-*) echo "usage: sshd_fixture.sh start|stop DIR [rsa]" >&2; exit 64 ;;
+*) echo "$usage" >&2; exit 64 ;;
 esac

@@ -38,7 +38,7 @@ sshd_path(const struct sshd *s, const char *name, char *out, size_t size)
 }
 
 void
-sshd_start(struct sshd *s, bool rsa)
+sshd_start(struct sshd *s, const char *options)
 {
 	char cmd[512];
 	FILE *p;
@@ -46,7 +46,7 @@ sshd_start(struct sshd *s, bool rsa)
 	snprintf(s->dir, sizeof(s->dir), "/tmp/sp-sshd-XXXXXX");
 	cr_assert_not_null(mkdtemp(s->dir), "mkdtemp");
 	snprintf(cmd, sizeof(cmd), "sh '%s' start '%s' %s", SSHD_FIXTURE,
-	    s->dir, rsa ? "rsa" : "");
+	    s->dir, options);
 	cr_assert_not_null(p = popen(cmd, "r"), "popen fixture");
 	s->port = 0;
 	if (fscanf(p, "%d", &s->port) != 1)

