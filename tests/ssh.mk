@@ -21,3 +21,12 @@ endif
 tests_unit_test_ssh_conn_SOURCES = tests/unit/test_ssh_conn.c $(SSH_HARNESS)
 tests_unit_test_ssh_conn_CFLAGS = $(SSH_TEST_CFLAGS)
 tests_unit_test_ssh_conn_LDADD = $(SSH_TEST_LDADD)
+
+# Printed latency comparison with ssh's control master (see its log).
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_ssh_bench
+TESTS += tests/unit/test_ssh_bench
+endif
+tests_unit_test_ssh_bench_SOURCES = tests/unit/test_ssh_bench.c $(SSH_HARNESS)
+tests_unit_test_ssh_bench_CFLAGS = $(SSH_TEST_CFLAGS)
+tests_unit_test_ssh_bench_LDADD = $(SSH_TEST_LDADD)

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <criterion/criterion.h>
@@ -107,22 +108,15 @@ Test(ssh_conn, twenty_calls_share_one_connection)
 	    "each call should reuse the one connection");
 }
 
-/*
- * Starts n calls at once; each prints when it started and ended on the
- * server (ns) and its number, so overlap is measured where it happens.
- */
+/* Starts the n commands at once and waits for all of them. */
 static void
-run_parallel(int t, struct call_result *rs, int n, const char *sleep_s)
+run_parallel(int t, struct call_result *rs, char (*cmds)[600], int n)
 {
-	struct ssh_request req = { .output_limit = 4096, .timeout_ms = 8000 };
-	char cmd[160];
+	struct ssh_request req = { .output_limit = 4096, .timeout_ms = 10000 };
 	int i;
 
 	for (i = 0; i < n; i++) {
-		snprintf(cmd, sizeof(cmd), "s=$(date +%%s%%N); sleep %s; "
-		    "echo \"$s $(date +%%s%%N) parallel $((%d * 3))\"",
-		    sleep_s, i);
-		req.command = cmd;
+		req.command = cmds[i];
 		memset(&rs[i], 0, sizeof(rs[i]));
 		cr_assert_not_null(ssh_call_start(engine, t, &req, result_store,
 		    &rs[i]));
@@ -130,27 +124,27 @@ run_parallel(int t, struct call_result *rs, int n, const char *sleep_s)
 	loop_until_done(base, rs, (size_t)n);
 }
 
-/* Checks each call's output; returns how many ran at the same time. */
-static int
-parallel_overlap(struct call_result *rs, int n)
+/* A fresh directory on the server side for the commands to meet in. */
+static void
+rendezvous_dir(char *dir, size_t size)
 {
-	unsigned long long start[16], end[16];
-	int i, j, num, most = 0;
+	sshd_path(&sshd, "par", dir, size);
+	cr_assert_eq(mkdir(dir, 0700), 0);
+}
 
-	cr_assert_leq(n, 16);
+/* Checks "COUNT call I" from each call; returns the largest COUNT. */
+static int
+parallel_counts(struct call_result *rs, int n)
+{
+	int i, count, num, most = 0;
+
 	for (i = 0; i < n; i++) {
 		cr_assert_eq(rs[i].outcome, SSH_OK, "%s", rs[i].message);
-		cr_assert_eq(sscanf(rs[i].out, "%llu %llu parallel %d", &start[i],
-		    &end[i], &num), 3, "output: %s", rs[i].out);
-		cr_assert_eq(num, i * 3, "call %d got another's output", i);
+		cr_assert_eq(sscanf(rs[i].out, "%d call %d", &count, &num), 2,
+		    "output: %s", rs[i].out);
+		cr_assert_eq(num, i, "call %d got another's output", i);
+		most = count > most ? count : most;
 		result_clear(&rs[i]);
-	}
-	for (i = 0; i < n; i++) {
-		int running = 0;
-
-		for (j = 0; j < n; j++)
-			running += start[j] <= start[i] && start[i] < end[j];
-		most = running > most ? running : most;
 	}
 	return most;
 }
@@ -158,24 +152,40 @@ parallel_overlap(struct call_result *rs, int n)
 Test(ssh_conn, several_calls_run_at_once_on_one_connection)
 {
 	struct call_result rs[6];
-	int t = add_target("user_ed25519");
+	char dir[300], cmds[6][600];
+	int t = add_target("user_ed25519"), i;
 
-	run_parallel(t, rs, 6, "0.8");
-	cr_assert_eq(parallel_overlap(rs, 6), 6);
+	/* each announces itself, then waits (at most 6 s) for all six: only
+	 * calls running at the same time can all see six */
+	rendezvous_dir(dir, sizeof(dir));
+	for (i = 0; i < 6; i++)
+		snprintf(cmds[i], sizeof(cmds[i]), "d='%s'; touch $d/c.%d; "
+		    "n=0; while [ $(ls $d | wc -l) -lt 6 ] && [ $n -lt 120 ]; "
+		    "do sleep 0.05; n=$((n + 1)); done; "
+		    "echo \"$(ls $d | wc -l) call %d\"", dir, i, i);
+	run_parallel(t, rs, cmds, 6);
+	cr_assert_eq(parallel_counts(rs, 6), 6);
 	cr_assert_eq(sshd_log_count(&sshd, "Accepted publickey"), 1);
 }
 
 Test(ssh_conn, calls_beyond_the_channel_limit_wait_their_turn)
 {
 	struct call_result rs[5];
-	int t;
+	char dir[300], cmds[5][600];
+	int t, i;
 
 	ssh_engine_free(engine);
 	event_base_free(base);
 	start_engine(30, 2);
 	t = add_target("user_ed25519");
-	run_parallel(t, rs, 5, "0.3");
-	cr_assert_eq(parallel_overlap(rs, 5), 2);
+	/* each counts the commands running beside it, itself included */
+	rendezvous_dir(dir, sizeof(dir));
+	for (i = 0; i < 5; i++)
+		snprintf(cmds[i], sizeof(cmds[i]), "d='%s'; touch $d/r.%d; "
+		    "sleep 0.3; c=$(ls $d | wc -l); sleep 0.2; rm $d/r.%d; "
+		    "echo \"$c call %d\"", dir, i, i, i);
+	run_parallel(t, rs, cmds, 5);
+	cr_assert_leq(parallel_counts(rs, 5), 2);
 }
 
 /* Pids whose parent is ppid (sshd's per-connection processes). */
