@@ -216,17 +216,13 @@ ssh_call_finish(struct ssh_call *call, enum ssh_outcome outcome,
 	call->done(&r, call->arg);
 }
 
+/*
+ * The target's connection, made on first use.  One that died while idle
+ * is noticed when the next channel open fails, and the call moves on.
+ */
 static struct ssh_conn *
 target_conn(struct ssh_engine *engine, struct ssh_target_conf *t)
 {
-	/* idle and found closed: a fresh one now, before anything is sent */
-	if (t->conn != NULL && TAILQ_EMPTY(&t->conn->calls) &&
-	    !ssh_conn_is_alive(t->conn)) {
-		log_info("connection to %s port %u found closed; reconnecting",
-		    t->address, (unsigned)t->port);
-		conn_discard(t->conn);
-		t->conn = NULL;
-	}
 	if (t->conn == NULL)
 		t->conn = ssh_conn_new(engine, t);
 	return t->conn;

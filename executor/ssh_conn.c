@@ -358,20 +358,6 @@ conn_keepalive_cb(evutil_socket_t fd, short what, void *arg)
 	event_add(conn->keepalive, &tv);
 }
 
-bool
-ssh_conn_is_alive(struct ssh_conn *conn)
-{
-	char c;
-	ssize_t n;
-
-	if (conn->state != CONN_READY)
-		return conn->state < CONN_READY;
-	n = recv(conn->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-	if (n > 0)
-		return true;
-	return n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK);
-}
-
 struct ssh_conn *
 ssh_conn_new(struct ssh_engine *engine, struct ssh_target_conf *target)
 {

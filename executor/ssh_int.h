@@ -140,7 +140,6 @@ struct ssh_conn *ssh_conn_new(struct ssh_engine *engine,
 void ssh_conn_free(struct ssh_conn *conn);
 void ssh_conn_kick(struct ssh_conn *conn);
 void ssh_conn_note_eagain(struct ssh_conn *conn, struct ssh_call *call);
-bool ssh_conn_is_alive(struct ssh_conn *conn);
 
 /*
  * ssh_channel.c: one step of a call's channel.  STEP_BLOCKED: waiting for

@@ -258,6 +258,35 @@ Test(ssh_conn, a_connection_found_dead_is_replaced_once)
 	cr_assert_eq(sshd_log_count(&sshd, "Accepted publickey"), 2);
 }
 
+/*
+ * The first call kills its own sshd session process, dropping the
+ * connection; the second, queued behind it (one channel at a time) and
+ * not yet sent, moves to a fresh connection instead of failing.
+ */
+Test(ssh_conn, a_queued_call_survives_the_connection_dying)
+{
+	struct call_result rs[2] = { 0 };
+	struct ssh_request req = { .output_limit = 4096, .timeout_ms = 8000 };
+	int t;
+
+	ssh_engine_free(engine);
+	event_base_free(base);
+	start_engine(30, 1);
+	t = add_target("user_ed25519");
+	req.command = "echo dying; sleep 0.2; kill -KILL $PPID";
+	cr_assert_not_null(ssh_call_start(engine, t, &req, result_store,
+	    &rs[0]));
+	req.command = "echo 'queued \\ ran'";
+	cr_assert_not_null(ssh_call_start(engine, t, &req, result_store,
+	    &rs[1]));
+	loop_until_done(base, rs, 2);
+	cr_assert_eq(rs[0].outcome, SSH_UNKNOWN, "%s", rs[0].message);
+	assert_ok_output(&rs[1], "queued \\ ran\n");
+	cr_assert_eq(sshd_log_count(&sshd, "Accepted publickey"), 2);
+	result_clear(&rs[0]);
+	result_clear(&rs[1]);
+}
+
 static void
 stop_loop_cb(evutil_socket_t fd, short what, void *arg)
 {
