@@ -298,16 +298,32 @@ conn_rearm(struct ssh_conn *conn)
 		log_error("event_add failed");
 }
 
+/* Whether a call still waits for a result from this connection. */
+static bool
+conn_has_live_calls(const struct ssh_conn *conn)
+{
+	const struct ssh_call *call;
+
+	TAILQ_FOREACH(call, &conn->calls, entry)
+		if (!call->detached)
+			return true;
+	return false;
+}
+
+/*
+ * One pass: set up, step every call, then re-arm.  A connection still
+ * being set up that nobody waits for any more (all timed out) is dropped.
+ */
 static void
 conn_drive(struct ssh_conn *conn)
 {
 	conn->want = 0;
-	if (conn->state < CONN_READY)
+	if (conn->state < CONN_READY && conn_has_live_calls(conn))
 		conn_setup(conn);
 	if (conn->state == CONN_READY)
 		conn_step_calls(conn);
 	if (conn->state == CONN_FAILED || conn->state == CONN_DEAD ||
-	    (conn->state != CONN_READY && TAILQ_EMPTY(&conn->calls))) {
+	    (conn->state != CONN_READY && !conn_has_live_calls(conn))) {
 		/* frees conn; nothing here may touch it afterwards */
 		ssh_engine_conn_ended(conn);
 		return;

@@ -219,6 +219,27 @@ loop_until_done(struct event_base *base, struct call_result *rs, size_t n)
 	}
 }
 
+static void
+stop_loop_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	event_base_loopbreak(arg);
+}
+
+void
+run_loop_for(struct event_base *base, unsigned ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000,
+	    .tv_usec = (ms % 1000) * 1000 };
+	struct event *stop = evtimer_new(base, stop_loop_cb, base);
+
+	cr_assert_not_null(stop);
+	evtimer_add(stop, &tv);
+	event_base_dispatch(base);
+	event_free(stop);
+}
+
 void
 run_call(struct event_base *base, struct ssh_engine *engine, int target,
     const char *command, size_t limit, uint32_t timeout_ms,

@@ -76,6 +76,9 @@ void result_clear(struct call_result *r);
 void loop_until_done(struct event_base *base, struct call_result *rs,
     size_t n);
 
+/* Runs the loop for ms milliseconds. */
+void run_loop_for(struct event_base *base, unsigned ms);
+
 /* One call, run to its end. */
 void run_call(struct event_base *base, struct ssh_engine *engine, int target,
     const char *command, size_t limit, uint32_t timeout_ms,

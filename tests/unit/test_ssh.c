@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/unit/ssh_harness.h"
 
@@ -324,7 +325,7 @@ Test(ssh, timeout_after_sending_is_unknown_and_prompt)
 
 /* A listener that never speaks SSH: the key exchange cannot finish. */
 static int
-silent_listener(void)
+silent_listener(uint16_t *port)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -335,17 +336,32 @@ silent_listener(void)
 	cr_assert_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
 	cr_assert_eq(listen(fd, 4), 0);
 	cr_assert_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
-	return ntohs(sin.sin_port);
+	*port = ntohs(sin.sin_port);
+	return fd;
 }
 
-Test(ssh, timeout_before_sending_is_failed)
+/* True once the peer on fd has closed (within about a second). */
+static bool
+peer_closed(int fd)
+{
+	struct timeval tv = { .tv_sec = 1 };
+	char buf[256];
+	ssize_t n;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0)
+		continue;	/* the client's banner */
+	return n == 0;
+}
+
+Test(ssh, timeout_before_sending_is_failed_and_drops_the_connection)
 {
 	struct ssh_target tg = sshd_target(&sshd, "user_ed25519", "known_hosts");
 	struct call_result r;
 	uint64_t t0 = test_now_ms(), elapsed;
-	int t;
+	int t, lfd, cfd;
 
-	tg.port = (uint16_t)silent_listener();
+	lfd = silent_listener(&tg.port);
 	cr_assert_geq(t = ssh_engine_add_target(engine, &tg), 0);
 	run_call(base, engine, t, "echo never", 4096, 300, &r);
 	elapsed = test_now_ms() - t0;
@@ -355,5 +371,11 @@ Test(ssh, timeout_before_sending_is_failed)
 	    "%s", r.message);
 	cr_assert(elapsed >= 280 && elapsed < 800, "took %llu ms",
 	    (unsigned long long)elapsed);
+	/* nobody waits for that connection any more: it must not linger */
+	run_loop_for(base, 50);
+	cr_assert_geq(cfd = accept(lfd, NULL, NULL), 0);
+	cr_assert(peer_closed(cfd), "the engine kept a connection nobody uses");
+	close(cfd);
+	close(lfd);
 	result_clear(&r);
 }

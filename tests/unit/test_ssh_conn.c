@@ -287,27 +287,6 @@ Test(ssh_conn, a_queued_call_survives_the_connection_dying)
 	result_clear(&rs[1]);
 }
 
-static void
-stop_loop_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	event_base_loopbreak(arg);
-}
-
-/* Runs the loop for ms milliseconds. */
-static void
-run_loop_for(unsigned ms)
-{
-	struct timeval tv = { .tv_sec = ms / 1000,
-	    .tv_usec = (ms % 1000) * 1000 };
-	struct event *stop = evtimer_new(base, stop_loop_cb, base);
-
-	evtimer_add(stop, &tv);
-	event_base_dispatch(base);
-	event_free(stop);
-}
-
 Test(ssh_keepalive, an_idle_connection_sends_keepalives)
 {
 	struct call_result r;
@@ -317,7 +296,7 @@ Test(ssh_keepalive, an_idle_connection_sends_keepalives)
 	assert_ok_output(&r, "awake\n");
 	result_clear(&r);
 	/* libssh2 counts whole seconds since the last packet of any kind */
-	run_loop_for(3200);
+	run_loop_for(base, 3200);
 	cr_assert_geq(sshd_log_count(&sshd, "keepalive@libssh2.org"), 1,
 	    "no keepalive reached the server");
 	run_call(base, engine, t, "echo still", 4096, 5000, &r);
@@ -350,7 +329,7 @@ Test(ssh_conn, a_cancelled_call_never_runs_nor_reports)
 	run_call(base, engine, t, "echo after", 4096, 5000, &r);
 	assert_ok_output(&r, "after\n");
 	result_clear(&r);
-	run_loop_for(200);
+	run_loop_for(base, 200);
 	cr_assert(!file_exists(marker), "the cancelled command ran");
 }
 
