@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <event2/event.h>
 #include <openssl/evp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,15 @@ sshd_pub_sha256(const struct sshd *s, const char *name,
 	hash_sha256(blob, (size_t)n, out);
 }
 
+const char *
+sshd_user(void)
+{
+	struct passwd *pw = getpwuid(getuid());
+
+	cr_assert_not_null(pw, "no passwd entry for uid %u", (unsigned)getuid());
+	return pw->pw_name;	/* static in libc; read before the next call */
+}
+
 struct ssh_target
 sshd_target(const struct sshd *s, const char *key, const char *kh)
 {
@@ -158,8 +168,7 @@ sshd_target(const struct sshd *s, const char *key, const char *kh)
 	    .port = (uint16_t)s->port, .user = NULL };
 	char path[300];
 
-	t.user = getuid() == 0 ? "root" : getenv("USER");
-	cr_assert_not_null(t.user, "USER not set");
+	cr_assert_not_null(t.user = strdup(sshd_user()));
 	sshd_path(s, key, path, sizeof(path));
 	t.private_key = file_read(path, &t.private_key_len);
 	if (kh != NULL) {

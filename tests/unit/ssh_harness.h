@@ -43,6 +43,9 @@ struct call_result {
 void sshd_start(struct sshd *s, const char *options);
 void sshd_stop(struct sshd *s);
 
+/* The account the tests log in as: the current user (root on CI). */
+const char *sshd_user(void);
+
 /* Writes "DIR/name" into out. */
 void sshd_path(const struct sshd *s, const char *name, char *out, size_t size);
 

@@ -102,7 +102,7 @@ ssh_cli(const char *extra, const char *command, char *out, size_t size)
 	    "-o UserKnownHostsFile=%s/known_hosts -o StrictHostKeyChecking=yes "
 	    "-i %s/user_ed25519 -p %d %s %s@127.0.0.1 %s </dev/null",
 	    sshd.dir, sshd.dir, sshd.dir, sshd.port, extra,
-	    getuid() == 0 ? "root" : getenv("USER"), command);
+	    sshd_user(), command);
 	cr_assert_not_null(p = popen(cmd, "r"));
 	n = fread(out, 1, size - 1, p);
 	out[n] = '\0';
