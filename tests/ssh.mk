@@ -22,6 +22,14 @@ tests_unit_test_ssh_conn_SOURCES = tests/unit/test_ssh_conn.c $(SSH_HARNESS)
 tests_unit_test_ssh_conn_CFLAGS = $(SSH_TEST_CFLAGS)
 tests_unit_test_ssh_conn_LDADD = $(SSH_TEST_LDADD)
 
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_ssh_keys
+TESTS += tests/unit/test_ssh_keys
+endif
+tests_unit_test_ssh_keys_SOURCES = tests/unit/test_ssh_keys.c $(SSH_HARNESS)
+tests_unit_test_ssh_keys_CFLAGS = $(SSH_TEST_CFLAGS)
+tests_unit_test_ssh_keys_LDADD = $(SSH_TEST_LDADD)
+
 # Printed latency comparison with ssh's control master: ssh-bench.txt.
 CLEANFILES += ssh-bench.txt
 if HAVE_CRITERION
