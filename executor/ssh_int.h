@@ -131,14 +131,23 @@ uint64_t ssh_now_ms(void);
 /* Runs done once with outcome and a message, then marks call detached. */
 void ssh_call_finish(struct ssh_call *call, enum ssh_outcome outcome,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Frees an unlinked call and what it owns (stdin zeroed first). */
 void ssh_call_release(struct ssh_call *call);
+/*
+ * Unlinks conn from its target and frees it, then ends each of its calls:
+ * with a result, or (nothing sent, not yet retried) on a fresh connection.
+ */
 void ssh_engine_conn_ended(struct ssh_conn *conn);
 
 /* ssh_conn.c */
+/* Starts connecting; the target holds the result in target->conn. */
 struct ssh_conn *ssh_conn_new(struct ssh_engine *engine,
     struct ssh_target_conf *target);
+/* Frees session, socket and events; its calls must be gone already. */
 void ssh_conn_free(struct ssh_conn *conn);
+/* Schedules a pass from the loop; never steps anything itself. */
 void ssh_conn_kick(struct ssh_conn *conn);
+/* After EAGAIN: notes the direction; call is NULL during set-up. */
 void ssh_conn_note_eagain(struct ssh_conn *conn, struct ssh_call *call);
 
 /*
