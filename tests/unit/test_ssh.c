@@ -134,6 +134,12 @@ Test(ssh, a_command_killed_by_a_signal_reports_it)
 	cr_assert_str_eq(r.out, "before\n");
 	cr_assert(strstr(r.message, "signal TERM") != NULL, "%s", r.message);
 	result_clear(&r);
+	run_call(base, engine, t, "echo oops >&2; kill -KILL $$", 4096, 5000,
+	    &r);
+	cr_assert(!r.exited);
+	cr_assert_str_eq(r.signal, "KILL");
+	cr_assert_str_eq(r.err, "oops\n");
+	result_clear(&r);
 }
 
 Test(ssh, stdin_bytes_reach_the_command)
