@@ -70,3 +70,4 @@ tests_unit_test_hash_LDADD = libspcommon.a $(UNIT_LDADD) $(LIBCRYPTO_LIBS)
 if HAVE_CLANG
 FUZZ_TARGETS += tests/fuzz/fuzz_policy_load
 endif
+include tests/session.mk
