@@ -155,7 +155,7 @@ sanitize_marker_len(const char *s, size_t n)
 	return j + 2;
 }
 
-/* Length of a role tag "<system>", "</ USER>", "<tool_call x='y'>" at s, or 0. */
+/* Length of a role tag ("<system>", "</ USER>", "<tool_call x='y'>") or 0. */
 static size_t
 sanitize_tag_len(const char *s, size_t n)
 {

@@ -179,3 +179,104 @@ Test(malformed, frames_the_reader_refused_close_without_a_hash)
 	cr_assert_eq(mcp_session_exit_status(h.s), 65);
 	harness_end(&h);
 }
+
+/*
+ * A byte stream through the real frame reader, as the frontend's loop
+ * feeds it: returns how many action records the session sent.
+ */
+static size_t
+run_stream(struct harness *h, const char *stream, size_t len,
+    size_t max_frame)
+{
+	struct frame_reader r;
+	struct frame f;
+	size_t actions;
+
+	cr_assert(frame_reader_init(&r, max_frame));
+	frame_reader_feed(&r, stream, len);
+	/* Frames after a close are still fed: the session must ignore them. */
+	while (frame_reader_next(&r, &f)) {
+		if (f.status == FRAME_OK)
+			harness_feed_len(h, (const char *)f.bytes, f.len);
+		else
+			cr_assert(mcp_session_handle_bad_frame(h->s, &f,
+			    &h->out));
+	}
+	if (frame_reader_finish(&r, &f))
+		cr_assert(mcp_session_handle_bad_frame(h->s, &f, &h->out));
+	frame_reader_free(&r);
+	actions = harness_count(h, MCP_ITEM_EXECUTOR);
+	return actions;
+}
+
+#define INIT_LINE "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\"," \
+	"\"params\":{\"protocolVersion\":\"2025-11-25\"}}\n"
+#define CALL_LINE "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\"," \
+	"\"params\":{\"name\":\"get_item\",\"arguments\":{\"id\":1}}}\n"
+
+static void
+expect_stream_closes(const char *name, const char *bad, size_t bad_len)
+{
+	char stream[4096];
+	size_t n = 0;
+	struct harness h;
+
+	memcpy(stream + n, INIT_LINE, strlen(INIT_LINE)), n += strlen(INIT_LINE);
+	memcpy(stream + n, bad, bad_len), n += bad_len;
+	memcpy(stream + n, CALL_LINE, strlen(CALL_LINE)), n += strlen(CALL_LINE);
+	harness_start(&h, NULL);
+	cr_assert_eq(run_stream(&h, stream, n, 256), 0, "%s", name);
+	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 2, "%s: init + error",
+	    name);
+	cr_assert_eq(harness_count(&h, MCP_ITEM_AUDIT), 1, "%s", name);
+	cr_assert(strstr(harness_line(&h, 1), "\"id\":null,\"error\":") != NULL,
+	    "%s: %s", name, harness_line(&h, 1));
+	cr_assert_eq(mcp_session_exit_status(h.s), 65, "%s", name);
+	harness_end(&h);
+}
+
+#define BYTES(lit) (lit), sizeof(lit) - 1
+
+Test(stream, every_stream_failure_closes_before_the_next_call)
+{
+	char longline[400];
+
+	memset(longline, ' ', sizeof(longline));
+	longline[sizeof(longline) - 1] = '\n';
+	expect_stream_closes("debug line", BYTES("debug: hello\n"));
+	expect_stream_closes("invalid UTF-8", BYTES("{\"jsonrpc\":\"2.0\","
+	    "\"id\":1,\"method\":\"p\xc3\x28\"}\n"));
+	expect_stream_closes("NUL", BYTES("{\"jsonrpc\":\"2.0\"\0}\n"));
+	expect_stream_closes("over-long line", longline, sizeof(longline));
+	expect_stream_closes("CR only line", BYTES("\r\n"));
+}
+
+Test(stream, truncated_json_then_end_of_input_is_one_error)
+{
+	static const char stream[] = INIT_LINE
+	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+	    "{\"name\":\"get_item\",\"arguments\":{\"id\":1}}";
+	struct harness h;
+
+	harness_start(&h, NULL);
+	cr_assert_eq(run_stream(&h, stream, sizeof(stream) - 1, 1024), 0);
+	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 2);
+	cr_assert(strstr(harness_line(&h, 1), "{\"jsonrpc\":\"2.0\",\"id\":null,"
+	    "\"error\":{\"code\":-32700,") == harness_line(&h, 1));
+	harness_end(&h);
+}
+
+Test(stream, one_complete_valid_request_executes_exactly_once)
+{
+	static const char stream[] = INIT_LINE
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+	    CALL_LINE;
+	struct harness h;
+
+	harness_start(&h, NULL);
+	cr_assert_eq(run_stream(&h, stream, sizeof(stream) - 1, 1024), 1);
+	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 1, "only initialize "
+	    "is answered until the result comes");
+	cr_assert_not(mcp_session_should_close(h.s));
+	harness_end(&h);
+}

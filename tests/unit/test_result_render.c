@@ -284,6 +284,35 @@ Test(render, result_max_chars_bounds_each_field)
 	cJSON_Delete(sc);
 }
 
+Test(render, the_largest_result_stays_one_line_under_the_sdk_limit)
+{
+	static const struct harness_limits big = { "close", 4, 200, 1000000 };
+	static const char unit[] = "\"\\\xf0\x9f\x98\x80<\n";
+	size_t cap = RECORD_PAYLOAD_CAP, i;
+	char *payload = malloc(cap);
+	struct record_result r;
+	bool is_error;
+	cJSON *sc;
+
+	for (i = 0; i < cap; i++)
+		payload[i] = unit[i % (sizeof(unit) - 1)];
+	harness_end(&h);
+	harness_start(&h, &big);
+	harness_open(&h);
+	memset(&r, 0, sizeof(r));
+	r.outcome = RECORD_OUTCOME_OK;
+	r.kind = RECORD_RESULT_SSH;
+	r.ssh.end = RECORD_SSH_END_EXIT;
+	set_bytes(&r.ssh.out, payload, cap);
+	r.ssh.out_total = UINT64_C(1) << 40;
+	set_bytes(&r.ssh.err, payload, cap);
+	r.ssh.err_total = cap;
+	sc = render("echo_text", "{\"text\":\"x\"}", &r, &is_error);
+	cr_assert_not_null(strstr(str_at(sc, "ssh", "stdout"), "shown "));
+	cJSON_Delete(sc);
+	free(payload);
+}
+
 Test(render, ssh_exit_status_and_output)
 {
 	struct record_result r;

@@ -100,8 +100,10 @@ Test(sanitize, invalid_utf8_replaced_byte_by_byte)
 
 Test(sanitize, multibyte_text_kept)
 {
-	expect("caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80 \"q\" $(id) %2e%2e",
-	    "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80 \"q\" $(id) %2e%2e");
+	static const char text[] = "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac "
+	    "\xf0\x9f\x98\x80 \"q\" $(id) %2e%2e 'x' \\n";
+
+	expect(text, text);
 }
 
 Test(sanitize, fences_folded)
