@@ -27,3 +27,18 @@ tests_unit_test_result_render_SOURCES = tests/unit/test_result_render.c \
 	tests/unit/schema_check.c tests/unit/schema_check.h $(SESSION_FIXTURE)
 tests_unit_test_result_render_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_result_render_LDADD = $(SESSION_TEST_LDADD)
+
+# The session's fuzz target (clang's libFuzzer): frames, results, invariants.
+FUZZ_MCP_SESSION_FILES = $(srcdir)/tests/fuzz/fuzz_mcp_session.c \
+	$(libspfrontend_a_SOURCES:%=$(srcdir)/%) \
+	$(libsppolicy_a_SOURCES:%=$(srcdir)/%) \
+	$(libspcommon_a_SOURCES:%=$(srcdir)/%)
+if HAVE_CLANG
+FUZZ_TARGETS += tests/fuzz/fuzz_mcp_session
+endif
+tests/fuzz/fuzz_mcp_session: $(FUZZ_MCP_SESSION_FILES) config.h
+	@mkdir -p tests/fuzz
+	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) $(CJSON_CFLAGS) -o $@ \
+	    $(filter %.c,$(FUZZ_MCP_SESSION_FILES)) \
+	    $(CJSON_LIBS) $(LIBCRYPTO_LIBS) -lm
+EXTRA_DIST += tests/fuzz/fuzz_mcp_session.c tests/fuzz/corpus/fuzz_mcp_session
