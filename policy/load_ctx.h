@@ -117,8 +117,14 @@ bool load_path_has_dot_segment(const char *path);
 /* true for localhost, 127.0.0.0/8 and ::1. */
 bool load_host_is_loopback(const char *host);
 
-/* strdup that logs on failure. */
-char *ctx_strdup(const char *s);
+/*
+ * Allocation failed: logged, and counted as an error so that no partly
+ * built policy is ever returned.
+ */
+void ctx_out_of_memory(struct load_ctx *ctx);
+
+/* strdup that reports failure with ctx_out_of_memory(). */
+char *ctx_strdup(struct load_ctx *ctx, const char *s);
 
 /* Sections, each in its own file. */
 void load_credentials(struct load_ctx *ctx, const cJSON *root);

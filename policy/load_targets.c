@@ -171,13 +171,13 @@ load_credentials(struct load_ctx *ctx, const cJSON *root)
 	p->credentials = calloc((size_t)cJSON_GetArraySize(all) + 1,
 	    sizeof(*p->credentials));
 	if (p->credentials == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return;
 	}
 	cJSON_ArrayForEach(e, all) {
 		check_entry_name(ctx, e, "credential");
 		c = &p->credentials[p->credential_count++];
-		c->name = ctx_strdup(e->string);
+		c->name = ctx_strdup(ctx, e->string);
 		c->type = LOAD_CREDENTIAL_UNTYPED;
 		load_credential(ctx, e, c);
 	}
@@ -418,13 +418,13 @@ load_targets(struct load_ctx *ctx, const cJSON *root)
 	p->targets = calloc((size_t)cJSON_GetArraySize(all) + 1,
 	    sizeof(*p->targets));
 	if (p->targets == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return;
 	}
 	cJSON_ArrayForEach(e, all) {
 		check_entry_name(ctx, e, "target");
 		t = &p->targets[p->target_count++];
-		t->name = ctx_strdup(e->string);
+		t->name = ctx_strdup(ctx, e->string);
 		t->type = LOAD_TARGET_UNTYPED;
 		load_target(ctx, e, t);
 	}

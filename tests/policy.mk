@@ -34,9 +34,21 @@ if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_policy_load
 TESTS += tests/unit/test_policy_load
 endif
-tests_unit_test_policy_load_SOURCES = tests/unit/test_policy_load.c
+tests_unit_test_policy_load_SOURCES = tests/unit/test_policy_load.c \
+	tests/unit/policy_load_expect.c tests/unit/policy_load_expect.h
 tests_unit_test_policy_load_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_policy_load_LDADD = libsppolicy.a libspcommon.a \
+	$(UNIT_LDADD) $(SP_LIBS)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_policy_load_sections
+TESTS += tests/unit/test_policy_load_sections
+endif
+tests_unit_test_policy_load_sections_SOURCES = \
+	tests/unit/test_policy_load_sections.c \
+	tests/unit/policy_load_expect.c tests/unit/policy_load_expect.h
+tests_unit_test_policy_load_sections_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_policy_load_sections_LDADD = libsppolicy.a libspcommon.a \
 	$(UNIT_LDADD) $(SP_LIBS)
 
 if HAVE_CRITERION
