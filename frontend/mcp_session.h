@@ -41,6 +41,13 @@
  * - When the executor is lost, every call in flight is answered with
  *   outcome "unknown" (and cancelled ones audited as possibly started);
  *   the session closes with exit status 70.
+ * - A closed session still renders results and the executor's loss, so
+ *   a loop that drains calls in flight before exiting may do so.
+ * - Lines never reach RESULT_LINE_MAX (10 MiB, the SDK's limit): target
+ *   fields are cut at SANITIZE_MAX_CHARS_CAP characters and records at
+ *   RECORD_PAYLOAD_CAP bytes, so the largest result is about 1 MiB; a
+ *   line over the limit would be an internal error, never sent cut.
+ * - Everything is single-threaded: one session, one caller.
  *
  * Ownership: mcp_session_new() copies what it keeps of its config except
  * the policy and profile, which are borrowed and must outlive the session;
