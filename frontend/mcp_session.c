@@ -278,10 +278,9 @@ static bool
 mcp_notification(struct mcp_session *s, const struct jsonrpc_message *msg,
     struct mcp_output *out)
 {
-	if (strcmp(msg->method, "notifications/initialized") == 0) {
-		s->initialized_seen = true;
+	/* Sallyport sends no requests, so initialized needs nothing. */
+	if (strcmp(msg->method, "notifications/initialized") == 0)
 		return true;
-	}
 	if (strcmp(msg->method, "notifications/cancelled") == 0)
 		return mcp_call_cancelled(s, msg->params, out);
 	log_debug("ignoring notification %.64s", msg->method);

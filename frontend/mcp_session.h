@@ -15,7 +15,7 @@
  *   false}}.  ping is allowed at any time; other requests before
  *   initialize, and a second initialize, get -32600 and the session goes
  *   on.  tools/list and tools/call are served once initialize was
- *   answered (notifications/initialized is recorded, not waited for).
+ *   answered (notifications/initialized is accepted, not waited for).
  * - Unknown methods: -32601.  Notifications never get an answer; unknown
  *   ones are ignored.  Responses from the client are ignored (Sallyport
  *   sends no requests).

@@ -36,7 +36,6 @@ struct mcp_session {
 	struct record_limits limits;
 	struct result_render_ctx render;
 	enum mcp_state state;
-	bool initialized_seen;		/* notifications/initialized */
 	int exit_status;
 	struct mcp_call *calls;		/* policy->limits.max_inflight slots */
 	size_t call_slots;
