@@ -58,11 +58,10 @@ harness_policy_text(const struct harness_limits *l)
 }
 
 static struct policy *
-harness_load(const struct harness_limits *l)
+harness_load(const char *text)
 {
 	struct policy_diags diags;
 	struct policy *p;
-	char *text = harness_policy_text(l);
 	size_t i;
 
 	memset(&diags, 0, sizeof(diags));
@@ -71,19 +70,18 @@ harness_load(const struct harness_limits *l)
 		cr_log_error("%s", diags.items[i].text);
 	cr_assert_not_null(p, "the test policy must load");
 	policy_diags_free(&diags);
-	free(text);
 	return p;
 }
 
 void
-harness_start(struct harness *h, const struct harness_limits *l)
+harness_start_policy(struct harness *h, const char *policy_text)
 {
 	struct mcp_session_config cfg;
 	size_t len = 0;
 	char *catalog;
 
 	memset(h, 0, sizeof(*h));
-	h->policy = harness_load(l);
+	h->policy = harness_load(policy_text);
 	cfg.policy = h->policy;
 	cfg.profile = policy_profile_by_name(h->policy, "default");
 	cr_assert_not_null(cfg.profile);
@@ -95,6 +93,15 @@ harness_start(struct harness *h, const struct harness_limits *l)
 	h->s = mcp_session_new(&cfg);
 	cr_assert_not_null(h->s);
 	free(catalog);
+}
+
+void
+harness_start(struct harness *h, const struct harness_limits *l)
+{
+	char *text = harness_policy_text(l);
+
+	harness_start_policy(h, text);
+	free(text);
 }
 
 void

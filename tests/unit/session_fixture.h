@@ -36,6 +36,9 @@ struct harness {
 
 /* Defaults: close, 4 in flight, 200 calls, 16000 characters. */
 void harness_start(struct harness *h, const struct harness_limits *limits);
+
+/* A session on another policy text, with its profile "default". */
+void harness_start_policy(struct harness *h, const char *policy_text);
 void harness_end(struct harness *h);
 
 /* The session's policy text with these limits (heap, caller frees). */

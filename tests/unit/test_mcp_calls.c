@@ -451,3 +451,44 @@ Test(limits, calls_per_session_is_a_budget)
 	cr_assert_str_eq(ev.reason.ptr, "budget-spent");
 	record_audit_event_free(&ev);
 }
+
+/* 40 tools with 60-character names: more than one message should list. */
+static char *
+many_tools_policy(void)
+{
+	char *text = NULL, *tools = calloc(40, 256), *p = tools;
+	int i;
+
+	for (i = 0; i < 40; i++)
+		p += sprintf(p, "%s{\"name\":\"t%02d_%057d\",\"description\":"
+		    "\"T.\",\"target\":\"api\",\"scope\":\"read\",\"http\":"
+		    "{\"method\":\"GET\",\"path\":\"/\"}}", i ? "," : "", i, 0);
+	cr_assert(asprintf(&text, "{\"sallyport\":1,\"server\":{\"name\":\"m\"},"
+	    "\"credentials\":{\"tok\":{\"type\":\"bearer\",\"file\":\"/x\"}},"
+	    "\"targets\":{\"api\":{\"type\":\"http\",\"base_url\":"
+	    "\"http://127.0.0.1:1\",\"credential\":\"tok\"}},\"tools\":[%s],"
+	    "\"profiles\":{\"default\":{\"scopes\":[\"read\"]}}}", tools) > 0);
+	free(tools);
+	return text;
+}
+
+Test(limits, the_list_of_tool_names_is_bounded)
+{
+	char *text = many_tools_policy();
+	const char *line, *more;
+
+	harness_end(&h);
+	harness_start_policy(&h, text);
+	free(text);
+	harness_open(&h);
+	call("1", "nope", "{}");
+	line = harness_line(&h, 0);
+	cr_assert_lt(strlen(line), 2048 + 256, "%zu bytes", strlen(line));
+	cr_assert_not_null(strstr(line, "available tools: t00_"));
+	cr_assert_null(strstr(line, "t39_"), "the last names are not shown");
+	more = strstr(line, " and ");
+	cr_assert_not_null(more);
+	/* 2048 bytes hold the prefix and 31 names of 61 characters. */
+	cr_assert_str_eq(more, " and 9 more\",\"data\":{\"issuer\":"
+	    "\"sallyport/m\"}}}\n");
+}
