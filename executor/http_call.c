@@ -1,0 +1,734 @@
+/*
+ * The life of one HTTP call: check and resolve, then attempts on the
+ * engine's multi handle until a result is known, then one callback.
+ *
+ * Outcomes: a response is always "ok" (its status is data).  Without a
+ * response, "failed" when the request provably did not reach the target
+ * (refused, resolve, connect or TLS failure) and also for GET/HEAD, which
+ * apply nothing even when they did arrive; "unknown" when a mutating
+ * request may have been sent before the connection broke.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "executor/http_addr.h"
+#include "executor/http_build.h"
+#include "executor/http_call.h"
+#include "executor/http_retry.h"
+
+#define ATTEMPT_MIN_MS		1000	/* an attempt needs at least this */
+#define CONNECT_ATTEMPTS_MAX	3	/* GET/HEAD on connection failure */
+#define BACKOFF_MS		100
+#define REDIRECTS_MAX		5
+#define RETRY_AFTER_HONOURED_S	60
+#define BODY_CHUNK_MIN		16384
+
+static void call_attempt_start(struct http_call *);
+
+static uint64_t
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static bool
+method_is_safe(enum http_method m)
+{
+	return m == HTTP_METHOD_GET || m == HTTP_METHOD_HEAD;
+}
+
+static uint64_t
+call_remaining_ms(const struct http_call *c)
+{
+	uint64_t now = now_us();
+
+	return now >= c->deadline_us ? 0 : (c->deadline_us - now) / 1000;
+}
+
+static void
+call_attempt_release(struct http_call *c)
+{
+	if (c->easy != NULL) {
+		curl_multi_remove_handle(http_engine_multi(c->engine), c->easy);
+		curl_easy_cleanup(c->easy);
+		c->easy = NULL;
+	}
+	http_headers_free(c->headers);
+	c->headers = NULL;
+}
+
+void
+http_call_free(struct http_call *c)
+{
+	call_attempt_release(c);
+	curl_slist_free_all(c->resolve);
+	if (c->timer != NULL)
+		event_free(c->timer);
+	free(c->body);
+	free(c->path);
+	free(c);
+}
+
+/* Ends the call: one callback, then the call is gone. */
+static void
+call_finish(struct http_call *c, enum http_outcome outcome, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+
+static void
+call_finish(struct http_call *c, enum http_outcome outcome, const char *fmt,
+    ...)
+{
+	struct http_engine *e = c->engine;
+	va_list ap;
+
+	call_attempt_release(c);
+	c->result.outcome = outcome;
+	if (fmt != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(c->result.message, sizeof(c->result.message), fmt, ap);
+		va_end(ap);
+	}
+	c->result.body = c->body;
+	c->result.timings.resolve_us = c->resolve_us;
+	c->result.timings.total_us = now_us() - c->start_us;
+	http_engine_call_ended(e, c);
+	c->done(&c->result, c->arg);
+	http_call_free(c);
+}
+
+static void
+call_finish_unanswered(struct http_call *c, const char *why)
+{
+	enum http_outcome o = HTTP_OUTCOME_FAILED;
+
+	if (c->maybe_sent && !method_is_safe(c->method))
+		o = HTTP_OUTCOME_UNKNOWN;
+	call_finish(c, o, "%s", why);
+}
+
+static void
+call_finish_budget(struct http_call *c)
+{
+	char why[HTTP_RESULT_TEXT_MAX];
+
+	snprintf(why, sizeof(why), "no answer within the %u ms budget",
+	    (unsigned)c->req->budget_ms);
+	call_finish_unanswered(c, why);
+}
+
+static void
+call_timer_fired(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	call_attempt_start(arg);
+}
+
+static bool
+call_schedule(struct http_call *c, uint64_t delay_ms)
+{
+	struct timeval tv = { (time_t)(delay_ms / 1000),
+	    (suseconds_t)(delay_ms % 1000) * 1000 };
+
+	if (evtimer_add(c->timer, &tv) == -1) {
+		log_error("evtimer_add failed");
+		return false;
+	}
+	return true;
+}
+
+struct http_call *
+http_call_new(struct http_engine *e, const struct http_request *req,
+    http_done_fn done, void *arg)
+{
+	struct http_call *c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL ||
+	    (c->path = strdup(req->path != NULL ? req->path : "")) == NULL) {
+		log_error("out of memory");
+		free(c);
+		return NULL;
+	}
+	c->engine = e;
+	c->req = req;
+	c->done = done;
+	c->arg = arg;
+	c->method = req->method;
+	c->start_us = now_us();
+	c->deadline_us = c->start_us + (uint64_t)req->budget_ms * 1000u;
+	c->result.retry_after_s = -1;
+	/* Started from the loop, so done never runs inside submit. */
+	if ((c->timer = evtimer_new(http_engine_base(e), call_timer_fired,
+	    c)) == NULL || !call_schedule(c, 0)) {
+		log_error("cannot schedule the call");
+		http_call_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static bool
+host_is_literal(const char *host)
+{
+	unsigned char buf[sizeof(struct in6_addr)];
+
+	return inet_pton(AF_INET, host, buf) == 1 ||
+	    inet_pton(AF_INET6, host, buf) == 1;
+}
+
+/* The CURLOPT_RESOLVE line that pins host:port to the checked addresses. */
+static bool
+call_pin_addresses(struct http_call *c)
+{
+	char line[HTTP_CALL_ADDRS_MAX * (NI_MAXHOST + 3) + 300];
+	char text[NI_MAXHOST];
+	size_t off;
+	int n;
+
+	if (host_is_literal(c->req->host))
+		return true;
+	n = snprintf(line, sizeof(line), "%s:%u:", c->req->host,
+	    (unsigned)c->req->port);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return false;
+	off = (size_t)n;
+	for (size_t i = 0; i < c->naddrs; i++) {
+		const struct sockaddr *sa = (const struct sockaddr *)&c->addrs[i];
+		bool v6 = sa->sa_family == AF_INET6;
+
+		if (!http_addr_format(sa, sizeof(c->addrs[i]), text,
+		    sizeof(text)))
+			return false;
+		n = snprintf(line + off, sizeof(line) - off, "%s%s%s%s",
+		    i > 0 ? "," : "", v6 ? "[" : "", text, v6 ? "]" : "");
+		if (n < 0 || (size_t)n >= sizeof(line) - off)
+			return false;
+		off += (size_t)n;
+	}
+	c->resolve = curl_slist_append(NULL, line);
+	return c->resolve != NULL;
+}
+
+/* Resolves and checks every address; false when the call has ended. */
+static bool
+call_resolve(struct http_call *c)
+{
+	char why[HTTP_RESULT_TEXT_MAX], text[NI_MAXHOST];
+	uint64_t t0 = now_us();
+
+	if (!http_request_valid(c->req, why, sizeof(why))) {
+		call_finish(c, HTTP_OUTCOME_FAILED, "request refused: %s", why);
+		return false;
+	}
+	if (!http_engine_resolve(c->engine, c->req->host, c->req->port,
+	    c->addrs, HTTP_CALL_ADDRS_MAX, &c->naddrs) || c->naddrs == 0) {
+		call_finish(c, HTTP_OUTCOME_FAILED, "cannot resolve %s",
+		    c->req->host);
+		return false;
+	}
+	for (size_t i = 0; i < c->naddrs; i++) {
+		const struct sockaddr *sa = (const struct sockaddr *)&c->addrs[i];
+		enum http_addr_class k = http_addr_classify(sa,
+		    sizeof(c->addrs[i]));
+
+		if (http_addr_permitted(k, c->req->addr_allow))
+			continue;
+		if (!http_addr_format(sa, sizeof(c->addrs[i]), text,
+		    sizeof(text)))
+			snprintf(text, sizeof(text), "?");
+		call_finish(c, HTTP_OUTCOME_FAILED, "address %s of %s is %s, "
+		    "which the target does not allow; not connected", text,
+		    c->req->host, http_addr_class_name(k));
+		return false;
+	}
+	if (!call_pin_addresses(c)) {
+		call_finish(c, HTTP_OUTCOME_FAILED, "cannot pin the checked "
+		    "addresses");
+		return false;
+	}
+	c->resolved = true;
+	c->resolve_us = now_us() - t0;
+	return true;
+}
+
+/* Every socket curl opens: the address is checked once more here. */
+static curl_socket_t
+call_open_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
+{
+	struct http_call *c = arg;
+	struct http_engine_stats *st = http_engine_stats_mut(c->engine);
+	enum http_addr_class k;
+	curl_socket_t s;
+
+	if (purpose != CURLSOCKTYPE_IPCXN)
+		return CURL_SOCKET_BAD;
+	k = http_addr_classify(&a->addr, a->addrlen);
+	if (!http_addr_permitted(k, c->req->addr_allow)) {
+		c->refused_at_connect = true;
+		st->connections_refused++;
+		return CURL_SOCKET_BAD;
+	}
+	s = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+	if (s == -1)
+		return CURL_SOCKET_BAD;
+	st->connections_opened++;
+	return s;
+}
+
+static bool
+call_body_reserve(struct http_call *c, size_t need)
+{
+	size_t cap = c->body_cap;
+	uint8_t *p;
+
+	if (need <= cap)
+		return true;
+	cap = cap < BODY_CHUNK_MIN ? BODY_CHUNK_MIN : cap * 2;
+	if (cap < need)
+		cap = need;
+	if (cap > c->req->body_max)
+		cap = c->req->body_max;
+	if ((p = realloc(c->body, cap)) == NULL) {
+		log_error("out of memory");
+		return false;
+	}
+	c->body = p;
+	c->body_cap = cap;
+	return true;
+}
+
+/* Keeps up to body_max bytes; the rest is counted and dropped. */
+static size_t
+call_body_write(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct http_call *c = arg;
+	size_t len = size * nmemb, keep = 0;
+	struct http_result *r = &c->result;
+
+	r->body_total += len;
+	if (r->body_len < c->req->body_max)
+		keep = c->req->body_max - r->body_len;
+	if (keep > len)
+		keep = len;
+	if (keep > 0) {
+		if (!call_body_reserve(c, r->body_len + keep))
+			return 0;
+		memcpy(c->body + r->body_len, data, keep);
+		r->body_len += keep;
+	}
+	return len;
+}
+
+static bool
+easy_set_method(CURL *easy, const struct http_call *c)
+{
+	static const char *const names[] = { "GET", "HEAD", "POST", "PUT",
+	    "PATCH", "DELETE" };
+	const struct http_request *req = c->req;
+	bool ok = true;
+
+	switch (c->method) {
+	case HTTP_METHOD_GET:
+		return curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L) == CURLE_OK;
+	case HTTP_METHOD_HEAD:
+		return curl_easy_setopt(easy, CURLOPT_NOBODY, 1L) == CURLE_OK;
+	case HTTP_METHOD_DELETE:
+		if (req->body_len == 0)
+			break;
+		/* FALLTHROUGH */
+	case HTTP_METHOD_POST:
+	case HTTP_METHOD_PUT:
+	case HTTP_METHOD_PATCH:
+		/* The caller's bytes, not copied (kept alive per http.h). */
+		ok = curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
+		    (curl_off_t)req->body_len) == CURLE_OK &&
+		    curl_easy_setopt(easy, CURLOPT_POSTFIELDS,
+		    req->body_len > 0 ? req->body : "") == CURLE_OK;
+		break;
+	}
+	if (ok && c->method != HTTP_METHOD_POST)
+		ok = curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST,
+		    names[c->method]) == CURLE_OK;
+	return ok;
+}
+
+static bool
+method_sends_body(const struct http_call *c)
+{
+	return c->method == HTTP_METHOD_POST || c->method == HTTP_METHOD_PUT ||
+	    c->method == HTTP_METHOD_PATCH ||
+	    (c->method == HTTP_METHOD_DELETE && c->req->body_len > 0);
+}
+
+static bool
+easy_set_transport(CURL *easy, struct http_call *c, uint64_t remaining_ms)
+{
+	const struct http_request *req = c->req;
+	bool ok;
+
+	ok = curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https") ==
+	    CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") ==
+	    CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_VERBOSE, 0L) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_PATH_AS_IS, 1L) == CURLE_OK &&
+	    /* No proxy from the environment may see the request. */
+	    curl_easy_setopt(easy, CURLOPT_PROXY, "") == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 1L) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 2L) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, (long)remaining_ms) ==
+	    CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_RESOLVE, c->resolve) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION,
+	    call_open_socket) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, c) == CURLE_OK;
+	if (ok && req->ca_blob != NULL) {
+		struct curl_blob blob = { (void *)(uintptr_t)req->ca_blob,
+		    req->ca_len, CURL_BLOB_COPY };
+		ok = curl_easy_setopt(easy, CURLOPT_CAINFO_BLOB, &blob) ==
+		    CURLE_OK;
+	}
+	return ok;
+}
+
+static bool
+call_attempt_setup(struct http_call *c, uint64_t remaining_ms)
+{
+	char url[HTTP_CALL_URL_MAX];
+	CURL *easy = c->easy;
+
+	if (!http_build_url(c->req, c->path, url, sizeof(url))) {
+		log_error("URL does not fit");
+		return false;
+	}
+	if ((c->headers = http_build_headers(c->req,
+	    method_sends_body(c))) == NULL)
+		return false;
+	return curl_easy_setopt(easy, CURLOPT_URL, url) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_PRIVATE, c) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, c->errbuf) ==
+	    CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, c->headers) ==
+	    CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, call_body_write) ==
+	    CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_WRITEDATA, c) == CURLE_OK &&
+	    easy_set_transport(easy, c, remaining_ms) &&
+	    easy_set_method(easy, c);
+}
+
+static void
+call_attempt_reset_result(struct http_call *c)
+{
+	struct http_result *r = &c->result;
+
+	r->status = 0;
+	r->content_type[0] = '\0';
+	r->location[0] = '\0';
+	r->retry_after_s = -1;
+	r->body_len = 0;
+	r->body_total = 0;
+	c->errbuf[0] = '\0';
+	c->refused_at_connect = false;
+}
+
+static void
+call_attempt_start(struct http_call *c)
+{
+	uint64_t remaining;
+
+	if (!c->resolved && !call_resolve(c))
+		return;
+	remaining = call_remaining_ms(c);
+	if (remaining < ATTEMPT_MIN_MS) {
+		call_finish_budget(c);
+		return;
+	}
+	call_attempt_reset_result(c);
+	if ((c->easy = curl_easy_init()) == NULL ||
+	    !call_attempt_setup(c, remaining) ||
+	    curl_multi_add_handle(http_engine_multi(c->engine), c->easy) !=
+	    CURLM_OK) {
+		log_error("cannot start the request");
+		call_finish(c, HTTP_OUTCOME_FAILED, "internal error before "
+		    "sending");
+		return;
+	}
+	c->result.attempts++;
+	http_engine_stats_mut(c->engine)->requests_started++;
+}
+
+static uint64_t
+info_us(CURL *easy, CURLINFO what)
+{
+	curl_off_t v = 0;
+
+	if (curl_easy_getinfo(easy, what, &v) != CURLE_OK || v < 0)
+		return 0;
+	return (uint64_t)v;
+}
+
+static void
+call_collect_timings(struct http_call *c)
+{
+	struct http_timings *t = &c->result.timings;
+
+	t->connect_us = info_us(c->easy, CURLINFO_CONNECT_TIME_T);
+	t->tls_us = info_us(c->easy, CURLINFO_APPCONNECT_TIME_T);
+	t->first_byte_us = info_us(c->easy, CURLINFO_STARTTRANSFER_TIME_T);
+	t->transfer_us = info_us(c->easy, CURLINFO_TOTAL_TIME_T);
+}
+
+/* The address curl actually used, checked against the rules again. */
+static bool
+call_peer_permitted(struct http_call *c, char *text, size_t size)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	char *ip = NULL;
+
+	if (curl_easy_getinfo(c->easy, CURLINFO_PRIMARY_IP, &ip) != CURLE_OK ||
+	    ip == NULL || *ip == '\0')
+		return true;	/* nothing was connected */
+	snprintf(text, size, "%s", ip);
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, ip, &sin->sin_addr) == 1)
+		sin->sin_family = AF_INET;
+	else if (inet_pton(AF_INET6, ip, &sin6->sin6_addr) == 1)
+		sin6->sin6_family = AF_INET6;
+	else
+		return false;
+	return http_addr_permitted(http_addr_classify((struct sockaddr *)&ss,
+	    sizeof(ss)), c->req->addr_allow);
+}
+
+static void
+copy_header(CURL *easy, const char *name, char *buf, size_t size)
+{
+	struct curl_header *h;
+
+	buf[0] = '\0';
+	if (curl_easy_header(easy, name, 0, CURLH_HEADER, -1, &h) == CURLHE_OK)
+		snprintf(buf, size, "%s", h->value);
+}
+
+static void
+call_read_response(struct http_call *c)
+{
+	struct http_result *r = &c->result;
+	char retry[64];
+	char *ct = NULL;
+	long seconds;
+
+	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &r->status);
+	if (curl_easy_getinfo(c->easy, CURLINFO_CONTENT_TYPE, &ct) ==
+	    CURLE_OK && ct != NULL)
+		snprintf(r->content_type, sizeof(r->content_type), "%s", ct);
+	copy_header(c->easy, "Location", r->location, sizeof(r->location));
+	copy_header(c->easy, "Retry-After", retry, sizeof(retry));
+	if (retry[0] != '\0' &&
+	    http_retry_after_parse(retry, time(NULL), &seconds))
+		r->retry_after_s = seconds;
+}
+
+static bool
+same_host(const char *url_host, const char *host)
+{
+	size_t len = strlen(url_host);
+
+	if (len >= 2 && url_host[0] == '[' && url_host[len - 1] == ']')
+		return strlen(host) == len - 2 &&
+		    strncasecmp(url_host + 1, host, len - 2) == 0;
+	return strcasecmp(url_host, host) == 0;
+}
+
+/* Path of the redirect target when it has the call's origin. */
+static bool
+call_redirect_path(struct http_call *c, char *path, size_t size)
+{
+	char *url = NULL, *scheme = NULL, *host = NULL, *port = NULL;
+	char *p = NULL, *query = NULL;
+	const char *want = c->req->scheme == HTTP_SCHEME_HTTP ? "http" : "https";
+	CURLU *u;
+	bool ok = false;
+	int n;
+
+	if (curl_easy_getinfo(c->easy, CURLINFO_REDIRECT_URL, &url) !=
+	    CURLE_OK || url == NULL || (u = curl_url()) == NULL)
+		return false;
+	if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) ==
+	    CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_PATH, &p, 0) == CURLUE_OK &&
+	    strcmp(scheme, want) == 0 && same_host(host, c->req->host) &&
+	    strtoul(port, NULL, 10) == c->req->port) {
+		if (curl_url_get(u, CURLUPART_QUERY, &query, 0) != CURLUE_OK)
+			query = NULL;
+		n = snprintf(path, size, "%s%s%s", p, query ? "?" : "",
+		    query ? query : "");
+		ok = n > 0 && (size_t)n < size && http_path_valid(path);
+	}
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	curl_free(p);
+	curl_free(query);
+	curl_url_cleanup(u);
+	return ok;
+}
+
+static bool
+status_is_redirect(long s)
+{
+	return s == 301 || s == 302 || s == 303 || s == 307 || s == 308;
+}
+
+/* Follows a same-origin redirect; false when the call should end here. */
+static bool
+call_follow(struct http_call *c)
+{
+	char path[HTTP_CALL_URL_MAX];
+	char *copy;
+
+	if (c->result.redirects >= REDIRECTS_MAX ||
+	    !call_redirect_path(c, path, sizeof(path)))
+		return false;
+	if ((copy = strdup(path)) == NULL) {
+		log_error("out of memory");
+		return false;
+	}
+	free(c->path);
+	c->path = copy;
+	/* 303 always, and 301/302 after a mutating method, become GET. */
+	if (c->result.status == 303 || (c->result.status <= 302 &&
+	    !method_is_safe(c->method)))
+		c->method = HTTP_METHOD_GET;
+	c->result.redirects++;
+	call_attempt_release(c);
+	call_attempt_start(c);
+	return true;
+}
+
+/* Waits once for a short Retry-After; false when the call should end. */
+static bool
+call_wait_retry_after(struct http_call *c)
+{
+	long s = c->result.retry_after_s;
+
+	if (c->waited || !method_is_safe(c->method) ||
+	    s > RETRY_AFTER_HONOURED_S ||
+	    call_remaining_ms(c) < (uint64_t)s * 1000u + ATTEMPT_MIN_MS)
+		return false;
+	c->waited = true;
+	call_attempt_release(c);
+	return call_schedule(c, (uint64_t)s * 1000u);
+}
+
+static void
+call_response_done(struct http_call *c)
+{
+	struct http_result *r = &c->result;
+
+	call_read_response(c);
+	if ((r->status == 503 || r->status == 429) && r->retry_after_s >= 0) {
+		if (call_wait_retry_after(c))
+			return;
+		call_finish(c, HTTP_OUTCOME_OK, "the service asks to wait "
+		    "%ld s", r->retry_after_s);
+		return;
+	}
+	if (status_is_redirect(r->status) && r->location[0] != '\0') {
+		if (!c->req->follow_redirects) {
+			call_finish(c, HTTP_OUTCOME_OK, "redirect not followed "
+			    "(the target does not allow redirects)");
+			return;
+		}
+		if (call_follow(c))
+			return;
+		call_finish(c, HTTP_OUTCOME_OK, "redirect not followed (another "
+		    "host or port, or too many redirects)");
+		return;
+	}
+	if (r->body_total > r->body_len)
+		call_finish(c, HTTP_OUTCOME_OK, "body cut: kept %zu of %llu "
+		    "bytes", r->body_len, (unsigned long long)r->body_total);
+	else
+		call_finish(c, HTTP_OUTCOME_OK, NULL);
+}
+
+static bool
+error_is_before_send(CURLcode rc)
+{
+	return rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST;
+}
+
+/* Retries a GET/HEAD whose connection failed; false when it may not. */
+static bool
+call_retry_connect(struct http_call *c, CURLcode rc)
+{
+	uint64_t backoff = (uint64_t)BACKOFF_MS * c->result.attempts;
+
+	if (!error_is_before_send(rc) || c->maybe_sent || c->refused_at_connect ||
+	    !method_is_safe(c->method) ||
+	    c->result.attempts >= CONNECT_ATTEMPTS_MAX ||
+	    call_remaining_ms(c) < backoff + ATTEMPT_MIN_MS)
+		return false;
+	call_attempt_release(c);
+	return call_schedule(c, backoff);
+}
+
+static void
+call_error_done(struct http_call *c, CURLcode rc)
+{
+	char why[HTTP_RESULT_TEXT_MAX + CURL_ERROR_SIZE];
+
+	if (call_retry_connect(c, rc))
+		return;
+	if (c->refused_at_connect)
+		snprintf(why, sizeof(why), "connection refused by the address "
+		    "rules; not connected");
+	else if (rc == CURLE_OPERATION_TIMEDOUT)
+		snprintf(why, sizeof(why), "no answer within the %u ms budget",
+		    (unsigned)c->req->budget_ms);
+	else
+		snprintf(why, sizeof(why), "%s%s%s", curl_easy_strerror(rc),
+		    c->errbuf[0] != '\0' ? ": " : "", c->errbuf);
+	call_finish_unanswered(c, why);
+}
+
+void
+http_call_attempt_done(struct http_call *c, CURLcode rc)
+{
+	char peer[64] = "?";
+
+	call_collect_timings(c);
+	if (info_us(c->easy, CURLINFO_PRETRANSFER_TIME_T) > 0)
+		c->maybe_sent = true;
+	if (!call_peer_permitted(c, peer, sizeof(peer))) {
+		c->result.body_len = 0;
+		call_finish_unanswered(c, "connected address refused by the "
+		    "address rules");
+		return;
+	}
+	if (rc == CURLE_OK)
+		call_response_done(c);
+	else
+		call_error_done(c, rc);
+}
