@@ -54,8 +54,8 @@ classify_v6(const struct in6_addr *in6)
 {
 	static const uint8_t mapped[12] = { 0,0,0,0, 0,0,0,0, 0,0,0xff,0xff };
 	static const uint8_t nat64[12] = { 0,0x64,0xff,0x9b, 0,0,0,0, 0,0,0,0 };
-	static const uint8_t metadata[16] = { 0xfd,0,0,0xec,0x2,0,0,0,
-	    0,0,0,0, 0,0,0x2,0x54 };
+	static const uint8_t metadata[16] = { 0xfd,0x00,0x0e,0xc2, 0,0,0,0,
+	    0,0,0,0, 0,0,0x02,0x54 };
 	const uint8_t *b = in6->s6_addr;
 
 	if (prefix_is(b, mapped, sizeof(mapped)) ||
