@@ -11,8 +11,9 @@ Behaviour is chosen by path:
   /big/N                 200 with N bytes of body
   /status/CODE           that status, a short body
   /slow/MS               waits MS milliseconds, then 200
-  /retry-after/V/TAG     first request for TAG: 503 with Retry-After V
-                         ("dateN": an HTTP-date N seconds ahead); then 200
+  /retry-after/V/TAG[/N] first N (default 1) requests for TAG: 503 with
+                         Retry-After V ("dateN": an HTTP-date N seconds
+                         ahead); then 200
   /redirect/CODE?to=URL  CODE with Location: URL (percent-decoded)
   /close                 reads the request and its body, closes without answer
   anything else          200 "ok"
@@ -71,11 +72,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(part)
             n -= len(part)
 
-    def retry_after(self, value, tag):
+    def retry_after(self, value, tag, busy):
         with self.server.log_lock:
-            first = tag not in self.server.seen
-            self.server.seen.add(tag)
-        if not first:
+            count = self.server.seen.get(tag, 0)
+            self.server.seen[tag] = count + 1
+        if count >= busy:
             self.reply(200, b"done\n")
             return
         if value.startswith("date"):
@@ -98,7 +99,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             time.sleep(int(parts[2]) / 1000.0)
             self.reply(200, b"late\n")
         elif route == "retry-after":
-            self.retry_after(parts[2], parts[3])
+            busy = int(parts[4]) if len(parts) > 4 else 1
+            self.retry_after(parts[2], parts[3], busy)
         elif route == "redirect":
             to = urllib.parse.parse_qs(url.query).get("to", ["/"])[0]
             self.reply(int(parts[2]), b"moved\n", [("Location", to)])
@@ -120,7 +122,7 @@ def main():
     srv.daemon_threads = True
     srv.log = open(args.log, "a", encoding="utf-8")
     srv.log_lock = threading.Lock()
-    srv.seen = set()
+    srv.seen = {}
     timer = threading.Timer(args.lifetime, srv.shutdown)
     timer.daemon = True
     timer.start()

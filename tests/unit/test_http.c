@@ -375,6 +375,17 @@ Test(http, redirect_to_another_host_is_not_followed)
 	cr_assert_eq(c.r.status, 307);
 	cr_assert_eq(http_peer_requests(&other), 0);
 	http_peer_stop(&other);
+
+	/* Other host name or scheme on the same port: not followed either. */
+	snprintf(path, sizeof(path), "/redirect/302?to=http%%3A%%2F%%2F"
+	    "other.test%%3A%u%%2Fsteal", (unsigned)fx.peer.port);
+	c = run(&req);
+	cr_assert_eq(c.r.status, 302);
+	snprintf(path, sizeof(path), "/redirect/308?to=https%%3A%%2F%%2F"
+	    "api.test%%3A%u%%2Fsteal", (unsigned)fx.peer.port);
+	c = run(&req);
+	cr_assert_eq(c.r.status, 308);
+	cr_assert_eq(http_peer_requests(&fx.peer), 4, "a redirect was followed");
 }
 
 Test(http, same_host_redirect_followed_only_when_allowed)
@@ -475,6 +486,18 @@ Test(http, retry_after_two_seconds_waits_once_then_succeeds)
 	cr_assert_eq(http_peer_requests(&fx.peer), 2);
 	cr_assert_geq(c.elapsed_us, 2000000u);
 	cr_assert_lt(c.elapsed_us, 3500000u);
+}
+
+Test(http, retry_after_is_honoured_only_once)
+{
+	struct http_request req = request("127.0.0.1", "/retry-after/1/o/5");
+	struct captured c = run(&req);
+
+	cr_assert_eq(c.r.status, 503);
+	cr_assert_eq(c.r.attempts, 2);
+	cr_assert_str_eq(c.r.message, "the service asks to wait 1 s");
+	cr_assert_eq(http_peer_requests(&fx.peer), 2);
+	cr_assert_geq(c.elapsed_us, 1000000u);
 }
 
 Test(http, retry_after_long_returns_at_once)
