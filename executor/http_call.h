@@ -51,6 +51,12 @@ struct http_call *http_call_new(struct http_engine *e,
 /* The attempt in flight ended with rc (from curl_multi_info_read). */
 void http_call_attempt_done(struct http_call *c, CURLcode rc);
 
+/*
+ * Sets up c->easy (already created) for one attempt with remaining_ms of
+ * budget; builds c->headers.  False on failure (logged).  http_easy.c.
+ */
+bool http_easy_setup(struct http_call *c, uint64_t remaining_ms);
+
 /* Frees a call without calling its callback (engine shutdown). */
 void http_call_free(struct http_call *c);
 
