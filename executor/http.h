@@ -113,7 +113,7 @@ struct http_result {
 	char content_type[HTTP_RESULT_TEXT_MAX];
 	long retry_after_s;		/* -1 when absent or unparsable */
 	char location[HTTP_RESULT_LOCATION_MAX];	/* raw Location, "" when absent */
-	const uint8_t *body;		/* body_len bytes, not NUL-terminated */
+	const uint8_t *body;		/* body_len bytes, not NUL-terminated; NULL when 0 */
 	size_t body_len;		/* <= body_max */
 	uint64_t body_total;		/* bytes the target sent */
 	unsigned attempts;		/* requests started */

@@ -123,7 +123,8 @@ capture_done(const struct http_result *r, void *arg)
 	c->r.body = NULL;
 	c->body = malloc(r->body_len + 1);
 	cr_assert_not_null(c->body);
-	memcpy(c->body, r->body, r->body_len);
+	if (r->body_len > 0)
+		memcpy(c->body, r->body, r->body_len);
 	c->body[r->body_len] = '\0';
 	c->done = true;
 }
