@@ -22,3 +22,17 @@ tests_unit_test_http_rules_SOURCES = tests/unit/test_http_rules.c
 tests_unit_test_http_rules_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_http_rules_LDADD = libspexecutor.a libspcommon.a \
 	$(UNIT_LDADD) $(SP_LIBS)
+
+# `make bench-http` (also under `make bench`): printed, not asserted.
+check_PROGRAMS += tests/bench/bench_http
+tests_bench_bench_http_SOURCES = tests/bench/bench_http.c \
+	tests/unit/http_peer.c tests/unit/http_peer.h
+tests_bench_bench_http_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DSP_TEST_SRCDIR='"$(abs_top_srcdir)"'
+tests_bench_bench_http_LDADD = libspexecutor.a libspcommon.a $(SP_LIBS)
+
+bench-http: tests/bench/bench_http
+	SP_SRCDIR='$(abs_top_srcdir)' ./tests/bench/bench_http
+
+bench: bench-http
+.PHONY: bench bench-http
