@@ -7,6 +7,10 @@ to the --log file as one JSON line: method, raw path, headers (in order),
 body, and the client's port (one port = one TCP connection).  Bytes that
 are not UTF-8 are shown as \\xNN escapes.
 
+With --tls DIR it speaks HTTPS with a fresh self-signed certificate for
+"api.test" (made with the openssl command line), written to DIR/cert.pem
+for the test to trust.
+
 Behaviour is chosen by path:
   /big/N                 200 with N bytes of body
   /status/CODE           that status, a short body
@@ -22,6 +26,9 @@ import argparse
 import email.utils
 import http.server
 import json
+import os
+import ssl
+import subprocess
 import sys
 import threading
 import time
@@ -121,14 +128,36 @@ class Server(http.server.ThreadingHTTPServer):
     # and a dropped SYN costs a 1 s retransmission.
     request_queue_size = 128
 
+    def handle_error(self, request, client_address):
+        pass  # a client refusing the certificate is part of the tests
+
+
+def tls_context(directory):
+    cert = os.path.join(directory, "cert.pem")
+    key = os.path.join(directory, "key.pem")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec",
+         "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+         "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=api.test",
+         "-addext", "subjectAltName=DNS:api.test"],
+        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    return ctx
+
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--log", required=True)
+    ap.add_argument("--tls", metavar="DIR",
+                    help="serve HTTPS with a self-signed cert written to DIR")
     ap.add_argument("--lifetime", type=float, default=60.0,
                     help="exit after this many seconds whatever happens")
     args = ap.parse_args()
     srv = Server(("127.0.0.1", 0), Handler)
+    if args.tls:
+        srv.socket = tls_context(args.tls).wrap_socket(srv.socket,
+                                                       server_side=True)
     srv.log = open(args.log, "a", encoding="utf-8")
     srv.log_lock = threading.Lock()
     srv.seen = {}

@@ -52,8 +52,8 @@ read_port(int fd, uint16_t *port)
 	return *port != 0;
 }
 
-bool
-http_peer_start(struct http_peer *p)
+static bool
+peer_start(struct http_peer *p, bool tls)
 {
 	char script[4096];
 	int fds[2];
@@ -68,8 +68,13 @@ http_peer_start(struct http_peer *p)
 		return false;
 	if (p->pid == 0) {
 		dup2(fds[1], STDOUT_FILENO);
-		execlp("python3", "python3", script, "--log", p->log_path,
-		    "--lifetime", "60", (char *)NULL);
+		if (tls)
+			execlp("python3", "python3", script, "--log",
+			    p->log_path, "--lifetime", "60", "--tls", p->dir,
+			    (char *)NULL);
+		else
+			execlp("python3", "python3", script, "--log",
+			    p->log_path, "--lifetime", "60", (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -79,7 +84,22 @@ http_peer_start(struct http_peer *p)
 		return false;
 	}
 	close(fds[0]);
+	if (tls)
+		snprintf(p->cert_path, sizeof(p->cert_path), "%s/cert.pem",
+		    p->dir);
 	return true;
+}
+
+bool
+http_peer_start(struct http_peer *p)
+{
+	return peer_start(p, false);
+}
+
+bool
+http_peer_start_tls(struct http_peer *p)
+{
+	return peer_start(p, true);
 }
 
 void
@@ -92,6 +112,14 @@ http_peer_stop(struct http_peer *p)
 	}
 	if (p->log_path[0] != '\0')
 		unlink(p->log_path);
+	if (p->dir[0] != '\0') {
+		char path[128];
+
+		snprintf(path, sizeof(path), "%s/cert.pem", p->dir);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/key.pem", p->dir);
+		unlink(path);
+	}
 	if (p->dir[0] != '\0')
 		rmdir(p->dir);
 }

@@ -15,10 +15,17 @@ struct http_peer {
 	uint16_t port;
 	char dir[64];
 	char log_path[96];
+	char cert_path[96];	/* "" unless started with TLS */
 };
 
 /* Starts the server and waits (at most 5 s) for its port; false on failure. */
 bool http_peer_start(struct http_peer *p);
+
+/*
+ * The same over HTTPS, with a self-signed certificate for "api.test" whose
+ * PEM is left in cert_path (needs the openssl command).
+ */
+bool http_peer_start_tls(struct http_peer *p);
 
 /* Stops the server and removes its log. */
 void http_peer_stop(struct http_peer *p);

@@ -722,3 +722,70 @@ Test(http, attempt_with_less_than_a_second_left_is_not_started)
 	cr_assert_str_eq(c.r.message, "the service asks to wait 2 s");
 	cr_assert_lt(c.elapsed_us, 1000000u);
 }
+
+static char *
+read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	char *buf;
+
+	cr_assert(fd != -1, "%s", path);
+	buf = slurp(fd);
+	close(fd);
+	*len = strlen(buf);
+	return buf;
+}
+
+Test(http, tls_is_verified_against_the_given_ca)
+{
+	struct http_credential cred = { HTTP_CREDENTIAL_BEARER, NULL, SECRET,
+	    strlen(SECRET) };
+	struct http_peer tls;
+	struct http_request req;
+	struct captured c;
+	size_t ca_len;
+	char *ca;
+
+	cr_assert(http_peer_start_tls(&tls), "TLS server (needs openssl)");
+	ca = read_file(tls.cert_path, &ca_len);
+	req = request("api.test", "/secure");
+	req.scheme = HTTP_SCHEME_HTTPS;
+	req.port = tls.port;
+	req.credential = &cred;
+
+	/* System CAs do not know the self-signed certificate. */
+	c = run(&req);
+	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_FAILED, "%s", c.r.message);
+	cr_assert_eq(c.r.status, 0);
+	cr_assert_eq(c.r.attempts, 1, "a TLS failure is not retried");
+	cr_assert_eq(http_peer_requests(&tls), 0);
+
+	/* The right CA for the wrong name. */
+	req.ca_blob = ca;
+	req.ca_len = ca_len;
+	req.host = "other.test";
+	c = run(&req);
+	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_FAILED, "%s", c.r.message);
+	cr_assert_eq(http_peer_requests(&tls), 0);
+
+	req.host = "api.test";
+	c = run(&req);
+	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_OK, "%s", c.r.message);
+	cr_assert_eq(c.r.status, 200);
+	cr_assert_gt(c.r.timings.tls_us, 0);
+	cr_assert_eq(http_peer_requests(&tls), 1);
+	free(ca);
+	http_peer_stop(&tls);
+}
+
+Test(http, https_to_a_plain_http_port_is_failed)
+{
+	struct http_request req = request("127.0.0.1", "/x");
+	struct captured c;
+
+	req.scheme = HTTP_SCHEME_HTTPS;
+	req.method = HTTP_METHOD_POST;
+	c = run(&req);
+	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_FAILED, "%s", c.r.message);
+	cr_assert_eq(c.r.status, 0);
+}
