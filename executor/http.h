@@ -67,7 +67,7 @@ struct http_header {
  */
 struct http_request {
 	enum http_method method;
-	enum http_scheme scheme;
+	enum http_scheme scheme;	/* http: loopback addresses only */
 	const char *host;		/* name, IPv4 literal or bare IPv6 literal */
 	uint16_t port;
 	const char *path;		/* expanded path and query, starts with '/' */
@@ -122,7 +122,15 @@ struct http_result {
 	char message[HTTP_RESULT_TEXT_MAX];	/* short English, never a secret */
 };
 
-/* Called exactly once per submitted request, from the event loop. */
+/*
+ * Called exactly once per submitted request, from the event loop.
+ *
+ * Retries: GET and HEAD only, when the connection failed before anything
+ * was sent (up to 3 attempts, short back-off), and once after a 503/429
+ * whose Retry-After is at most 60 s and fits in the budget with a 1 s
+ * attempt after it.  Otherwise a Retry-After is returned at once with
+ * "the service asks to wait N s" in the message.
+ */
 typedef void (*http_done_fn)(const struct http_result *result, void *arg);
 
 /*

@@ -155,6 +155,11 @@ bool
 http_request_valid(const struct http_request *req, char *why,
     size_t why_size)
 {
+	if (req->method > HTTP_METHOD_DELETE ||
+	    req->scheme > HTTP_SCHEME_HTTP) {
+		snprintf(why, why_size, "unknown method or scheme");
+		return false;
+	}
 	if (req->host == NULL || !host_valid(req->host)) {
 		snprintf(why, why_size, "host name refused");
 		return false;

@@ -242,14 +242,23 @@ call_resolve(struct http_call *c)
 		enum http_addr_class k = http_addr_classify(sa,
 		    sizeof(c->addrs[i]));
 
-		if (http_addr_permitted(k, c->req->addr_allow))
+		if (http_addr_permitted(k, c->req->addr_allow) &&
+		    (c->req->scheme == HTTP_SCHEME_HTTPS ||
+		    k == HTTP_ADDR_LOOPBACK))
 			continue;
 		if (!http_addr_format(sa, sizeof(c->addrs[i]), text,
 		    sizeof(text)))
 			snprintf(text, sizeof(text), "?");
-		call_finish(c, HTTP_OUTCOME_FAILED, "address %s of %s is %s, "
-		    "which the target does not allow; not connected", text,
-		    c->req->host, http_addr_class_name(k));
+		if (http_addr_permitted(k, c->req->addr_allow))
+			call_finish(c, HTTP_OUTCOME_FAILED, "address %s of %s "
+			    "is %s: plain http is for loopback only; not "
+			    "connected", text, c->req->host,
+			    http_addr_class_name(k));
+		else
+			call_finish(c, HTTP_OUTCOME_FAILED, "address %s of %s "
+			    "is %s, which the target does not allow; not "
+			    "connected", text, c->req->host,
+			    http_addr_class_name(k));
 		return false;
 	}
 	if (!call_pin_addresses(c)) {
@@ -553,9 +562,13 @@ http_call_attempt_done(struct http_call *c, CURLcode rc)
 	if (info_us(c->easy, CURLINFO_PRETRANSFER_TIME_T) > 0)
 		c->maybe_sent = true;
 	if (!call_peer_permitted(c, peer, sizeof(peer))) {
+		char why[HTTP_RESULT_TEXT_MAX];
+
 		c->result.body_len = 0;
-		call_finish_unanswered(c, "connected address refused by the "
-		    "address rules");
+		c->result.status = 0;
+		snprintf(why, sizeof(why), "connected address %s refused by "
+		    "the address rules", peer);
+		call_finish_unanswered(c, why);
 		return;
 	}
 	if (rc == CURLE_OK)

@@ -789,3 +789,88 @@ Test(http, https_to_a_plain_http_port_is_failed)
 	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_FAILED, "%s", c.r.message);
 	cr_assert_eq(c.r.status, 0);
 }
+
+Test(http, plain_http_only_to_loopback)
+{
+	struct http_request req = request("private.test", "/x");
+	struct captured c;
+
+	req.addr_allow = HTTP_ALLOW_PRIVATE | HTTP_ALLOW_LOOPBACK;
+	c = run(&req);
+	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_FAILED);
+	cr_assert_not_null(strstr(c.r.message, "plain http is for loopback "
+	    "only"), "%s", c.r.message);
+	cr_assert_eq(c.r.attempts, 0);
+}
+
+Test(http, methods_bodies_and_content_types_arrive_as_given)
+{
+	static const struct { enum http_method m; const char *name, *body; } t[] = {
+		{ HTTP_METHOD_PUT, "PUT", "{\"name\":\"caf\xc3\xa9 \\\"x\\\"\"}" },
+		{ HTTP_METHOD_PATCH, "PATCH", "qty=2\r\n$(id)" },
+		{ HTTP_METHOD_DELETE, "DELETE", "" },
+		{ HTTP_METHOD_DELETE, "DELETE", "{\"force\":true}" },
+		{ HTTP_METHOD_POST, "POST", "" },
+	};
+	struct http_request req = request("127.0.0.1", "/m");
+	struct http_request head = request("127.0.0.1", "/big/1000");
+	struct captured c;
+	cJSON *log;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		req.method = t[i].m;
+		req.body = t[i].body;
+		req.body_len = strlen(t[i].body);
+		req.content_type = i % 2 ? "text/plain; charset=\"utf-8\"" : NULL;
+		c = run(&req);
+		cr_assert_eq(c.r.status, 200, "%zu", i);
+	}
+	head.method = HTTP_METHOD_HEAD;
+	c = run(&head);
+	cr_assert_eq(c.r.status, 200);
+	cr_assert_eq(c.r.body_total, 0);
+	log = http_peer_log(&fx.peer);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const cJSON *e = logged(log, (int)i);
+		const char *ct = http_peer_header(e, "Content-Type");
+
+		cr_assert_str_eq(logged_str(e, "method"), t[i].name);
+		cr_assert_str_eq(logged_str(e, "body"), t[i].body);
+		if (i % 2)
+			cr_assert_str_eq(ct, "text/plain; charset=\"utf-8\"");
+		else
+			cr_assert(ct == NULL, "%zu: curl's default type sent: %s",
+			    i, ct);
+		cr_assert_null(http_peer_header(e, "Expect"));
+	}
+	cr_assert_str_eq(logged_str(logged(log, 5), "method"), "HEAD");
+	cJSON_Delete(log);
+}
+
+static void
+never_called(const struct http_result *r, void *arg)
+{
+	(void)r;
+	(void)arg;
+	cr_assert_fail("a callback ran after http_engine_free");
+}
+
+Test(http, engine_free_aborts_requests_in_flight_without_callbacks)
+{
+	struct http_request slow = request("127.0.0.1", "/slow/3000");
+	struct http_request waiting = request("127.0.0.1", "/retry-after/5/z");
+
+	cr_assert_eq(http_engine_submit(fx.engine, &slow, never_called, NULL), 0);
+	cr_assert_eq(http_engine_submit(fx.engine, &slow, never_called, NULL), 0);
+	waiting.budget_ms = 10000;
+	cr_assert_eq(http_engine_submit(fx.engine, &waiting, never_called,
+	    NULL), 0);
+	while (http_peer_requests(&fx.peer) < 3) {
+		event_base_loop(fx.base, EVLOOP_NONBLOCK);
+		usleep(10000);
+	}
+	cr_assert_eq(http_engine_inflight(fx.engine), 3);
+	http_engine_free(fx.engine);
+	fx.engine = http_engine_new(fx.base, 4);
+	event_base_loop(fx.base, EVLOOP_NONBLOCK);
+}
