@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -82,19 +83,29 @@ classify_v6(const struct in6_addr *in6)
 	return HTTP_ADDR_PUBLIC;
 }
 
+/*
+ * Fields are copied out with memcpy: callers pass sockaddr_storage and
+ * casts of it, and reading through a differently typed pointer lets the
+ * compiler reorder the accesses (strict aliasing).
+ */
 enum http_addr_class
 http_addr_classify(const struct sockaddr *sa, socklen_t len)
 {
-	if (sa->sa_family == AF_INET &&
-	    len >= (socklen_t)sizeof(struct sockaddr_in)) {
-		const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
-		return classify_v4(ntohl(sin->sin_addr.s_addr));
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+	sa_family_t family;
+
+	if (len < (socklen_t)sizeof(struct sockaddr))
+		return HTTP_ADDR_RESERVED;
+	memcpy(&family, (const char *)sa + offsetof(struct sockaddr,
+	    sa_family), sizeof(family));
+	if (family == AF_INET && len >= (socklen_t)sizeof(sin)) {
+		memcpy(&sin, sa, sizeof(sin));
+		return classify_v4(ntohl(sin.sin_addr.s_addr));
 	}
-	if (sa->sa_family == AF_INET6 &&
-	    len >= (socklen_t)sizeof(struct sockaddr_in6)) {
-		const struct sockaddr_in6 *sin6 =
-		    (const struct sockaddr_in6 *)sa;
-		return classify_v6(&sin6->sin6_addr);
+	if (family == AF_INET6 && len >= (socklen_t)sizeof(sin6)) {
+		memcpy(&sin6, sa, sizeof(sin6));
+		return classify_v6(&sin6.sin6_addr);
 	}
 	return HTTP_ADDR_RESERVED;
 }
@@ -142,4 +153,25 @@ http_addr_format(const struct sockaddr *sa, socklen_t len, char *buf,
 		size = NI_MAXHOST;
 	return getnameinfo(sa, len, buf, (socklen_t)size, NULL, 0,
 	    NI_NUMERICHOST) == 0;
+}
+
+bool
+http_addr_text_permitted(const char *text, unsigned allow)
+{
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+
+	memset(&sin, 0, sizeof(sin));
+	memset(&sin6, 0, sizeof(sin6));
+	if (inet_pton(AF_INET, text, &sin.sin_addr) == 1) {
+		sin.sin_family = AF_INET;
+		return http_addr_permitted(http_addr_classify(
+		    (struct sockaddr *)&sin, sizeof(sin)), allow);
+	}
+	if (inet_pton(AF_INET6, text, &sin6.sin6_addr) == 1) {
+		sin6.sin6_family = AF_INET6;
+		return http_addr_permitted(http_addr_classify(
+		    (struct sockaddr *)&sin6, sizeof(sin6)), allow);
+	}
+	return false;
 }

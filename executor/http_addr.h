@@ -40,6 +40,10 @@ enum http_addr_class http_addr_classify(const struct sockaddr *sa,
 /* Whether a class may be connected to under the allow bits. */
 bool http_addr_permitted(enum http_addr_class c, unsigned allow);
 
+/* Classifies numeric text ("10.0.0.1", "::1") and applies the rules;
+ * text that is not an address is never permitted. */
+bool http_addr_text_permitted(const char *text, unsigned allow);
+
 /* A static English name for a class, for messages ("link-local"). */
 const char *http_addr_class_name(enum http_addr_class c);
 

@@ -112,7 +112,7 @@ call_finish_unanswered(struct http_call *c, const char *why)
 {
 	enum http_outcome o = HTTP_OUTCOME_FAILED;
 
-	if (c->maybe_sent && !method_is_safe(c->method))
+	if (c->mutation_sent)
 		o = HTTP_OUTCOME_UNKNOWN;
 	call_finish(c, o, "%s", why);
 }
@@ -284,6 +284,7 @@ call_attempt_reset_result(struct http_call *c)
 	r->body_total = 0;
 	c->errbuf[0] = '\0';
 	c->refused_at_connect = false;
+	c->attempt_sends = 0;
 }
 
 static void
@@ -337,24 +338,13 @@ call_collect_timings(struct http_call *c)
 static bool
 call_peer_permitted(struct http_call *c, char *text, size_t size)
 {
-	struct sockaddr_storage ss;
-	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
 	char *ip = NULL;
 
 	if (curl_easy_getinfo(c->easy, CURLINFO_PRIMARY_IP, &ip) != CURLE_OK ||
 	    ip == NULL || *ip == '\0')
 		return true;	/* nothing was connected */
 	snprintf(text, size, "%s", ip);
-	memset(&ss, 0, sizeof(ss));
-	if (inet_pton(AF_INET, ip, &sin->sin_addr) == 1)
-		sin->sin_family = AF_INET;
-	else if (inet_pton(AF_INET6, ip, &sin6->sin6_addr) == 1)
-		sin6->sin6_family = AF_INET6;
-	else
-		return false;
-	return http_addr_permitted(http_addr_classify((struct sockaddr *)&ss,
-	    sizeof(ss)), c->req->addr_allow);
+	return http_addr_text_permitted(ip, c->req->addr_allow);
 }
 
 static void
@@ -521,11 +511,11 @@ error_is_before_send(CURLcode rc)
 
 /* Retries a GET/HEAD whose connection failed; false when it may not. */
 static bool
-call_retry_connect(struct http_call *c, CURLcode rc)
+call_retry_connect(struct http_call *c, CURLcode rc, bool sent)
 {
 	uint64_t backoff = (uint64_t)BACKOFF_MS * c->result.attempts;
 
-	if (!error_is_before_send(rc) || c->maybe_sent || c->refused_at_connect ||
+	if (!error_is_before_send(rc) || sent || c->refused_at_connect ||
 	    !method_is_safe(c->method) ||
 	    c->result.attempts >= CONNECT_ATTEMPTS_MAX ||
 	    call_remaining_ms(c) < backoff + ATTEMPT_MIN_MS)
@@ -535,15 +525,15 @@ call_retry_connect(struct http_call *c, CURLcode rc)
 }
 
 static void
-call_error_done(struct http_call *c, CURLcode rc)
+call_error_done(struct http_call *c, CURLcode rc, bool sent)
 {
 	char why[HTTP_RESULT_TEXT_MAX + CURL_ERROR_SIZE];
 
-	if (call_retry_connect(c, rc))
+	if (call_retry_connect(c, rc, sent))
 		return;
 	if (c->refused_at_connect)
 		snprintf(why, sizeof(why), "connection refused by the address "
-		    "rules; not connected");
+		    "rules; nothing was sent");
 	else if (rc == CURLE_OPERATION_TIMEDOUT)
 		snprintf(why, sizeof(why), "no answer within the %u ms budget",
 		    (unsigned)c->req->budget_ms);
@@ -557,10 +547,12 @@ void
 http_call_attempt_done(struct http_call *c, CURLcode rc)
 {
 	char peer[64] = "?";
+	bool sent;
 
 	call_collect_timings(c);
-	if (info_us(c->easy, CURLINFO_PRETRANSFER_TIME_T) > 0)
-		c->maybe_sent = true;
+	sent = rc == CURLE_OK || c->attempt_sends > 0;
+	if (sent && !method_is_safe(c->method))
+		c->mutation_sent = true;
 	if (!call_peer_permitted(c, peer, sizeof(peer))) {
 		char why[HTTP_RESULT_TEXT_MAX];
 
@@ -574,5 +566,5 @@ http_call_attempt_done(struct http_call *c, CURLcode rc)
 	if (rc == CURLE_OK)
 		call_response_done(c);
 	else
-		call_error_done(c, rc);
+		call_error_done(c, rc, sent);
 }

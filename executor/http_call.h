@@ -36,7 +36,8 @@ struct http_call {
 	bool resolved;
 	bool waited;				/* Retry-After honoured once */
 	bool refused_at_connect;
-	bool maybe_sent;			/* some attempt may have reached the target */
+	unsigned attempt_sends;			/* requests curl began to write this attempt */
+	bool mutation_sent;			/* a mutating attempt may have been applied */
 	uint64_t start_us, deadline_us, resolve_us;
 	uint8_t *body;				/* owned, up to req->body_max */
 	size_t body_cap;

@@ -44,6 +44,37 @@ call_open_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
 }
 
 static bool
+method_is_safe(enum http_method m)
+{
+	return m == HTTP_METHOD_GET || m == HTTP_METHOD_HEAD;
+}
+
+/*
+ * Called each time curl is about to write a request.  curl re-sends a
+ * request by itself when a reused connection dies unanswered; a mutating
+ * request must never reach the target twice, so a second send is aborted.
+ * The connection's peer is checked here too, before any byte is written.
+ */
+static int
+call_before_send(void *arg, char *peer_ip, char *local_ip, int peer_port,
+    int local_port)
+{
+	struct http_call *c = arg;
+
+	(void)local_ip;
+	(void)peer_port;
+	(void)local_port;
+	if (!http_addr_text_permitted(peer_ip, c->req->addr_allow)) {
+		c->refused_at_connect = true;
+		return CURL_PREREQFUNC_ABORT;
+	}
+	if (c->attempt_sends > 0 && !method_is_safe(c->method))
+		return CURL_PREREQFUNC_ABORT;
+	c->attempt_sends++;
+	return CURL_PREREQFUNC_OK;
+}
+
+static bool
 call_body_reserve(struct http_call *c, size_t need)
 {
 	size_t cap = c->body_cap;
@@ -151,7 +182,10 @@ easy_set_transport(CURL *easy, struct http_call *c, uint64_t remaining_ms)
 	    curl_easy_setopt(easy, CURLOPT_RESOLVE, c->resolve) == CURLE_OK &&
 	    curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION,
 	    call_open_socket) == CURLE_OK &&
-	    curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, c) == CURLE_OK;
+	    curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, c) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, call_before_send) ==
+	    CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_PREREQDATA, c) == CURLE_OK;
 	if (ok && req->ca_blob != NULL) {
 		struct curl_blob blob = { (void *)(uintptr_t)req->ca_blob,
 		    req->ca_len, CURL_BLOB_COPY };

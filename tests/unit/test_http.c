@@ -262,7 +262,8 @@ Test(http, basic_and_named_header_credentials)
 
 	a.credential = &basic;
 	b.credential = &named;
-	cr_assert_eq(run(&a).r.status, 200);
+	struct captured ca = run(&a);
+	cr_assert_eq(ca.r.status, 200, "%s", ca.r.message);
 	cr_assert_eq(run(&b).r.status, 200);
 	log = http_peer_log(&fx.peer);
 	cr_assert_str_eq(http_peer_header(logged(log, 0), "Authorization"),
@@ -873,4 +874,55 @@ Test(http, engine_free_aborts_requests_in_flight_without_callbacks)
 	http_engine_free(fx.engine);
 	fx.engine = http_engine_new(fx.base, 4);
 	event_base_loop(fx.base, EVLOOP_NONBLOCK);
+}
+
+Test(http, post_answered_303_then_broken_get_is_unknown)
+{
+	/* The POST was applied (it was answered); the GET after the 303
+	 * breaks.  The call may have changed something: unknown. */
+	struct http_request req = request("api.test",
+	    "/redirect/303?to=%2Fclose");
+	struct captured c;
+	cJSON *log;
+
+	req.method = HTTP_METHOD_POST;
+	req.body = "a=1";
+	req.body_len = 3;
+	req.follow_redirects = true;
+	c = run(&req);
+	cr_assert_eq(c.r.redirects, 1);
+	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_UNKNOWN, "%s", c.r.message);
+	log = http_peer_log(&fx.peer);
+	cr_assert_str_eq(logged_str(logged(log, 0), "method"), "POST");
+	cr_assert_str_eq(logged_str(logged(log, 1), "method"), "GET");
+	cJSON_Delete(log);
+}
+
+Test(http, post_on_a_reused_connection_is_never_sent_twice)
+{
+	/* curl re-sends a request on a fresh connection when a reused one
+	 * dies unanswered; for a POST that would apply it twice. */
+	struct http_request warm = request("127.0.0.1", "/warm");
+	struct http_request req = request("127.0.0.1", "/close");
+	struct http_engine_stats st;
+	struct captured c;
+	cJSON *log;
+
+	cr_assert_eq(run(&warm).r.status, 200);
+	req.method = HTTP_METHOD_POST;
+	req.body = "qty=3";
+	req.body_len = 5;
+	c = run(&req);
+	http_engine_stats(fx.engine, &st);
+	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_UNKNOWN, "%s", c.r.message);
+	log = http_peer_log(&fx.peer);
+	cr_assert_eq(cJSON_GetArraySize(log), 2, "the POST arrived %d times",
+	    cJSON_GetArraySize(log) - 1);
+	cr_assert_eq(cJSON_GetObjectItemCaseSensitive(logged(log, 0),
+	    "peer_port")->valueint, cJSON_GetObjectItemCaseSensitive(
+	    logged(log, 1), "peer_port")->valueint,
+	    "the POST did not go over the reused connection");
+	cr_log_info("connections opened: %llu",
+	    (unsigned long long)st.connections_opened);
+	cJSON_Delete(log);
 }

@@ -159,3 +159,16 @@ Test(http_retry, refusals_leave_value_untouched)
 		cr_assert_eq(s, 77);
 	}
 }
+
+Test(http_addr, numeric_text)
+{
+	cr_assert(http_addr_text_permitted("127.0.0.1", HTTP_ALLOW_LOOPBACK));
+	cr_assert_not(http_addr_text_permitted("127.0.0.1", HTTP_ALLOW_PRIVATE));
+	cr_assert(http_addr_text_permitted("::1", HTTP_ALLOW_LOOPBACK));
+	cr_assert(http_addr_text_permitted("93.184.216.34", 0));
+	cr_assert_not(http_addr_text_permitted("::ffff:169.254.169.254",
+	    HTTP_ALLOW_LINK_LOCAL | HTTP_ALLOW_PRIVATE | HTTP_ALLOW_LOOPBACK));
+	cr_assert_not(http_addr_text_permitted("localhost", HTTP_ALLOW_LOOPBACK));
+	cr_assert_not(http_addr_text_permitted("", HTTP_ALLOW_LOOPBACK));
+	cr_assert_not(http_addr_text_permitted("127.0.0.1 ", HTTP_ALLOW_LOOPBACK));
+}
