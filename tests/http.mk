@@ -6,13 +6,24 @@ if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_http
 TESTS += tests/unit/test_http
 endif
-tests_unit_test_http_SOURCES = tests/unit/test_http.c \
+HTTP_HARNESS = tests/unit/http_harness.c tests/unit/http_harness.h \
 	tests/unit/http_peer.c tests/unit/http_peer.h
+tests_unit_test_http_SOURCES = tests/unit/test_http.c $(HTTP_HARNESS)
 tests_unit_test_http_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DSP_TEST_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_http_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_http_LDADD = libspexecutor.a libspcommon.a $(UNIT_LDADD) \
 	$(SP_LIBS)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_http_flow
+TESTS += tests/unit/test_http_flow
+endif
+tests_unit_test_http_flow_SOURCES = tests/unit/test_http_flow.c \
+	$(HTTP_HARNESS)
+tests_unit_test_http_flow_CPPFLAGS = $(tests_unit_test_http_CPPFLAGS)
+tests_unit_test_http_flow_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_http_flow_LDADD = $(tests_unit_test_http_LDADD)
 
 if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_http_rules

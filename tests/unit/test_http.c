@@ -1,209 +1,49 @@
 /*
- * The HTTP engine against a real local HTTP server (http_target.py),
- * driven on a libevent loop the way the executor drives it.
+ * What the HTTP engine sends and where: credentials, path and header
+ * bytes, methods and bodies, redirects, TLS, address rules.  Against a
+ * real local HTTP server (http_target.py) on a libevent loop.
  */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <criterion/criterion.h>
-#include <curl/curl.h>
 #include <event2/event.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "executor/http.h"
-#include "tests/unit/http_peer.h"
+#include "tests/unit/http_harness.h"
 
-struct captured {
-	bool done;
-	struct http_result r;	/* body pointer cleared; see body */
-	uint8_t *body;
-	uint64_t elapsed_us;
-};
-
-struct fixture {
-	struct event_base *base;
-	struct http_engine *engine;
-	struct http_peer peer;
-	unsigned resolver_calls;
-};
-
-static struct fixture fx;
-
-static uint64_t
-mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-/* Test names: *.test resolve here only, as the resolver-override hook. */
-static bool
-test_resolver(void *arg, const char *host, uint16_t port,
-    struct sockaddr_storage *addrs, size_t max, size_t *n)
-{
-	static const struct { const char *name, *addr; } map[] = {
-		{ "metadata.test", "169.254.169.254" },
-		{ "linklocal.test", "169.254.10.1" },
-		{ "v6meta.test", "fd00:ec2::254" },
-		{ "mapped.test", "::ffff:169.254.169.254" },
-		{ "private.test", "10.1.2.3" },
-		{ "mixed.test", "127.0.0.1" },	/* plus 169.254.169.254 */
-	};
-	const char *addr = "127.0.0.1";
-	struct fixture *f = arg;
-	size_t len = strlen(host);
-
-	f->resolver_calls++;
-	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)addrs)->sin_addr))
-		addr = host;
-	else if (len < 5 || strcmp(host + len - 5, ".test") != 0 || max < 2)
-		return false;
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (strcmp(host, map[i].name) == 0)
-			addr = map[i].addr;
-	*n = 0;
-	for (const char *a = addr; a != NULL;
-	    a = strcmp(host, "mixed.test") == 0 && *n == 1 ?
-	    "169.254.169.254" : NULL) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)&addrs[*n];
-		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&addrs[*n];
-
-		memset(&addrs[*n], 0, sizeof(addrs[0]));
-		if (inet_pton(AF_INET, a, &sin->sin_addr) == 1) {
-			sin->sin_family = AF_INET;
-			sin->sin_port = htons(port);
-		} else {
-			cr_assert_eq(inet_pton(AF_INET6, a, &sin6->sin6_addr), 1);
-			sin6->sin6_family = AF_INET6;
-			sin6->sin6_port = htons(port);
-		}
-		(*n)++;
-		if (*n == 2)
-			break;
-	}
-	return true;
-}
+static struct harness fx;
 
 static void
 setup(void)
 {
-	cr_assert_eq(curl_global_init(CURL_GLOBAL_DEFAULT), CURLE_OK);
-	fx.base = event_base_new();
-	cr_assert_not_null(fx.base);
-	fx.engine = http_engine_new(fx.base, 4);
-	cr_assert_not_null(fx.engine);
-	http_engine_set_resolver(fx.engine, test_resolver, &fx);
-	cr_assert(http_peer_start(&fx.peer), "http_target.py did not start");
+	harness_setup(&fx);
 }
 
 static void
 teardown(void)
 {
-	http_engine_free(fx.engine);
-	event_base_free(fx.base);
-	http_peer_stop(&fx.peer);
-	curl_global_cleanup();
+	harness_teardown(&fx);
 }
 
 TestSuite(http, .init = setup, .fini = teardown, .timeout = 20);
 
-static void
-capture_done(const struct http_result *r, void *arg)
-{
-	struct captured *c = arg;
-
-	c->r = *r;
-	c->r.body = NULL;
-	c->body = malloc(r->body_len + 1);
-	cr_assert_not_null(c->body);
-	if (r->body_len > 0)
-		memcpy(c->body, r->body, r->body_len);
-	c->body[r->body_len] = '\0';
-	c->done = true;
-}
-
-static void
-run_all(struct captured *c, size_t n)
-{
-	for (bool all = false; !all;) {
-		event_base_loop(fx.base, EVLOOP_ONCE);
-		all = true;
-		for (size_t i = 0; i < n; i++)
-			all = all && c[i].done;
-	}
-}
-
 static struct captured
 run(const struct http_request *req)
 {
-	struct captured c = { 0 };
-	uint64_t t0 = mono_us();
-
-	cr_assert_eq(http_engine_submit(fx.engine, req, capture_done, &c), 0);
-	cr_assert_not(c.done, "the callback ran inside submit");
-	run_all(&c, 1);
-	c.elapsed_us = mono_us() - t0;
-	return c;
+	return harness_run(&fx, req);
 }
 
 static struct http_request
 request(const char *host, const char *path)
 {
-	struct http_request req = {
-		.method = HTTP_METHOD_GET,
-		.scheme = HTTP_SCHEME_HTTP,
-		.host = host,
-		.port = fx.peer.port,
-		.path = path,
-		.addr_allow = HTTP_ALLOW_LOOPBACK,
-		.budget_ms = 5000,
-		.body_max = 65536,
-	};
-	return req;
+	return harness_request(&fx, host, path);
 }
 
-static const cJSON *
-logged(cJSON *log, int i)
-{
-	const cJSON *e = cJSON_GetArrayItem(log, i);
-
-	cr_assert_not_null(e, "request %d not in the server's log", i);
-	return e;
-}
-
-static const char *
-logged_str(const cJSON *e, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
-
-	cr_assert(cJSON_IsString(v));
-	return v->valuestring;
-}
-
-/* Reads a whole file into a NUL-terminated buffer (caller frees). */
-static char *
-slurp(int fd)
-{
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	ssize_t n;
-
-	lseek(fd, 0, SEEK_SET);
-	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
-		len += (size_t)n;
-		if (len + 1 == cap)
-			buf = realloc(buf, cap *= 2);
-	}
-	buf[len] = '\0';
-	return buf;
-}
 
 #define SECRET "s3cr\"et$(id)%2e%2e-\xc3\xa9t\xe2\x82\xac-42"
 
@@ -233,7 +73,7 @@ Test(http, bearer_credential_reaches_target_and_no_stderr)
 	c2 = run(&bad);
 	c3 = run(&badhdr);
 	dup2(saved, STDERR_FILENO);
-	err = slurp(fd);
+	err = harness_slurp(fd);
 
 	cr_assert_eq(c1.r.outcome, HTTP_OUTCOME_OK);
 	cr_assert_eq(c1.r.status, 200);
@@ -241,7 +81,7 @@ Test(http, bearer_credential_reaches_target_and_no_stderr)
 	cr_assert_eq(c3.r.outcome, HTTP_OUTCOME_FAILED);
 	log = http_peer_log(&fx.peer);
 	cr_assert_eq(cJSON_GetArraySize(log), 1);
-	cr_assert_str_eq(http_peer_header(logged(log, 0), "Authorization"),
+	cr_assert_str_eq(http_peer_header(harness_logged(log, 0), "Authorization"),
 	    "Bearer " SECRET);
 	cr_assert_null(strstr(err, "s3cr"), "secret on stderr: %s", err);
 	cr_assert_null(strstr(c2.r.message, "s3cr"));
@@ -266,11 +106,11 @@ Test(http, basic_and_named_header_credentials)
 	cr_assert_eq(ca.r.status, 200, "%s", ca.r.message);
 	cr_assert_eq(run(&b).r.status, 200);
 	log = http_peer_log(&fx.peer);
-	cr_assert_str_eq(http_peer_header(logged(log, 0), "Authorization"),
+	cr_assert_str_eq(http_peer_header(harness_logged(log, 0), "Authorization"),
 	    "Basic b3BzOnBhIHNzOnfDtnJk");
-	cr_assert_str_eq(http_peer_header(logged(log, 1), "X-Api-Key"),
+	cr_assert_str_eq(http_peer_header(harness_logged(log, 1), "X-Api-Key"),
 	    "k-123\"'");
-	cr_assert_null(http_peer_header(logged(log, 1), "Authorization"));
+	cr_assert_null(http_peer_header(harness_logged(log, 1), "Authorization"));
 	cJSON_Delete(log);
 }
 
@@ -283,8 +123,8 @@ Test(http, expanded_path_arrives_byte_for_byte)
 	cJSON *log = http_peer_log(&fx.peer);
 
 	cr_assert_eq(c.r.status, 200);
-	cr_assert_str_eq(logged_str(logged(log, 0), "path"), path);
-	cr_assert_null(http_peer_header(logged(log, 0), "X-Evil"));
+	cr_assert_str_eq(harness_logged_str(harness_logged(log, 0), "path"), path);
+	cr_assert_null(http_peer_header(harness_logged(log, 0), "X-Evil"));
 	cJSON_Delete(log);
 }
 
@@ -339,9 +179,9 @@ Test(http, header_values_with_cr_lf_and_reserved_names_refused)
 	req.nheaders = 2;
 	cr_assert_eq(run(&req).r.status, 200);
 	log = http_peer_log(&fx.peer);
-	cr_assert_str_eq(http_peer_header(logged(log, 0), "X-Note"),
+	cr_assert_str_eq(http_peer_header(harness_logged(log, 0), "X-Note"),
 	    "caf\xc3\xa9 \"q\" $(id)");
-	cr_assert_str_eq(http_peer_header(logged(log, 0), "X-Empty"), "");
+	cr_assert_str_eq(http_peer_header(harness_logged(log, 0), "X-Empty"), "");
 	cJSON_Delete(log);
 }
 
@@ -411,8 +251,8 @@ Test(http, same_host_redirect_followed_only_when_allowed)
 	cr_assert_eq(c.r.redirects, 1);
 	log = http_peer_log(&fx.peer);
 	cr_assert_eq(cJSON_GetArraySize(log), 3);
-	cr_assert_str_eq(logged_str(logged(log, 2), "path"), "/landing?n=2");
-	cr_assert_str_eq(http_peer_header(logged(log, 2), "X-Api-Key"), "kk");
+	cr_assert_str_eq(harness_logged_str(harness_logged(log, 2), "path"), "/landing?n=2");
+	cr_assert_str_eq(http_peer_header(harness_logged(log, 2), "X-Api-Key"), "kk");
 	cJSON_Delete(log);
 }
 
@@ -431,160 +271,13 @@ Test(http, redirect_303_after_post_becomes_get_without_body)
 	c = run(&req);
 	cr_assert_eq(c.r.status, 200);
 	log = http_peer_log(&fx.peer);
-	cr_assert_str_eq(logged_str(logged(log, 0), "method"), "POST");
-	cr_assert_str_eq(logged_str(logged(log, 0), "body"), "{\"qty\":3}");
-	cr_assert_str_eq(http_peer_header(logged(log, 0), "Content-Type"),
+	cr_assert_str_eq(harness_logged_str(harness_logged(log, 0), "method"), "POST");
+	cr_assert_str_eq(harness_logged_str(harness_logged(log, 0), "body"), "{\"qty\":3}");
+	cr_assert_str_eq(http_peer_header(harness_logged(log, 0), "Content-Type"),
 	    "application/json");
-	cr_assert_str_eq(logged_str(logged(log, 1), "method"), "GET");
-	cr_assert_str_eq(logged_str(logged(log, 1), "body"), "");
+	cr_assert_str_eq(harness_logged_str(harness_logged(log, 1), "method"), "GET");
+	cr_assert_str_eq(harness_logged_str(harness_logged(log, 1), "body"), "");
 	cJSON_Delete(log);
-}
-
-static long
-vm_hwm_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	cr_assert_not_null(f);
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
-Test(http, five_megabyte_body_cut_at_limit_memory_bounded)
-{
-	struct http_request warm = request("127.0.0.1", "/big/100000");
-	struct http_request req = request("127.0.0.1", "/big/5242880");
-	struct captured c;
-	long before, after;
-
-	run(&warm);
-	before = vm_hwm_kb();
-	req.body_max = 65536;
-	c = run(&req);
-	after = vm_hwm_kb();
-	cr_assert_eq(c.r.status, 200);
-	cr_assert_eq(c.r.body_len, 65536);
-	cr_assert_eq(c.r.body_total, 5242880);
-	cr_assert_eq(memcmp(c.body, "0123456789abcdef0123", 20), 0);
-	cr_assert_not_null(strstr(c.r.message, "kept 65536 of 5242880"));
-	cr_log_info("peak RSS grew by %ld kB for a 5 MB body", after - before);
-	cr_assert_lt(after - before, 1024, "peak RSS grew by %ld kB",
-	    after - before);
-}
-
-Test(http, retry_after_two_seconds_waits_once_then_succeeds)
-{
-	struct http_request req = request("127.0.0.1", "/retry-after/2/a1");
-	struct captured c = run(&req);
-
-	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_OK);
-	cr_assert_eq(c.r.status, 200);
-	cr_assert_eq(c.r.attempts, 2);
-	cr_assert_eq(http_peer_requests(&fx.peer), 2);
-	cr_assert_geq(c.elapsed_us, 2000000u);
-	cr_assert_lt(c.elapsed_us, 3500000u);
-}
-
-Test(http, retry_after_is_honoured_only_once)
-{
-	struct http_request req = request("127.0.0.1", "/retry-after/1/o/5");
-	struct captured c = run(&req);
-
-	cr_assert_eq(c.r.status, 503);
-	cr_assert_eq(c.r.attempts, 2);
-	cr_assert_str_eq(c.r.message, "the service asks to wait 1 s");
-	cr_assert_eq(http_peer_requests(&fx.peer), 2);
-	cr_assert_geq(c.elapsed_us, 1000000u);
-}
-
-Test(http, retry_after_long_returns_at_once)
-{
-	struct http_request req = request("127.0.0.1", "/retry-after/120/b");
-	struct http_request date = request("127.0.0.1",
-	    "/retry-after/date300/c");
-	struct http_request post = request("127.0.0.1", "/retry-after/1/d");
-	struct captured c;
-
-	c = run(&req);
-	cr_assert_eq(c.r.status, 503);
-	cr_assert_eq(c.r.retry_after_s, 120);
-	cr_assert_not_null(strstr(c.r.message, "asks to wait 120 s"), "%s",
-	    c.r.message);
-	cr_assert_lt(c.elapsed_us, 1000000u);
-	c = run(&date);
-	cr_assert_eq(c.r.status, 503);
-	cr_assert(c.r.retry_after_s >= 298 && c.r.retry_after_s <= 300);
-	cr_assert_not_null(strstr(c.r.message, "asks to wait"));
-	/* A POST is not repeated, even after a short Retry-After. */
-	post.method = HTTP_METHOD_POST;
-	c = run(&post);
-	cr_assert_eq(c.r.status, 503);
-	cr_assert_eq(c.r.attempts, 1);
-	cr_assert_eq(http_peer_requests(&fx.peer), 3);
-}
-
-Test(http, slow_server_hits_the_budget)
-{
-	struct http_request req = request("127.0.0.1", "/slow/5000");
-	struct captured c;
-
-	req.budget_ms = 1500;
-	c = run(&req);
-	cr_assert_eq(c.r.status, 0);
-	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_FAILED);
-	cr_assert_str_eq(c.r.message, "no answer within the 1500 ms budget");
-	cr_assert_geq(c.elapsed_us, 1400000u);
-	cr_assert_lt(c.elapsed_us, 2200000u);
-	/* A mutating request that was sent and never answered. */
-	req.method = HTTP_METHOD_PUT;
-	req.budget_ms = 1200;
-	c = run(&req);
-	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_UNKNOWN);
-	cr_assert_str_eq(c.r.message, "no answer within the 1200 ms budget");
-}
-
-Test(http, connection_closed_after_post_is_unknown)
-{
-	struct http_request req = request("127.0.0.1", "/close");
-	struct captured c;
-	cJSON *log;
-
-	req.method = HTTP_METHOD_POST;
-	req.body = "name=a\nb";
-	req.body_len = 8;
-	c = run(&req);
-	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_UNKNOWN, "%s", c.r.message);
-	cr_assert_eq(c.r.attempts, 1);
-	log = http_peer_log(&fx.peer);
-	cr_assert_eq(cJSON_GetArraySize(log), 1);
-	cr_assert_str_eq(logged_str(logged(log, 0), "body"), "name=a\nb");
-	cJSON_Delete(log);
-	/* A GET applies nothing: failed, and not retried once it was sent. */
-	req.method = HTTP_METHOD_GET;
-	c = run(&req);
-	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_FAILED);
-	cr_assert_eq(c.r.attempts, 1);
-}
-
-Test(http, connection_refused_is_failed_and_get_retried)
-{
-	struct http_request req = request("127.0.0.1", "/x");
-	struct captured c;
-
-	req.port = http_peer_closed_port();
-	c = run(&req);
-	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_FAILED);
-	cr_assert_eq(c.r.attempts, 3);
-	cr_assert_not_null(strstr(c.r.message, "onnect"), "%s", c.r.message);
-	req.method = HTTP_METHOD_DELETE;
-	c = run(&req);
-	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_FAILED);
-	cr_assert_eq(c.r.attempts, 1);
 }
 
 static void
@@ -653,88 +346,8 @@ Test(http, connects_to_the_checked_address_not_a_second_lookup)
 	cr_assert_eq(c.r.status, 200, "%s", c.r.message);
 	cr_assert_eq(fx.resolver_calls, 1);
 	snprintf(host, sizeof(host), "pinned.test:%u", (unsigned)fx.peer.port);
-	cr_assert_str_eq(http_peer_header(logged(log, 0), "Host"), host);
+	cr_assert_str_eq(http_peer_header(harness_logged(log, 0), "Host"), host);
 	cJSON_Delete(log);
-}
-
-Test(http, sixteen_in_flight_complete_and_reuse_connections)
-{
-	enum { INFLIGHT = 16, ROUNDS = 2 };
-	struct captured c[INFLIGHT];
-	struct http_request req[INFLIGHT];
-	char paths[INFLIGHT][32];
-	struct http_engine_stats st;
-	int ports[ROUNDS * INFLIGHT], nports = 0;
-	const cJSON *e;
-	cJSON *log;
-
-	for (int round = 0; round < ROUNDS; round++) {
-		memset(c, 0, sizeof(c));
-		for (int i = 0; i < INFLIGHT; i++) {
-			snprintf(paths[i], sizeof(paths[i]), "/n/%d/%d", round, i);
-			req[i] = request("127.0.0.1", paths[i]);
-			cr_assert_eq(http_engine_submit(fx.engine, &req[i],
-			    capture_done, &c[i]), 0);
-		}
-		cr_assert_eq(http_engine_inflight(fx.engine), INFLIGHT);
-		run_all(c, INFLIGHT);
-		for (int i = 0; i < INFLIGHT; i++) {
-			cr_assert_eq(c[i].r.status, 200);
-			cr_assert_str_eq((char *)c[i].body, "ok\n");
-		}
-	}
-	log = http_peer_log(&fx.peer);
-	cr_assert_eq(cJSON_GetArraySize(log), ROUNDS * INFLIGHT);
-	cJSON_ArrayForEach(e, log) {
-		int port = cJSON_GetObjectItemCaseSensitive(e, "peer_port")->valueint;
-		bool seen = false;
-
-		for (int i = 0; i < nports; i++)
-			seen = seen || ports[i] == port;
-		if (!seen)
-			ports[nports++] = port;
-	}
-	http_engine_stats(fx.engine, &st);
-	cr_log_info("%d requests over %d connections", ROUNDS * INFLIGHT,
-	    nports);
-	cr_assert_leq(nports, 4, "%d connections for %d requests", nports,
-	    ROUNDS * INFLIGHT);
-	cr_assert_eq((uint64_t)nports, st.connections_opened);
-	cJSON_Delete(log);
-}
-
-Test(http, attempt_with_less_than_a_second_left_is_not_started)
-{
-	struct http_request req = request("127.0.0.1", "/x");
-	struct http_request wait = request("127.0.0.1", "/retry-after/2/w");
-	struct captured c;
-
-	req.budget_ms = 800;
-	c = run(&req);
-	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_FAILED);
-	cr_assert_eq(c.r.attempts, 0);
-	cr_assert_str_eq(c.r.message, "no answer within the 800 ms budget");
-	cr_assert_eq(http_peer_requests(&fx.peer), 0);
-	/* 2 s of waiting plus a 1 s attempt do not fit in 2500 ms. */
-	wait.budget_ms = 2500;
-	c = run(&wait);
-	cr_assert_eq(c.r.status, 503);
-	cr_assert_eq(c.r.attempts, 1);
-	cr_assert_str_eq(c.r.message, "the service asks to wait 2 s");
-	cr_assert_lt(c.elapsed_us, 1000000u);
-}
-
-static char *
-read_file(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY);
-	char *buf;
-
-	cr_assert(fd != -1, "%s", path);
-	buf = slurp(fd);
-	close(fd);
-	*len = strlen(buf);
-	return buf;
 }
 
 Test(http, tls_is_verified_against_the_given_ca)
@@ -748,7 +361,7 @@ Test(http, tls_is_verified_against_the_given_ca)
 	char *ca;
 
 	cr_assert(http_peer_start_tls(&tls), "TLS server (needs openssl)");
-	ca = read_file(tls.cert_path, &ca_len);
+	ca = harness_read_file(tls.cert_path, &ca_len);
 	req = request("api.test", "/secure");
 	req.scheme = HTTP_SCHEME_HTTPS;
 	req.port = tls.port;
@@ -832,11 +445,11 @@ Test(http, methods_bodies_and_content_types_arrive_as_given)
 	cr_assert_eq(c.r.body_total, 0);
 	log = http_peer_log(&fx.peer);
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		const cJSON *e = logged(log, (int)i);
+		const cJSON *e = harness_logged(log, (int)i);
 		const char *ct = http_peer_header(e, "Content-Type");
 
-		cr_assert_str_eq(logged_str(e, "method"), t[i].name);
-		cr_assert_str_eq(logged_str(e, "body"), t[i].body);
+		cr_assert_str_eq(harness_logged_str(e, "method"), t[i].name);
+		cr_assert_str_eq(harness_logged_str(e, "body"), t[i].body);
 		if (i % 2)
 			cr_assert_str_eq(ct, "text/plain; charset=\"utf-8\"");
 		else
@@ -844,85 +457,6 @@ Test(http, methods_bodies_and_content_types_arrive_as_given)
 			    i, ct);
 		cr_assert_null(http_peer_header(e, "Expect"));
 	}
-	cr_assert_str_eq(logged_str(logged(log, 5), "method"), "HEAD");
-	cJSON_Delete(log);
-}
-
-static void
-never_called(const struct http_result *r, void *arg)
-{
-	(void)r;
-	(void)arg;
-	cr_assert_fail("a callback ran after http_engine_free");
-}
-
-Test(http, engine_free_aborts_requests_in_flight_without_callbacks)
-{
-	struct http_request slow = request("127.0.0.1", "/slow/3000");
-	struct http_request waiting = request("127.0.0.1", "/retry-after/5/z");
-
-	cr_assert_eq(http_engine_submit(fx.engine, &slow, never_called, NULL), 0);
-	cr_assert_eq(http_engine_submit(fx.engine, &slow, never_called, NULL), 0);
-	waiting.budget_ms = 10000;
-	cr_assert_eq(http_engine_submit(fx.engine, &waiting, never_called,
-	    NULL), 0);
-	while (http_peer_requests(&fx.peer) < 3) {
-		event_base_loop(fx.base, EVLOOP_NONBLOCK);
-		usleep(10000);
-	}
-	cr_assert_eq(http_engine_inflight(fx.engine), 3);
-	http_engine_free(fx.engine);
-	fx.engine = http_engine_new(fx.base, 4);
-	event_base_loop(fx.base, EVLOOP_NONBLOCK);
-}
-
-Test(http, post_answered_303_then_broken_get_is_unknown)
-{
-	/* The POST was applied (it was answered); the GET after the 303
-	 * breaks.  The call may have changed something: unknown. */
-	struct http_request req = request("api.test",
-	    "/redirect/303?to=%2Fclose");
-	struct captured c;
-	cJSON *log;
-
-	req.method = HTTP_METHOD_POST;
-	req.body = "a=1";
-	req.body_len = 3;
-	req.follow_redirects = true;
-	c = run(&req);
-	cr_assert_eq(c.r.redirects, 1);
-	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_UNKNOWN, "%s", c.r.message);
-	log = http_peer_log(&fx.peer);
-	cr_assert_str_eq(logged_str(logged(log, 0), "method"), "POST");
-	cr_assert_str_eq(logged_str(logged(log, 1), "method"), "GET");
-	cJSON_Delete(log);
-}
-
-Test(http, post_on_a_reused_connection_is_never_sent_twice)
-{
-	/* curl re-sends a request on a fresh connection when a reused one
-	 * dies unanswered; for a POST that would apply it twice. */
-	struct http_request warm = request("127.0.0.1", "/warm");
-	struct http_request req = request("127.0.0.1", "/close");
-	struct http_engine_stats st;
-	struct captured c;
-	cJSON *log;
-
-	cr_assert_eq(run(&warm).r.status, 200);
-	req.method = HTTP_METHOD_POST;
-	req.body = "qty=3";
-	req.body_len = 5;
-	c = run(&req);
-	http_engine_stats(fx.engine, &st);
-	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_UNKNOWN, "%s", c.r.message);
-	log = http_peer_log(&fx.peer);
-	cr_assert_eq(cJSON_GetArraySize(log), 2, "the POST arrived %d times",
-	    cJSON_GetArraySize(log) - 1);
-	cr_assert_eq(cJSON_GetObjectItemCaseSensitive(logged(log, 0),
-	    "peer_port")->valueint, cJSON_GetObjectItemCaseSensitive(
-	    logged(log, 1), "peer_port")->valueint,
-	    "the POST did not go over the reused connection");
-	cr_log_info("connections opened: %llu",
-	    (unsigned long long)st.connections_opened);
+	cr_assert_str_eq(harness_logged_str(harness_logged(log, 5), "method"), "HEAD");
 	cJSON_Delete(log);
 }
