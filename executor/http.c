@@ -106,16 +106,16 @@ engine_drain(struct http_engine *e)
 	while ((msg = curl_multi_info_read(e->multi, &left)) != NULL) {
 		CURL *easy = msg->easy_handle;
 		CURLcode rc = msg->data.result;
-		struct http_call *c = NULL;
+		char *priv = NULL;
 
 		if (msg->msg != CURLMSG_DONE)
 			continue;
-		curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&c);
-		if (c == NULL) {
+		if (curl_easy_getinfo(easy, CURLINFO_PRIVATE, &priv) !=
+		    CURLE_OK || priv == NULL) {
 			log_error("finished transfer without its call");
 			continue;
 		}
-		http_call_attempt_done(c, rc);
+		http_call_attempt_done((struct http_call *)priv, rc);
 	}
 }
 

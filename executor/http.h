@@ -44,9 +44,11 @@ enum http_credential_kind {
 };
 
 /*
- * A credential as the executor's credential store holds it.  The engine
- * never copies the secret except into the one header line it builds,
- * which it zeroes when the request ends; it never logs it.
+ * A credential as the executor's credential store holds it (borrowed).
+ * The engine copies the secret only into the header line it builds for
+ * an attempt, zeroes that line when the attempt ends, and never logs it
+ * or puts it in a result.  libcurl copies header lines into its own
+ * request buffer, which it frees without zeroing.
  */
 struct http_credential {
 	enum http_credential_kind kind;

@@ -205,7 +205,7 @@ call_pin_addresses(struct http_call *c)
 	off = (size_t)n;
 	for (size_t i = 0; i < c->naddrs; i++) {
 		const struct sockaddr *sa = (const struct sockaddr *)&c->addrs[i];
-		bool v6 = sa->sa_family == AF_INET6;
+		bool v6 = c->addrs[i].ss_family == AF_INET6;
 
 		if (!http_addr_format(sa, sizeof(c->addrs[i]), text,
 		    sizeof(text)))
@@ -220,11 +220,47 @@ call_pin_addresses(struct http_call *c)
 	return c->resolve != NULL;
 }
 
-/* Resolves and checks every address; false when the call has ended. */
+static void
+call_refuse_address(struct http_call *c, size_t i, enum http_addr_class k,
+    const char *rule)
+{
+	char text[NI_MAXHOST];
+
+	if (!http_addr_format((const struct sockaddr *)&c->addrs[i],
+	    sizeof(c->addrs[i]), text, sizeof(text)))
+		snprintf(text, sizeof(text), "?");
+	call_finish(c, HTTP_OUTCOME_FAILED, "address %s of %s is %s: %s; not "
+	    "connected", text, c->req->host, http_addr_class_name(k), rule);
+}
+
+/* Every address must pass, or none is used; false when the call ended. */
+static bool
+call_check_addresses(struct http_call *c)
+{
+	for (size_t i = 0; i < c->naddrs; i++) {
+		enum http_addr_class k = http_addr_classify(
+		    (const struct sockaddr *)&c->addrs[i], sizeof(c->addrs[i]));
+
+		if (!http_addr_permitted(k, c->req->addr_allow)) {
+			call_refuse_address(c, i, k, "the target does not "
+			    "allow it");
+			return false;
+		}
+		if (c->req->scheme == HTTP_SCHEME_HTTP &&
+		    k != HTTP_ADDR_LOOPBACK) {
+			call_refuse_address(c, i, k, "plain http is for "
+			    "loopback only");
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Checks, resolves and pins; false when the call has ended. */
 static bool
 call_resolve(struct http_call *c)
 {
-	char why[HTTP_RESULT_TEXT_MAX], text[NI_MAXHOST];
+	char why[HTTP_RESULT_TEXT_MAX];
 	uint64_t t0 = now_us();
 
 	if (!http_request_valid(c->req, why, sizeof(why))) {
@@ -237,30 +273,8 @@ call_resolve(struct http_call *c)
 		    c->req->host);
 		return false;
 	}
-	for (size_t i = 0; i < c->naddrs; i++) {
-		const struct sockaddr *sa = (const struct sockaddr *)&c->addrs[i];
-		enum http_addr_class k = http_addr_classify(sa,
-		    sizeof(c->addrs[i]));
-
-		if (http_addr_permitted(k, c->req->addr_allow) &&
-		    (c->req->scheme == HTTP_SCHEME_HTTPS ||
-		    k == HTTP_ADDR_LOOPBACK))
-			continue;
-		if (!http_addr_format(sa, sizeof(c->addrs[i]), text,
-		    sizeof(text)))
-			snprintf(text, sizeof(text), "?");
-		if (http_addr_permitted(k, c->req->addr_allow))
-			call_finish(c, HTTP_OUTCOME_FAILED, "address %s of %s "
-			    "is %s: plain http is for loopback only; not "
-			    "connected", text, c->req->host,
-			    http_addr_class_name(k));
-		else
-			call_finish(c, HTTP_OUTCOME_FAILED, "address %s of %s "
-			    "is %s, which the target does not allow; not "
-			    "connected", text, c->req->host,
-			    http_addr_class_name(k));
+	if (!call_check_addresses(c))
 		return false;
-	}
 	if (!call_pin_addresses(c)) {
 		call_finish(c, HTTP_OUTCOME_FAILED, "cannot pin the checked "
 		    "addresses");
