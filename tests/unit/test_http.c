@@ -288,12 +288,16 @@ assert_refused_without_connect(const char *host, unsigned allow,
 	struct http_engine_stats st;
 	struct captured c;
 
+	/* https, so that only the address rules can refuse it. */
+	req.scheme = HTTP_SCHEME_HTTPS;
 	req.addr_allow = allow;
 	c = run(&req);
 	http_engine_stats(fx.engine, &st);
 	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_FAILED, "%s", host);
 	cr_assert_not_null(strstr(c.r.message, why), "%s: %s", host,
 	    c.r.message);
+	cr_assert_not_null(strstr(c.r.message, "the target does not allow"),
+	    "%s: %s", host, c.r.message);
 	cr_assert_not_null(strstr(c.r.message, "not connected"));
 	cr_assert_eq(c.r.attempts, 0);
 	cr_assert_eq(st.connections_opened, 0);
