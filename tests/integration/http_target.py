@@ -19,6 +19,7 @@ Behaviour is chosen by path:
                          Retry-After V ("dateN": an HTTP-date N seconds
                          ahead); then 200
   /redirect/CODE?to=URL  CODE with Location: URL (percent-decoded)
+  /loop                  302 with Location: the same path, for ever
   /close                 reads the request and its body, closes without answer
   anything else          200 "ok"
 """
@@ -114,6 +115,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif route == "redirect":
             to = urllib.parse.parse_qs(url.query).get("to", ["/"])[0]
             self.reply(int(parts[2]), b"moved\n", [("Location", to)])
+        elif route == "loop":
+            self.reply(302, b"again\n", [("Location", self.path)])
         elif route == "close":
             self.close_connection = True
         else:

@@ -464,3 +464,18 @@ Test(http, methods_bodies_and_content_types_arrive_as_given)
 	cr_assert_str_eq(harness_logged_str(harness_logged(log, 5), "method"), "HEAD");
 	cJSON_Delete(log);
 }
+
+Test(http, redirect_loop_stops_after_five)
+{
+	struct http_request req = request("127.0.0.1", "/loop?n=1");
+	struct captured c;
+
+	req.follow_redirects = true;
+	c = run(&req);
+	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_OK);
+	cr_assert_eq(c.r.status, 302);
+	cr_assert_eq(c.r.redirects, 5);
+	cr_assert_str_eq(c.r.location, "/loop?n=1");
+	cr_assert_not_null(strstr(c.r.message, "too many redirects"));
+	cr_assert_eq(http_peer_requests(&fx.peer), 6);
+}
