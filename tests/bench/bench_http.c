@@ -24,12 +24,21 @@ struct series {
 	uint64_t wall_us;
 };
 
+struct engine_run;
+
+/* A request in flight: the callback argument. */
+struct slot {
+	struct engine_run *run;
+	size_t index;
+};
+
 struct engine_run {
 	struct http_engine *engine;
 	const struct http_request *req;
 	struct series *s;
 	size_t total, submitted, done;
 	uint64_t started_us[SAMPLES_MAX];
+	struct slot slots[SAMPLES_MAX];
 	bool failed;
 };
 
@@ -60,24 +69,19 @@ percentile(struct series *s, unsigned pct)
 /* One completion: record its latency and keep the window full. */
 static void engine_slot_done(const struct http_result *res, void *arg);
 
-struct slot {
-	struct engine_run *run;
-	size_t index;
-};
-
-static struct slot slots[SAMPLES_MAX];
-
 static void
 engine_submit_next(struct engine_run *r)
 {
-	struct slot *sl = &slots[r->submitted];
+	struct slot *sl = &r->slots[r->submitted];
 
 	sl->run = r;
 	sl->index = r->submitted;
 	r->started_us[r->submitted] = mono_us();
 	r->submitted++;
-	if (http_engine_submit(r->engine, r->req, engine_slot_done, sl) != 0)
+	if (http_engine_submit(r->engine, r->req, engine_slot_done, sl) != 0) {
 		r->failed = true;
+		r->done++;	/* no callback will come */
+	}
 }
 
 static void
@@ -92,7 +96,7 @@ engine_slot_done(const struct http_result *res, void *arg)
 	}
 	r->s->lat_us[r->s->n++] = mono_us() - r->started_us[sl->index];
 	r->done++;
-	if (r->submitted < r->total)
+	if (r->submitted < r->total && !r->failed)
 		engine_submit_next(r);
 }
 
@@ -101,22 +105,29 @@ bench_engine(struct event_base *base, struct http_engine *e,
     const struct http_request *req, size_t total, size_t inflight,
     struct series *s)
 {
-	static struct engine_run r;
+	struct engine_run *r = calloc(1, sizeof(*r));
 	uint64_t t0;
+	bool ok;
 
-	memset(&r, 0, sizeof(r));
-	r.engine = e;
-	r.req = req;
-	r.s = s;
-	r.total = total;
+	if (r == NULL)
+		return false;
+	r->engine = e;
+	r->req = req;
+	r->s = s;
+	r->total = total;
 	s->n = 0;
 	t0 = mono_us();
-	while (r.submitted < inflight && r.submitted < total)
-		engine_submit_next(&r);
-	while (r.done < total && !r.failed)
+	while (r->submitted < inflight && r->submitted < total)
+		engine_submit_next(r);
+	while (r->done < r->submitted && (r->done < total && !r->failed))
+		event_base_loop(base, EVLOOP_ONCE);
+	/* After a failure, let the rest finish: their callbacks use r. */
+	while (r->done < r->submitted)
 		event_base_loop(base, EVLOOP_ONCE);
 	s->wall_us = mono_us() - t0;
-	return !r.failed;
+	ok = !r->failed;
+	free(r);
+	return ok;
 }
 
 static size_t
