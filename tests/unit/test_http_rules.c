@@ -150,8 +150,8 @@ Test(http_retry, refusals_leave_value_untouched)
 {
 	static const char *const bad[] = { "", "  ", "-5", "12abc", "1.5",
 	    "+3", "soon", "2\n", "\xe2\x82\xac", "$(sleep 9)",
-	    "Mon, 30 Nov 2026 21:00:45 GMT and then some more text to make "
-	    "it longer than sixty four bytes" };
+	    ("Mon, 30 Nov 2026 21:00:45 GMT and then some more text to make "
+	    "it longer than sixty four bytes") };
 	long s = 77;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
