@@ -9,6 +9,11 @@ libspcommon_a_SOURCES += \
 	common/record.c common/record.h common/record_field.h \
 	common/record_action.c common/record_result.c common/record_audit.c
 libspcommon_a_SOURCES += \
+	common/sandbox.c common/sandbox.h \
+	common/sandbox_filter.c common/privdrop.c \
+	common/spawn.c common/spawn.h \
+	common/secret.c common/secret.h
+libspcommon_a_SOURCES += \
 	common/utf8.c common/utf8.h \
 	common/frame.c common/frame.h \
 	common/json.c common/json.h \

@@ -1,1 +1,19 @@
-# executor/: see DESIGN.md section 2
+# executor/: record dispatch, HTTP (libcurl multi on libevent), SSH (libssh2
+# non-blocking on libevent), credentials.  See DESIGN.md section 2.
+noinst_LIBRARIES += libspexecutor.a
+
+# SSH engine (libssh2 on libevent).
+SSH_ENGINE_SOURCES = \
+	executor/ssh.c executor/ssh.h executor/ssh_int.h \
+	executor/ssh_conn.c executor/ssh_channel.c executor/ssh_hostkey.c
+
+# HTTP engine (curl multi on libevent).
+HTTP_ENGINE_SOURCES = \
+	executor/http.c executor/http.h \
+	executor/http_call.c executor/http_call.h \
+	executor/http_easy.c \
+	executor/http_build.c executor/http_build.h \
+	executor/http_addr.c executor/http_addr.h \
+	executor/http_retry.c executor/http_retry.h
+
+libspexecutor_a_SOURCES = $(SSH_ENGINE_SOURCES) $(HTTP_ENGINE_SOURCES)

@@ -1,1 +1,8 @@
 # frontend/: see DESIGN.md section 2
+# the MCP session logic (no I/O): lifecycle, tools, results, sanitizing
+noinst_LIBRARIES += libspfrontend.a
+libspfrontend_a_SOURCES = \
+	frontend/mcp_session.c frontend/mcp_session.h \
+	frontend/mcp_session_impl.h frontend/mcp_call.c \
+	frontend/result_render.c frontend/result_render.h \
+	frontend/sanitize.c frontend/sanitize.h

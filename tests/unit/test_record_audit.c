@@ -118,6 +118,7 @@ Test(record_audit_event, kind_flags_and_outcome_out_of_range_are_refused)
 	s.bytes[4] = RECORD_AUDIT_INTENT;
 	cr_assert_eq(record_audit_event_decode(s.bytes, s.len, &l, &out),
 	    RECORD_OK);
+	record_audit_event_free(&out);
 	s.bytes[34] = RECORD_OUTCOME_OK;
 	cr_assert_eq(record_audit_event_decode(s.bytes, s.len, &l, &out),
 	    RECORD_ERR_INCONSISTENT, "an intent with an outcome");

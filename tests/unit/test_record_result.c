@@ -149,6 +149,7 @@ Test(record_result, outcome_kind_and_flags_out_of_range_are_refused)
 	    RECORD_ERR_INCONSISTENT, "Retry-After without HTTP");
 	put_u32_at(s.bytes + 14, RESULT_REQUEST_SENT | RESULT_STARTED);
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out), RECORD_OK);
+	record_result_free(&out);
 	free(s.bytes);
 }
 
@@ -177,6 +178,7 @@ Test(record_result, http_fields_that_disagree_are_refused)
 	}
 	put_u16_at(s.bytes + 30, 0);
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out), RECORD_OK);
+	record_result_free(&out);
 	put_u16_at(s.bytes + 30, 599);
 	put_u32_at(s.bytes + 32, 30);
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out),
@@ -213,11 +215,13 @@ Test(record_result, ssh_end_exit_status_and_signal_must_agree)
 	/* No end: neither exit status nor signal. */
 	s = encode_result(&r, &l);
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out), RECORD_OK);
+	record_result_free(&out);
 	put_u32_at(s.bytes + 31, 1);
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out),
 	    RECORD_ERR_INCONSISTENT);
 	s.bytes[30] = RECORD_SSH_END_EXIT;
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out), RECORD_OK);
+	record_result_free(&out);
 	s.bytes[30] = RECORD_SSH_END_SIGNAL;
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out),
 	    RECORD_ERR_INCONSISTENT, "signal end with no signal");

@@ -1,0 +1,72 @@
+/*
+ * Internal to the HTTP engine (http.c and http_call.c): one call's state
+ * and the few engine services a call uses.  Nothing outside executor/http*
+ * includes this.
+ */
+#ifndef SP_EXECUTOR_HTTP_CALL_H
+#define SP_EXECUTOR_HTTP_CALL_H
+
+#include <curl/curl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include "executor/http.h"
+
+#define HTTP_CALL_ADDRS_MAX	16
+#define HTTP_CALL_URL_MAX	8192
+
+struct event;
+
+struct http_call {
+	TAILQ_ENTRY(http_call) entry;
+	struct http_engine *engine;		/* borrowed */
+	const struct http_request *req;		/* borrowed, see http.h */
+	http_done_fn done;
+	void *arg;
+	char *path;				/* current path; owned */
+	enum http_method method;		/* current (303 turns into GET) */
+	CURL *easy;				/* the attempt in flight, owned */
+	struct curl_slist *headers;		/* the attempt's, owned, holds the secret */
+	struct curl_slist *resolve;		/* "host:port:addr,..." pin, owned */
+	struct event *timer;			/* start, back-off and Retry-After wait */
+	struct sockaddr_storage addrs[HTTP_CALL_ADDRS_MAX];
+	size_t naddrs;
+	bool resolved;
+	bool waited;				/* Retry-After honoured once */
+	bool refused_at_connect;
+	unsigned attempt_sends;			/* requests curl began to write this attempt */
+	bool mutation_sent;			/* a mutating attempt may have been applied */
+	uint64_t start_us, deadline_us, resolve_us;
+	uint8_t *body;				/* owned, up to req->body_max */
+	size_t body_cap;
+	char errbuf[CURL_ERROR_SIZE];
+	struct http_result result;
+};
+
+/* Allocates a call and schedules its start on the loop; NULL on failure. */
+struct http_call *http_call_new(struct http_engine *e,
+    const struct http_request *req, http_done_fn done, void *arg);
+
+/* The attempt in flight ended with rc (from curl_multi_info_read). */
+void http_call_attempt_done(struct http_call *c, CURLcode rc);
+
+/*
+ * Sets up c->easy (already created) for one attempt with remaining_ms of
+ * budget; builds c->headers.  False on failure (logged).  http_easy.c.
+ */
+bool http_easy_setup(struct http_call *c, uint64_t remaining_ms);
+
+/* Frees a call without calling its callback (engine shutdown). */
+void http_call_free(struct http_call *c);
+
+/* Engine services for calls (http.c). */
+CURLM *http_engine_multi(const struct http_engine *e);
+struct event_base *http_engine_base(const struct http_engine *e);
+struct http_engine_stats *http_engine_stats_mut(struct http_engine *e);
+bool http_engine_resolve(struct http_engine *e, const char *host,
+    uint16_t port, struct sockaddr_storage *addrs, size_t max, size_t *n);
+void http_engine_call_ended(struct http_engine *e, struct http_call *c);
+
+#endif

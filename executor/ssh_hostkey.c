@@ -1,0 +1,256 @@
+/*
+ * Host key verification, done after key exchange and before any request
+ * is sent.  Only an exact known_hosts match and/or an equal pinned
+ * SHA-256 pass; unknown, changed or unreadable all deny.
+ */
+#include "config.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "executor/ssh_int.h"
+
+#define HOST_NAME_SIZE 300
+
+void
+ssh_fingerprint_format(const uint8_t digest[HASH_SHA256_LEN],
+    char out[SSH_FINGERPRINT_SIZE])
+{
+	unsigned char b64[48];
+	int n;
+
+	n = EVP_EncodeBlock(b64, digest, HASH_SHA256_LEN);
+	while (n > 0 && b64[n - 1] == '=')	/* OpenSSH prints it unpadded */
+		n--;
+	snprintf(out, SSH_FINGERPRINT_SIZE, "SHA256:%.*s", n, (char *)b64);
+}
+
+/* Fingerprint of a base64 key blob as known_hosts stores it. */
+static bool
+fingerprint_of_base64(const char *b64, char out[SSH_FINGERPRINT_SIZE])
+{
+	size_t len = strlen(b64), pad = 0;
+	unsigned char *blob;
+	uint8_t digest[HASH_SHA256_LEN];
+	int n;
+
+	if (len == 0 || len % 4 != 0 || len > 64 * 1024)
+		return false;
+	if ((blob = malloc(len / 4 * 3 + 1)) == NULL)
+		return false;
+	n = EVP_DecodeBlock(blob, (const unsigned char *)b64, (int)len);
+	while (pad < 2 && b64[len - 1 - pad] == '=')
+		pad++;
+	if (n < 0 || (size_t)n < pad) {
+		free(blob);
+		return false;
+	}
+	hash_sha256(blob, (size_t)n - pad, digest);
+	free(blob);
+	ssh_fingerprint_format(digest, out);
+	return true;
+}
+
+/* The libssh2 known_hosts key type matching a session host key type. */
+static int
+knownhost_key_type(int hostkey_type)
+{
+	switch (hostkey_type) {
+	case LIBSSH2_HOSTKEY_TYPE_RSA:
+		return LIBSSH2_KNOWNHOST_KEY_SSHRSA;
+	case LIBSSH2_HOSTKEY_TYPE_ECDSA_256:
+		return LIBSSH2_KNOWNHOST_KEY_ECDSA_256;
+	case LIBSSH2_HOSTKEY_TYPE_ECDSA_384:
+		return LIBSSH2_KNOWNHOST_KEY_ECDSA_384;
+	case LIBSSH2_HOSTKEY_TYPE_ECDSA_521:
+		return LIBSSH2_KNOWNHOST_KEY_ECDSA_521;
+	case LIBSSH2_HOSTKEY_TYPE_ED25519:
+		return LIBSSH2_KNOWNHOST_KEY_ED25519;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * libssh2 1.10 takes the last byte of a line for its newline, so a line
+ * without comment loses a key character unless it is handed over with one.
+ */
+static int
+known_hosts_readline(LIBSSH2_KNOWNHOSTS *kh, const char *line, size_t n)
+{
+	char *copy;
+	int rc;
+
+	if ((copy = malloc(n + 1)) == NULL)
+		return LIBSSH2_ERROR_ALLOC;
+	memcpy(copy, line, n);
+	copy[n] = '\n';
+	rc = libssh2_knownhost_readline(kh, copy, n + 1,
+	    LIBSSH2_KNOWNHOST_FILE_OPENSSH);
+	free(copy);
+	return rc;
+}
+
+static bool
+is_marker_line(const char *line, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	return i < n && line[i] == '@';
+}
+
+/*
+ * Feeds every line to libssh2.  A line it cannot parse fails the whole
+ * load, and so does a marker line (@revoked, @cert-authority), which
+ * libssh2 would misread as a host name: an ignored revocation must not
+ * let a key through.
+ */
+static bool
+known_hosts_load(LIBSSH2_KNOWNHOSTS *kh, const char *bytes, size_t len,
+    char *message, size_t size)
+{
+	size_t off = 0, lineno = 0;
+
+	while (off < len) {
+		const char *line = bytes + off, *nl;
+		size_t n;
+
+		nl = memchr(line, '\n', len - off);
+		n = nl != NULL ? (size_t)(nl - line) : len - off;
+		off += n + (nl != NULL);
+		lineno++;
+		if (n > 0 && line[n - 1] == '\r')
+			n--;
+		if (n == 0)
+			continue;
+		if (is_marker_line(line, n)) {
+			snprintf(message, size, "known_hosts line %zu: markers "
+			    "such as @revoked are not supported", lineno);
+			return false;
+		}
+		if (known_hosts_readline(kh, line, n) != 0) {
+			snprintf(message, size,
+			    "known_hosts line %zu not understood", lineno);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* OpenSSH's name for host:port in known_hosts. */
+static void
+known_hosts_name(const struct ssh_target_conf *t, char out[HOST_NAME_SIZE])
+{
+	if (t->port == 22)
+		snprintf(out, HOST_NAME_SIZE, "%s", t->address);
+	else
+		snprintf(out, HOST_NAME_SIZE, "[%s]:%u", t->address,
+		    (unsigned)t->port);
+}
+
+static bool
+known_hosts_check(const struct ssh_target_conf *t, LIBSSH2_KNOWNHOSTS *kh,
+    const char *key, size_t key_len, int key_type, const char *offered,
+    char *message, size_t size)
+{
+	struct libssh2_knownhost *found = NULL;
+	char host[HOST_NAME_SIZE], expected[SSH_FINGERPRINT_SIZE];
+	int rc;
+
+	known_hosts_name(t, host);
+	/* port -1: the name already carries it, and no plain-host fallback */
+	rc = libssh2_knownhost_checkp(kh, host, -1, key, key_len,
+	    LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW |
+	    knownhost_key_type(key_type), &found);
+	if (rc == LIBSSH2_KNOWNHOST_CHECK_MATCH)
+		return true;
+	if (rc == LIBSSH2_KNOWNHOST_CHECK_MISMATCH && found != NULL &&
+	    fingerprint_of_base64(found->key, expected))
+		snprintf(message, size, "host key mismatch for %s: expected %s "
+		    "(known_hosts), offered %s", host, expected, offered);
+	else if (rc == LIBSSH2_KNOWNHOST_CHECK_NOTFOUND)
+		snprintf(message, size, "host key not verified for %s: no "
+		    "known_hosts entry of its type, offered %s", host, offered);
+	else
+		snprintf(message, size, "host key not verified for %s: "
+		    "known_hosts check failed, offered %s", host, offered);
+	return false;
+}
+
+static bool
+verify_known_hosts(LIBSSH2_SESSION *session, const struct ssh_target_conf *t,
+    const char *key, size_t key_len, int key_type, const char *offered,
+    char *message, size_t size)
+{
+	LIBSSH2_KNOWNHOSTS *kh;
+	bool ok;
+
+	if ((kh = libssh2_knownhost_init(session)) == NULL) {
+		snprintf(message, size, "cannot hold known_hosts");
+		return false;
+	}
+	ok = known_hosts_load(kh, t->known_hosts, t->known_hosts_len,
+	    message, size);
+	if (!ok) {
+		size_t used = strnlen(message, size);
+
+		snprintf(message + used, size - used, "; offered %s", offered);
+	} else
+		ok = known_hosts_check(t, kh, key, key_len, key_type, offered,
+		    message, size);
+	libssh2_knownhost_free(kh);
+	return ok;
+}
+
+static bool
+verify_pinned(const struct ssh_target_conf *t,
+    const uint8_t digest[HASH_SHA256_LEN], const char *offered,
+    char *message, size_t size)
+{
+	char expected[SSH_FINGERPRINT_SIZE];
+
+	if (CRYPTO_memcmp(digest, t->host_key_sha256, HASH_SHA256_LEN) == 0)
+		return true;
+	ssh_fingerprint_format(t->host_key_sha256, expected);
+	snprintf(message, size, "host key mismatch for %s port %u: expected "
+	    "%s (pinned), offered %s", t->address, (unsigned)t->port,
+	    expected, offered);
+	return false;
+}
+
+bool
+ssh_hostkey_verify(LIBSSH2_SESSION *session,
+    const struct ssh_target_conf *t, char *message, size_t size)
+{
+	const char *key;
+	size_t key_len = 0;
+	int key_type = 0;
+	uint8_t digest[HASH_SHA256_LEN];
+	char offered[SSH_FINGERPRINT_SIZE];
+
+	if ((key = libssh2_session_hostkey(session, &key_len, &key_type)) ==
+	    NULL || key_len == 0) {
+		snprintf(message, size, "server offered no host key");
+		return false;
+	}
+	hash_sha256(key, key_len, digest);
+	ssh_fingerprint_format(digest, offered);
+	if (t->known_hosts == NULL && !t->has_host_key_sha256) {
+		snprintf(message, size, "no known_hosts and no pinned host key "
+		    "for %s; offered %s", t->address, offered);
+		return false;
+	}
+	if (t->known_hosts != NULL && !verify_known_hosts(session, t, key,
+	    key_len, key_type, offered, message, size))
+		return false;
+	if (t->has_host_key_sha256 &&
+	    !verify_pinned(t, digest, offered, message, size))
+		return false;
+	return true;
+}

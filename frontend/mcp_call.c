@@ -1,0 +1,371 @@
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "frontend/mcp_session_impl.h"
+#include "policy/args.h"
+#include "policy/authz.h"
+
+#define MCP_NAMES_LIST_MAX 2048	/* bytes of tool names in a -32602 message */
+
+/* Appends a tool result the session made itself (no record was sent). */
+static bool
+mcp_call_local_result(struct mcp_session *s, const struct jsonrpc_id *id,
+    enum record_outcome outcome, const char *message, struct mcp_output *out)
+{
+
+	return mcp_output_add_line(out, result_render_call_response(id,
+	    result_render_local(&s->render, outcome, message)));
+}
+
+/* A result that refuses the call, and its rejection audit event. */
+static bool
+mcp_call_refuse(struct mcp_session *s, const struct mcp_frame *frame,
+    const struct jsonrpc_id *id, enum record_outcome outcome,
+    const char *reason, const char *message, struct mcp_output *out)
+{
+	return mcp_call_local_result(s, id, outcome, message, out) &&
+	    mcp_session_audit_rejection(s, frame, reason, 0, out);
+}
+
+/* -32602 naming the tools this session's profile can call. */
+static bool
+mcp_call_unknown_tool(struct mcp_session *s, const struct jsonrpc_id *id,
+    const char *why, struct mcp_output *out)
+{
+	char msg[MCP_NAMES_LIST_MAX + 128];
+	size_t i, used, shown = 0, hidden = 0;
+	int n;
+
+	n = snprintf(msg, sizeof(msg), "Invalid params: %s; available tools:",
+	    why);
+	used = n > 0 ? (size_t)n : 0;
+	for (i = 0; i < s->policy->tool_count; i++) {
+		if (s->profile == NULL ||
+		    !policy_authorize(s->profile, &s->policy->tools[i], NULL))
+			continue;
+		if (used + strlen(s->policy->tools[i].name) + 2 >
+		    MCP_NAMES_LIST_MAX) {
+			hidden++;
+			continue;
+		}
+		n = snprintf(msg + used, sizeof(msg) - used, "%s %s",
+		    shown > 0 ? "," : "", s->policy->tools[i].name);
+		used += (size_t)n;
+		shown++;
+	}
+	if (shown == 0)
+		snprintf(msg + used, sizeof(msg) - used, " none");
+	else if (hidden > 0)
+		snprintf(msg + used, sizeof(msg) - used, " and %zu more", hidden);
+	return mcp_session_error(s, id, -32602, msg, out);
+}
+
+static struct mcp_call *
+mcp_call_free_slot(struct mcp_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->call_slots; i++)
+		if (!s->calls[i].used)
+			return &s->calls[i];
+	return NULL;
+}
+
+/* The action record for the executor; the slot is taken on success. */
+static bool
+mcp_call_send(struct mcp_session *s, const struct jsonrpc_id *id,
+    uint32_t tool_index, struct value *values, size_t count,
+    struct mcp_output *out)
+{
+	struct mcp_call *call = mcp_call_free_slot(s);
+	struct record_action a;
+	struct buf b;
+	bool ok;
+
+	if (call == NULL || !jsonrpc_id_copy(&call->id, id))
+		return false;
+	memset(&a, 0, sizeof(a));
+	a.call_id = ++s->next_call_id;
+	a.tool_index = tool_index;
+	memcpy(a.fingerprint, s->fingerprint, sizeof(a.fingerprint));
+	a.args = values;
+	a.arg_count = count;
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	ok = record_action_encode(&a, &s->limits, &b) == RECORD_OK &&
+	    mcp_output_add(out, MCP_ITEM_EXECUTOR, buf_ptr(&b), buf_len(&b));
+	buf_free(&b);
+	if (!ok) {
+		jsonrpc_id_free(&call->id);
+		return false;
+	}
+	call->used = true;
+	call->cancelled = false;
+	call->call_id = a.call_id;
+	call->tool_index = tool_index;
+	s->inflight++;
+	s->calls_sent++;
+	return true;
+}
+
+static bool
+mcp_call_denied_scope(struct mcp_session *s, const struct mcp_frame *frame,
+    const struct jsonrpc_id *id, const struct policy_tool *tool,
+    struct mcp_output *out)
+{
+	const char *missing = tool->scope;
+	char msg[512];
+
+	if (s->profile == NULL)
+		snprintf(msg, sizeof(msg), "%s needs scope \"%s\"; this session "
+		    "has no profile, so it may call no tool", tool->name,
+		    missing);
+	else {
+		(void)policy_authorize(s->profile, tool, &missing);
+		snprintf(msg, sizeof(msg), "%s needs scope \"%s\", which profile "
+		    "\"%s\" does not grant", tool->name, missing,
+		    s->profile->name);
+	}
+	return mcp_call_refuse(s, frame, id, RECORD_OUTCOME_DENIED,
+	    "scope-denied", msg, out);
+}
+
+static bool
+mcp_call_invalid_args(struct mcp_session *s, const struct mcp_frame *frame,
+    const struct jsonrpc_id *id, const struct policy_tool *tool,
+    struct args_error_report *rep, struct mcp_output *out)
+{
+	char *text = args_error_report_text(rep, tool->name);
+	bool ok;
+
+	if (text == NULL) {
+		log_error("out of memory");
+		return false;
+	}
+	ok = mcp_call_refuse(s, frame, id, RECORD_OUTCOME_INVALID,
+	    "invalid-arguments", text, out);
+	free(text);
+	return ok;
+}
+
+/* max_inflight and calls_per_session; true when the call may go. */
+static bool
+mcp_call_within_limits(struct mcp_session *s, char *msg, size_t size,
+    const char **reason)
+{
+	if (s->inflight >= s->call_slots) {
+		snprintf(msg, size, "%zu calls are already running, the most "
+		    "this session allows; wait for a result and retry",
+		    s->call_slots);
+		*reason = "too-many-inflight";
+		return false;
+	}
+	if (s->calls_sent >= s->policy->limits.calls_per_session) {
+		snprintf(msg, size, "this session's budget of %zu calls is "
+		    "spent; start a new session",
+		    s->policy->limits.calls_per_session);
+		*reason = "budget-spent";
+		return false;
+	}
+	return true;
+}
+
+/* Authorized, validated, within limits: then and only then a record. */
+static bool
+mcp_call_tool(struct mcp_session *s, const struct mcp_frame *frame,
+    const struct jsonrpc_id *id, const struct policy_tool *tool,
+    size_t index, const cJSON *arguments, struct mcp_output *out)
+{
+	struct args_error_report rep;
+	struct value *values = NULL;
+	const char *reason = NULL;
+	char msg[256];
+	bool ok;
+
+	if (s->profile == NULL || !policy_authorize(s->profile, tool, NULL))
+		return mcp_call_denied_scope(s, frame, id, tool, out);
+	memset(&rep, 0, sizeof(rep));
+	if (!policy_args_validate(tool, arguments, &values, &rep)) {
+		ok = mcp_call_invalid_args(s, frame, id, tool, &rep, out);
+		args_error_report_free(&rep);
+		return ok;
+	}
+	if (!mcp_call_within_limits(s, msg, sizeof(msg), &reason)) {
+		value_array_free(values, tool->param_count);
+		return mcp_call_refuse(s, frame, id, RECORD_OUTCOME_DENIED,
+		    reason, msg, out);
+	}
+	ok = mcp_call_send(s, id, (uint32_t)index, values, tool->param_count,
+	    out);
+	value_array_free(values, tool->param_count);
+	return ok;
+}
+
+bool
+mcp_call_tools_call(struct mcp_session *s, const struct mcp_frame *frame,
+    const struct jsonrpc_message *msg, struct mcp_output *out)
+{
+	const struct policy_tool *tool;
+	const cJSON *name;
+	size_t index = 0;
+
+	if (!cJSON_IsObject(msg->params))
+		return mcp_call_unknown_tool(s, &msg->id,
+		    "tools/call needs an object with a tool name", out);
+	name = cJSON_GetObjectItemCaseSensitive(msg->params, "name");
+	if (!cJSON_IsString(name))
+		return mcp_call_unknown_tool(s, &msg->id,
+		    "tools/call needs a string name", out);
+	tool = policy_tool_by_name(s->policy, name->valuestring, &index);
+	if (tool == NULL)
+		return mcp_call_unknown_tool(s, &msg->id, "no such tool", out);
+	return mcp_call_tool(s, frame, &msg->id, tool, index,
+	    cJSON_GetObjectItemCaseSensitive(msg->params, "arguments"), out);
+}
+
+/* A requestId as a JSON-RPC id; false when no id could be it. */
+static bool
+mcp_call_id_from_json(const cJSON *j, struct jsonrpc_id *id)
+{
+	double d;
+
+	memset(id, 0, sizeof(*id));
+	if (cJSON_IsString(j)) {
+		id->kind = JSONRPC_ID_STRING;
+		id->string = j->valuestring;	/* borrowed for comparison */
+		id->string_len = strlen(j->valuestring);
+		return true;
+	}
+	if (!cJSON_IsNumber(j))
+		return false;
+	d = j->valuedouble;
+	if (d < -(double)JSONRPC_ID_INTEGER_MAX ||
+	    d > (double)JSONRPC_ID_INTEGER_MAX || (double)(int64_t)d != d)
+		return false;
+	id->kind = JSONRPC_ID_INTEGER;
+	id->integer = (int64_t)d;
+	return true;
+}
+
+bool
+mcp_call_cancelled(struct mcp_session *s, const cJSON *params,
+    struct mcp_output *out)
+{
+	struct record_cancel c;
+	struct jsonrpc_id id;
+	struct mcp_call *call;
+	struct buf b;
+	bool ok;
+
+	if (!mcp_call_id_from_json(cJSON_GetObjectItemCaseSensitive(params,
+	    "requestId"), &id))
+		return true;
+	call = mcp_session_call_by_id(s, &id);
+	if (call == NULL)
+		return true;	/* already answered, or never ours: ignored */
+	c.call_id = call->call_id;
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	ok = record_cancel_encode(&c, &b) == RECORD_OK &&
+	    mcp_output_add(out, MCP_ITEM_EXECUTOR, buf_ptr(&b), buf_len(&b));
+	buf_free(&b);
+	if (ok)
+		call->cancelled = true;
+	return ok;
+}
+
+static bool
+mcp_call_audit_cancellation(struct mcp_session *s, const struct mcp_call *call,
+    bool started, struct mcp_output *out)
+{
+	struct record_audit_event ev;
+	struct buf b;
+	bool ok;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = RECORD_AUDIT_CANCELLATION;
+	ev.flags = started ? AUDIT_STARTED : 0;
+	ev.call_id = call->call_id;
+	ev.tool_index = call->tool_index;
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	ok = record_audit_event_encode(&ev, &s->limits, &b) == RECORD_OK &&
+	    mcp_output_add(out, MCP_ITEM_AUDIT, buf_ptr(&b), buf_len(&b));
+	buf_free(&b);
+	return ok;
+}
+
+static void
+mcp_call_release(struct mcp_session *s, struct mcp_call *call)
+{
+	jsonrpc_id_free(&call->id);
+	memset(call, 0, sizeof(*call));
+	s->inflight--;
+}
+
+static struct mcp_call *
+mcp_call_by_call_id(struct mcp_session *s, uint64_t call_id)
+{
+	size_t i;
+
+	for (i = 0; i < s->call_slots; i++)
+		if (s->calls[i].used && s->calls[i].call_id == call_id)
+			return &s->calls[i];
+	return NULL;
+}
+
+bool
+mcp_session_handle_result(struct mcp_session *s,
+    const struct record_result *r, struct mcp_output *out)
+{
+	struct mcp_call *call = mcp_call_by_call_id(s, r->call_id);
+	const struct policy_tool *tool;
+	bool ok;
+
+	if (call == NULL) {
+		log_error("result for call %" PRIu64 ", which is not in flight",
+		    r->call_id);
+		return true;
+	}
+	if (call->cancelled)
+		ok = mcp_call_audit_cancellation(s, call, (r->flags &
+		    (RESULT_STARTED | RESULT_REQUEST_SENT)) != 0, out);
+	else {
+		tool = &s->policy->tools[call->tool_index];
+		ok = mcp_output_add_line(out, result_render_call_response(
+		    &call->id, result_render_structured(&s->render, tool, r)));
+	}
+	mcp_call_release(s, call);
+	return ok;
+}
+
+bool
+mcp_session_executor_lost(struct mcp_session *s, struct mcp_output *out)
+{
+	char msg[256];
+	size_t i;
+	bool ok = true;
+
+	for (i = 0; i < s->call_slots; i++) {
+		struct mcp_call *call = &s->calls[i];
+
+		if (!call->used)
+			continue;
+		snprintf(msg, sizeof(msg), "the executor ended before "
+		    "answering; the request may have reached the target; "
+		    "check %s's effect before retrying",
+		    s->policy->tools[call->tool_index].name);
+		if (call->cancelled)
+			ok = mcp_call_audit_cancellation(s, call, true, out) &&
+			    ok;
+		else
+			ok = mcp_call_local_result(s, &call->id,
+			    RECORD_OUTCOME_UNKNOWN, msg, out) && ok;
+		mcp_call_release(s, call);
+	}
+	s->state = MCP_STATE_CLOSED;
+	s->exit_status = MCP_EXIT_INTERNAL;
+	return ok;
+}

@@ -1,0 +1,151 @@
+/*
+ * The MCP session of the frontend (DESIGN.md section 5), with no I/O: the
+ * frontend's event loop hands it each frame, each result record and the
+ * loss of the executor, and writes out what it appends to a struct
+ * mcp_output, in order.  Every decision about the protocol is made here.
+ *
+ * Pipeline per frame: strict JSON (common/json.h) -> JSON-RPC shape
+ * (common/jsonrpc.h) -> lifecycle state and method -> tool name ->
+ * authorization (policy/authz.h) -> argument validation (policy/args.h)
+ * -> limits; only then is an action record appended.
+ *
+ * Decisions:
+ * - Versions: the client's protocolVersion when it is 2025-11-25 or
+ *   2025-06-18, else 2025-11-25.  Capabilities {"tools":{"listChanged":
+ *   false}}.  ping is allowed at any time; other requests before
+ *   initialize, and a second initialize, get -32600 and the session goes
+ *   on.  tools/list and tools/call are served once initialize was
+ *   answered (notifications/initialized is accepted, not waited for).
+ * - Unknown methods: -32601.  Notifications never get an answer; unknown
+ *   ones are ignored.  Responses from the client are ignored (Sallyport
+ *   sends no requests).
+ * - A frame that is not one strict JSON value (-32700) or not a JSON-RPC
+ *   message (-32600, the id echoed when readable) is malformed: one error
+ *   line and a rejection audit event with the SHA-256 of the frame (never
+ *   its bytes).  With on_invalid "close" the session then closes, exit
+ *   status 65, and ignores every later frame; with "reject" it goes on
+ *   and keeps nothing from that frame.
+ * - A request whose id is already in flight: -32600.  A cancelled call
+ *   frees its id at once (the client may reuse it).
+ * - tools/call: params not an object, no string "name", or a name the
+ *   policy does not declare: -32602 whose message lists the profile's
+ *   tools.  A declared tool whose scope the profile lacks: a result with
+ *   outcome "denied" naming the scope.  Arguments refused: outcome
+ *   "invalid" with the shaped report.  max_inflight calls running, or
+ *   calls_per_session spent: outcome "denied" saying which.  Each of these
+ *   is a tool result (isError) so the model can read it, plus a
+ *   rejection audit event; none sends a record.
+ * - notifications/cancelled naming a call in flight appends a cancel
+ *   record; no response is ever sent for that call; when its result
+ *   arrives, a cancellation audit event says whether it had started.
+ * - When the executor is lost, every call in flight is answered with
+ *   outcome "unknown" (and cancelled ones audited as possibly started);
+ *   the session closes with exit status 70.
+ * - A closed session still renders results and the executor's loss, so
+ *   a loop that drains calls in flight before exiting may do so.
+ * - Lines never reach RESULT_LINE_MAX (10 MiB, the SDK's limit): target
+ *   fields are cut at SANITIZE_MAX_CHARS_CAP characters and records at
+ *   RECORD_PAYLOAD_CAP bytes, so the largest result is about 1 MiB; a
+ *   line over the limit would be an internal error, never sent cut.
+ * - Everything is single-threaded: one session, one caller.
+ *
+ * Ownership: mcp_session_new() copies what it keeps of its config except
+ * the policy and profile, which are borrowed and must outlive the session;
+ * mcp_session_free() releases it.  struct mcp_output is caller-allocated;
+ * its items are heap buffers released by mcp_output_clear().
+ */
+#ifndef SP_FRONTEND_MCP_SESSION_H
+#define SP_FRONTEND_MCP_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/frame.h"
+#include "common/record.h"
+#include "policy/policy.h"
+
+#define MCP_VERSION_LATEST "2025-11-25"
+#define MCP_VERSION_PREVIOUS "2025-06-18"
+#define MCP_EXIT_CLEAN 0
+#define MCP_EXIT_MALFORMED 65
+#define MCP_EXIT_INTERNAL 70
+/* Stop reading frames while this many bytes wait to reach the client. */
+#define MCP_OUTPUT_QUEUE_BOUND (16u * 1024 * 1024)
+
+enum mcp_item_kind {
+	MCP_ITEM_LINE,		/* one protocol line for fd 1, ends '\n' */
+	MCP_ITEM_EXECUTOR,	/* one encoded action or cancel record */
+	MCP_ITEM_AUDIT,		/* one encoded audit event for the broker */
+};
+
+struct mcp_item {
+	enum mcp_item_kind kind;
+	uint8_t *data;		/* owned by the output */
+	size_t len;
+};
+
+/* Zero-initialise; items are appended in the order they must be sent. */
+struct mcp_output {
+	struct mcp_item *items;
+	size_t count;
+	size_t cap;
+};
+
+/* Frees every item and the array, and zeroes *out. */
+void mcp_output_clear(struct mcp_output *out);
+
+struct mcp_session_config {
+	const struct policy *policy;		/* borrowed */
+	const struct policy_profile *profile;	/* borrowed; NULL: no tools */
+	const char *catalog_json;		/* policy_catalog_render(); copied */
+	size_t catalog_len;
+	const char *server_version;		/* serverInfo.version; copied */
+};
+
+struct mcp_session;
+
+/* NULL on allocation failure (logged). */
+struct mcp_session *mcp_session_new(const struct mcp_session_config *cfg);
+
+void mcp_session_free(struct mcp_session *s);
+
+/*
+ * One complete frame (bytes borrowed for the call).  Returns false only
+ * on an internal error (memory); the loop then ends with status 70.
+ */
+bool mcp_session_handle_frame(struct mcp_session *s, const uint8_t *bytes,
+    size_t len, uint64_t frame_no, struct mcp_output *out);
+
+/* A frame the frame reader refused (too long, NUL, UTF-8, truncated). */
+bool mcp_session_handle_bad_frame(struct mcp_session *s,
+    const struct frame *f, struct mcp_output *out);
+
+/* The executor's answer to an action; r stays the caller's. */
+bool mcp_session_handle_result(struct mcp_session *s,
+    const struct record_result *r, struct mcp_output *out);
+
+/* The executor is gone: every call in flight becomes "unknown". */
+bool mcp_session_executor_lost(struct mcp_session *s,
+    struct mcp_output *out);
+
+bool mcp_session_should_close(const struct mcp_session *s);
+
+/* MCP_EXIT_CLEAN, MCP_EXIT_MALFORMED or MCP_EXIT_INTERNAL. */
+int mcp_session_exit_status(const struct mcp_session *s);
+
+/* Calls sent to the executor and not yet answered (cancelled included). */
+size_t mcp_session_inflight(const struct mcp_session *s);
+
+/*
+ * Whether the loop may read another frame: not when closed, not with
+ * max_inflight calls running, not with more than MCP_OUTPUT_QUEUE_BOUND
+ * bytes still queued for the client.
+ */
+bool mcp_session_may_read(const struct mcp_session *s, size_t queued_bytes);
+
+/* Limits for decoding this session's result records. */
+const struct record_limits *mcp_session_record_limits(
+    const struct mcp_session *s);
+
+#endif

@@ -1,0 +1,83 @@
+/*
+ * Internals shared by mcp_session.c (frames, lifecycle, output) and
+ * mcp_call.c (tools/call, results, cancellation).  Not for other modules.
+ */
+#ifndef SP_FRONTEND_MCP_SESSION_IMPL_H
+#define SP_FRONTEND_MCP_SESSION_IMPL_H
+
+#include <cjson/cJSON.h>
+
+#include "common/jsonrpc.h"
+#include "frontend/mcp_session.h"
+#include "frontend/result_render.h"
+
+enum mcp_state {
+	MCP_STATE_NEW,		/* before initialize */
+	MCP_STATE_OPEN,		/* initialize answered */
+	MCP_STATE_CLOSED,	/* nothing more is processed */
+};
+
+/* One slot per possible call in flight (max_inflight of them). */
+struct mcp_call {
+	bool used;
+	bool cancelled;		/* no response will ever be sent */
+	struct jsonrpc_id id;	/* owned */
+	uint64_t call_id;
+	uint32_t tool_index;
+};
+
+struct mcp_session {
+	const struct policy *policy;
+	const struct policy_profile *profile;
+	char *catalog_json;		/* owned, NUL-terminated */
+	char *server_version;		/* owned */
+	char *issuer;			/* owned */
+	uint8_t fingerprint[HASH_SHA256_LEN];
+	struct record_limits limits;
+	struct result_render_ctx render;
+	enum mcp_state state;
+	int exit_status;
+	struct mcp_call *calls;		/* policy->limits.max_inflight slots */
+	size_t call_slots;
+	size_t inflight;
+	size_t calls_sent;		/* counted against calls_per_session */
+	uint64_t next_call_id;
+};
+
+/* The frame being handled, for audit events. */
+struct mcp_frame {
+	const uint8_t *bytes;
+	size_t len;
+	uint64_t number;
+};
+
+/* Appends a copy of len bytes as one item; false on allocation failure. */
+bool mcp_output_add(struct mcp_output *out, enum mcp_item_kind kind,
+    const void *data, size_t len);
+
+/*
+ * Appends a rendered line (consumed, freed on failure); NULL, a failed
+ * render, makes it return false.
+ */
+bool mcp_output_add_line(struct mcp_output *out, char *line);
+
+/* Appends an error response with the issuer. */
+bool mcp_session_error(struct mcp_session *s, const struct jsonrpc_id *id,
+    int code, const char *message, struct mcp_output *out);
+
+/* Appends a rejection audit event for frame (reason: a token). */
+bool mcp_session_audit_rejection(struct mcp_session *s,
+    const struct mcp_frame *frame, const char *reason, int code,
+    struct mcp_output *out);
+
+/* The call in flight (not cancelled) with this id, or NULL. */
+struct mcp_call *mcp_session_call_by_id(struct mcp_session *s,
+    const struct jsonrpc_id *id);
+
+bool mcp_call_tools_call(struct mcp_session *s, const struct mcp_frame *frame,
+    const struct jsonrpc_message *msg, struct mcp_output *out);
+
+bool mcp_call_cancelled(struct mcp_session *s, const cJSON *params,
+    struct mcp_output *out);
+
+#endif

@@ -1,0 +1,41 @@
+# tests of the ssh engine: each test process starts its own sshd on
+# 127.0.0.1 through tests/integration/sshd_fixture.sh.
+EXTRA_DIST += tests/integration/sshd_fixture.sh
+SSH_TEST_CFLAGS = $(UNIT_CFLAGS) \
+	-DSSHD_FIXTURE='"$(abs_top_srcdir)/tests/integration/sshd_fixture.sh"'
+SSH_TEST_LDADD = libspexecutor.a libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
+SSH_HARNESS = tests/unit/ssh_harness.c tests/unit/ssh_harness.h
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_ssh
+TESTS += tests/unit/test_ssh
+endif
+tests_unit_test_ssh_SOURCES = tests/unit/test_ssh.c $(SSH_HARNESS)
+tests_unit_test_ssh_CFLAGS = $(SSH_TEST_CFLAGS)
+tests_unit_test_ssh_LDADD = $(SSH_TEST_LDADD)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_ssh_conn
+TESTS += tests/unit/test_ssh_conn
+endif
+tests_unit_test_ssh_conn_SOURCES = tests/unit/test_ssh_conn.c $(SSH_HARNESS)
+tests_unit_test_ssh_conn_CFLAGS = $(SSH_TEST_CFLAGS)
+tests_unit_test_ssh_conn_LDADD = $(SSH_TEST_LDADD)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_ssh_keys
+TESTS += tests/unit/test_ssh_keys
+endif
+tests_unit_test_ssh_keys_SOURCES = tests/unit/test_ssh_keys.c $(SSH_HARNESS)
+tests_unit_test_ssh_keys_CFLAGS = $(SSH_TEST_CFLAGS)
+tests_unit_test_ssh_keys_LDADD = $(SSH_TEST_LDADD)
+
+# Printed latency comparison with ssh's control master: ssh-bench.txt.
+CLEANFILES += ssh-bench.txt
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_ssh_bench
+TESTS += tests/unit/test_ssh_bench
+endif
+tests_unit_test_ssh_bench_SOURCES = tests/unit/test_ssh_bench.c $(SSH_HARNESS)
+tests_unit_test_ssh_bench_CFLAGS = $(SSH_TEST_CFLAGS)
+tests_unit_test_ssh_bench_LDADD = $(SSH_TEST_LDADD)
