@@ -475,6 +475,7 @@ json_keys_unique(const cJSON *object, const char **why)
 		return true;
 	keys = calloc(n, sizeof(*keys));
 	if (keys == NULL) {
+		log_error("cannot allocate %zu keys", n);
 		*why = "out of memory";
 		return false;
 	}
