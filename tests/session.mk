@@ -40,5 +40,5 @@ tests/fuzz/fuzz_mcp_session: $(FUZZ_MCP_SESSION_FILES) config.h
 	@mkdir -p tests/fuzz
 	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) $(CJSON_CFLAGS) -o $@ \
 	    $(filter %.c,$(FUZZ_MCP_SESSION_FILES)) \
-	    $(CJSON_LIBS) $(LIBCRYPTO_LIBS) -lm
+	    $(CJSON_LIBS) $(LIBCRYPTO_LIBS) $(LIBSECCOMP_LIBS) -lm
 EXTRA_DIST += tests/fuzz/fuzz_mcp_session.c tests/fuzz/corpus/fuzz_mcp_session
