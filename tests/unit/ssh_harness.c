@@ -56,11 +56,37 @@ sshd_start(struct sshd *s, const char *options)
 	cr_assert(s->port > 0, "sshd fixture did not start");
 }
 
+static void
+sshd_free_owned(struct sshd *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->owned_len; i++)
+		free(s->owned[i]);
+	free(s->owned);
+	s->owned = NULL;
+	s->owned_len = 0;
+}
+
+/* Hands buf to s, to be freed by sshd_stop; returns buf. */
+static char *
+sshd_own(struct sshd *s, char *buf)
+{
+	char **grown;
+
+	grown = reallocarray(s->owned, s->owned_len + 1, sizeof(*s->owned));
+	cr_assert_not_null(grown, "sshd_own: out of memory");
+	s->owned = grown;
+	s->owned[s->owned_len++] = buf;
+	return buf;
+}
+
 void
 sshd_stop(struct sshd *s)
 {
 	char cmd[600];
 
+	sshd_free_owned(s);
 	if (s->dir[0] == '\0')
 		return;
 	snprintf(cmd, sizeof(cmd), "sh '%s' stop '%s'; rm -rf '%s'",
@@ -162,18 +188,20 @@ sshd_user(void)
 }
 
 struct ssh_target
-sshd_target(const struct sshd *s, const char *key, const char *kh)
+sshd_target(struct sshd *s, const char *key, const char *kh)
 {
 	struct ssh_target t = { .address = "127.0.0.1",
 	    .port = (uint16_t)s->port, .user = NULL };
-	char path[300];
+	char path[300], *user;
 
-	cr_assert_not_null(t.user = strdup(sshd_user()));
+	cr_assert_not_null(user = strdup(sshd_user()));
+	t.user = sshd_own(s, user);
 	sshd_path(s, key, path, sizeof(path));
-	t.private_key = file_read(path, &t.private_key_len);
+	t.private_key = sshd_own(s, file_read(path, &t.private_key_len));
 	if (kh != NULL) {
 		sshd_path(s, kh, path, sizeof(path));
-		t.known_hosts = file_read(path, &t.known_hosts_len);
+		t.known_hosts = sshd_own(s, file_read(path,
+		    &t.known_hosts_len));
 	}
 	return t;
 }

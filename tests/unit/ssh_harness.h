@@ -17,6 +17,8 @@ struct event_base;
 struct sshd {
 	char dir[256];			/* keys, config, log */
 	int port;
+	char **owned;			/* buffers of sshd_target's targets */
+	size_t owned_len;
 };
 
 /* A copy of a result, owned by the test (free with result_clear). */
@@ -41,6 +43,8 @@ struct call_result {
  * Aborts the test on failure.
  */
 void sshd_start(struct sshd *s, const char *options);
+
+/* Stops sshd, removes its directory and frees every sshd_target buffer. */
 void sshd_stop(struct sshd *s);
 
 /* The account the tests log in as: the current user (root on CI). */
@@ -52,7 +56,8 @@ void sshd_path(const struct sshd *s, const char *name, char *out, size_t size);
 /* Lines of sshd's log containing needle. */
 int sshd_log_count(const struct sshd *s, const char *needle);
 
-/* A whole file, NUL-terminated; aborts the test on failure. */
+/* A whole file, NUL-terminated, malloc'd: the caller frees it.  Aborts the
+ * test on failure. */
 char *file_read(const char *path, size_t *len);
 bool file_exists(const char *path);
 
@@ -66,9 +71,11 @@ void sshd_pub_sha256(const struct sshd *s, const char *name,
 
 /*
  * A target for sshd with user key `key` and known_hosts file `kh` (or NULL
- * for none); the buffers it points to are leaked on purpose (test process).
+ * for none).  The buffers it points to belong to s and live until
+ * sshd_stop(s), so a test may repoint a field at its own memory without
+ * freeing anything; the engine copies them at ssh_engine_add_target().
  */
-struct ssh_target sshd_target(const struct sshd *s, const char *key,
+struct ssh_target sshd_target(struct sshd *s, const char *key,
     const char *kh);
 
 /* Callback that fills a struct call_result; arg is the result. */

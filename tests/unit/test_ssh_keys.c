@@ -88,6 +88,8 @@ Test(ssh_keys, known_hosts_with_comments_crlf_and_other_hosts_matches)
 	snprintf(kh, sizeof(kh), "# operator's file\r\n\r\n"
 	    "web1.example.com,192.0.2.7 %s"
 	    "   \t# indented comment\n%s\r\n", other, right);
+	free(right);
+	free(other);
 	tg.known_hosts = kh;
 	tg.known_hosts_len = strlen(kh);
 	run_on(&tg, "echo \"it's \\\"known\\\"\"", &r);
@@ -127,13 +129,16 @@ Test(ssh_keys, passphrase_protected_key_with_its_public_key)
 	struct ssh_target tg;
 	char path[300];
 	struct call_result r;
+	char *pub;
 
 	make_locked_key();
 	tg = sshd_target(&sshd, "locked", "known_hosts");
 	tg.passphrase = "pa$$ \"w\xc3\xb6rd\"";
 	sshd_path(&sshd, "locked.pub", path, sizeof(path));
-	tg.public_key = file_read(path, &tg.public_key_len);
+	pub = file_read(path, &tg.public_key_len);
+	tg.public_key = pub;
 	run_on(&tg, "echo unlocked", &r);
+	free(pub);	/* the engine copied it when the target was added */
 	assert_echoed(&r, "unlocked\n");
 }
 
