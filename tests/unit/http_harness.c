@@ -78,6 +78,7 @@ test_resolver(void *arg, const char *host, uint16_t port,
 void
 harness_setup(struct harness *fx)
 {
+	memset(fx, 0, sizeof(*fx));
 	cr_assert_eq(curl_global_init(CURL_GLOBAL_DEFAULT), CURLE_OK);
 	fx->base = event_base_new();
 	cr_assert_not_null(fx->base);
@@ -94,6 +95,23 @@ harness_teardown(struct harness *fx)
 	event_base_free(fx->base);
 	http_peer_stop(&fx->peer);
 	curl_global_cleanup();
+	for (size_t i = 0; i < fx->nbodies; i++)
+		free(fx->bodies[i]);
+	free(fx->bodies);
+	fx->bodies = NULL;
+	fx->nbodies = 0;
+}
+
+/* Records body as fx's, for harness_teardown to free. */
+static void
+harness_keep_body(struct harness *fx, uint8_t *body)
+{
+	uint8_t **grown;
+
+	grown = reallocarray(fx->bodies, fx->nbodies + 1, sizeof(*grown));
+	cr_assert_not_null(grown, "harness_keep_body: out of memory");
+	fx->bodies = grown;
+	fx->bodies[fx->nbodies++] = body;
 }
 
 void
@@ -101,10 +119,12 @@ harness_capture_done(const struct http_result *r, void *arg)
 {
 	struct captured *c = arg;
 
+	cr_assert_not_null(c->owner, "captured.owner not set before submit");
 	c->r = *r;
 	c->r.body = NULL;
 	c->body = malloc(r->body_len + 1);
 	cr_assert_not_null(c->body);
+	harness_keep_body(c->owner, c->body);
 	if (r->body_len > 0)
 		memcpy(c->body, r->body, r->body_len);
 	c->body[r->body_len] = '\0';
@@ -125,7 +145,7 @@ harness_run_all(struct harness *fx, struct captured *c, size_t n)
 struct captured
 harness_run(struct harness *fx, const struct http_request *req)
 {
-	struct captured c = { 0 };
+	struct captured c = { .owner = fx };
 	uint64_t t0 = harness_mono_us();
 
 	cr_assert_eq(http_engine_submit(fx->engine, req, harness_capture_done,

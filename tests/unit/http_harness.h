@@ -13,11 +13,19 @@
 #include "executor/http.h"
 #include "tests/unit/http_peer.h"
 
-/* One finished request, copied out of the engine's callback. */
+struct harness;
+
+/*
+ * One finished request, copied out of the engine's callback.  Set owner
+ * before submitting (harness_run does): the body copy belongs to that
+ * harness and is freed by harness_teardown, so a test may overwrite or
+ * drop a struct captured without freeing anything.
+ */
 struct captured {
+	struct harness *owner;
 	bool done;
 	struct http_result r;	/* r.body cleared: see body */
-	uint8_t *body;		/* NUL-terminated copy, malloc'd, never freed */
+	uint8_t *body;		/* NUL-terminated copy, owned by owner */
 	uint64_t elapsed_us;
 };
 
@@ -26,6 +34,8 @@ struct harness {
 	struct http_engine *engine;	/* max 4 connections per host */
 	struct http_peer peer;
 	unsigned resolver_calls;
+	uint8_t **bodies;		/* every captured body, for teardown */
+	size_t nbodies;
 };
 
 /*
@@ -35,6 +45,8 @@ struct harness {
  * 169.254.169.254, any other *.test 127.0.0.1; IPv4 literals as given.
  */
 void harness_setup(struct harness *h);
+
+/* Frees the engine, the loop, the peer and every captured body. */
 void harness_teardown(struct harness *h);
 
 /* A GET of path on host at the peer's port, loopback allowed, 5 s budget. */
@@ -45,7 +57,8 @@ struct http_request harness_request(const struct harness *h,
 struct captured harness_run(struct harness *h,
     const struct http_request *req);
 
-/* The completion callback harness_run uses; arg is a struct captured. */
+/* The completion callback harness_run uses; arg is a struct captured
+ * whose owner is set. */
 void harness_capture_done(const struct http_result *r, void *arg);
 
 /* Runs the loop until all n captures are done. */

@@ -206,6 +206,7 @@ Test(http_flow, sixteen_in_flight_complete_and_reuse_connections)
 	for (int round = 0; round < ROUNDS; round++) {
 		memset(c, 0, sizeof(c));
 		for (int i = 0; i < INFLIGHT; i++) {
+			c[i].owner = &fx;
 			snprintf(paths[i], sizeof(paths[i]), "/n/%d/%d", round, i);
 			req[i] = request("127.0.0.1", paths[i]);
 			cr_assert_eq(http_engine_submit(fx.engine, &req[i],
