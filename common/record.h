@@ -1,0 +1,301 @@
+/*
+ * Typed records between Sallyport's processes: one record is one
+ * SOCK_SEQPACKET datagram.  One encoder and one strict decoder per type.
+ *
+ * Layout (all numbers big-endian, see common/buf.h):
+ *
+ *   header    u16 version (RECORD_VERSION)   u16 type (enum record_type)
+ *   string    u32 length, then that many bytes
+ *   text      a string with no NUL byte
+ *   token     a text of 1..RECORD_TOKEN_MAX bytes from a fixed alphabet
+ *             (reasons: [a-z0-9-]; signal names: [A-Z0-9])
+ *
+ *   HELLO        u8 role, 32 bytes catalog fingerprint
+ *   ACTION       u64 call id, u32 tool index, 32 bytes catalog fingerprint,
+ *                u16 argument count, then per argument u8 kind (enum
+ *                value_kind) and its payload: ABSENT nothing; STRING a text;
+ *                INTEGER and DECIMAL u64 (two's complement); BOOLEAN u8 0|1
+ *   CANCEL       u64 call id
+ *   RESULT       u64 call id, u8 outcome, u8 kind, u32 flags,
+ *                u64 duration µs, text message, then by kind:
+ *                NONE  nothing
+ *                HTTP  u16 status, u32 Retry-After s, text content type,
+ *                      text Location, string body, u64 body total,
+ *                      u64 connect µs, u64 first byte µs
+ *                SSH   u8 end, u32 exit status, signal (u32 0 or a token),
+ *                      string stdout, u64 stdout total,
+ *                      string stderr, u64 stderr total
+ *   AUDIT_EVENT  u8 kind, u8 flags, u64 frame number, reason (u32 0 or a
+ *                token), u32 code (two's complement), 32 bytes sha256 only
+ *                when AUDIT_HAS_SHA256, u64 call id, u32 tool index,
+ *                u8 outcome (0 or enum record_outcome), u32 status (two's
+ *                complement), u64 duration µs, u16 shape count, texts
+ *   AUDIT_ACK    u64 call id, u8 status
+ *
+ * A record holds nothing else: the decoders refuse a record that is
+ * shorter or longer than its fields, of another version or type, with an
+ * enum, kind, flag or boolean out of range, a count or length above its
+ * limit, a NUL in a text, or fields that contradict each other.  Encoders
+ * apply the same rules, so whatever an encoder produced decodes.
+ *
+ * Type numbers are never reused; a request and its answer are adjacent.
+ */
+#ifndef SP_COMMON_RECORD_H
+#define SP_COMMON_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/hash.h"
+#include "common/value.h"
+
+#define RECORD_VERSION 1
+#define RECORD_HEADER_LEN 4
+
+/*
+ * Absolute caps, whatever the limits passed in say.  A whole record fits
+ * in Linux's default unix socket send buffer (net.core.wmem_default,
+ * 212992 bytes), so one record is always one datagram.
+ */
+#define RECORD_MAX_BYTES 196608
+#define RECORD_ARGS_CAP 256		/* values in an action, shapes in an event */
+#define RECORD_ARG_BYTES_CAP 65536	/* one string argument */
+#define RECORD_PAYLOAD_CAP 65536	/* body, stdout, stderr: each */
+#define RECORD_TEXT_CAP 4096		/* message, content type, Location, shape */
+#define RECORD_TOKEN_MAX 64		/* reason, signal name */
+
+enum record_type {
+	RECORD_HELLO = 1,		/* both ways, first on every channel */
+	RECORD_ACTION = 2,		/* frontend -> executor */
+	RECORD_RESULT = 3,		/* executor -> frontend, answers ACTION */
+	RECORD_CANCEL = 4,		/* frontend -> executor */
+	RECORD_AUDIT_EVENT = 5,		/* child -> broker */
+	RECORD_AUDIT_ACK = 6,		/* broker -> child, answers an INTENT */
+};
+
+enum record_error {
+	RECORD_OK = 0,
+	RECORD_ERR_SHORT,		/* ends before a field does */
+	RECORD_ERR_TRAILING,		/* bytes after the last field */
+	RECORD_ERR_VERSION,		/* another protocol version */
+	RECORD_ERR_TYPE,		/* unknown type, or not the one expected */
+	RECORD_ERR_RANGE,		/* enum, kind, flag, boolean or number out of range */
+	RECORD_ERR_TOO_LONG,		/* length or count above its limit */
+	RECORD_ERR_CHAR,		/* NUL in a text, or outside a token's alphabet */
+	RECORD_ERR_INCONSISTENT,	/* fields contradict each other */
+	RECORD_ERR_NOMEM,
+};
+
+/*
+ * Per-channel maxima, from the policy; each is clamped to its cap above.
+ * A caller derives them from its policy: max_args from the largest
+ * param_count in the catalog, max_arg_bytes as 4 x the largest string
+ * maxLength (UTF-8), max_payload_bytes as 4 x limits.result_max_chars.
+ */
+struct record_limits {
+	size_t max_args;
+	size_t max_arg_bytes;
+	size_t max_payload_bytes;
+	size_t max_text_bytes;
+};
+
+enum record_role {
+	RECORD_ROLE_BROKER = 1,
+	RECORD_ROLE_FRONTEND = 2,
+	RECORD_ROLE_EXECUTOR = 3,
+};
+
+enum record_outcome {
+	RECORD_OUTCOME_NONE = 0,	/* audit events that have no outcome */
+	RECORD_OUTCOME_OK = 1,
+	RECORD_OUTCOME_FAILED = 2,	/* known not applied */
+	RECORD_OUTCOME_UNKNOWN = 3,	/* may have been applied */
+	RECORD_OUTCOME_DENIED = 4,
+	RECORD_OUTCOME_INVALID = 5,
+};
+
+enum record_result_kind {
+	RECORD_RESULT_NONE = 0,
+	RECORD_RESULT_HTTP = 1,
+	RECORD_RESULT_SSH = 2,
+};
+
+/* Result flags; any other bit is refused. */
+#define RESULT_REQUEST_SENT	0x01u	/* bytes reached the target */
+#define RESULT_STARTED		0x02u	/* the action began (before cancel) */
+#define RESULT_HAS_RETRY_AFTER	0x04u	/* http.retry_after_s is meaningful */
+#define RESULT_FLAGS_ALL	0x07u
+
+enum record_ssh_end {
+	RECORD_SSH_END_NONE = 0,	/* no command ran to an end */
+	RECORD_SSH_END_EXIT = 1,	/* exit_status set, no signal */
+	RECORD_SSH_END_SIGNAL = 2,	/* signal set, exit_status 0 */
+};
+
+enum record_audit_kind {
+	RECORD_AUDIT_REJECTION = 1,	/* frame refused: frame_no, reason, code, sha256 */
+	RECORD_AUDIT_INTENT = 2,	/* before acting: call_id, tool_index, shapes */
+	RECORD_AUDIT_EXECUTION = 3,	/* + outcome (required), status, duration_us */
+	RECORD_AUDIT_VIOLATION = 4,	/* record refused: reason, sha256 */
+	RECORD_AUDIT_CANCELLATION = 5,	/* call_id, tool_index, AUDIT_STARTED */
+};
+
+/* Audit event flags; any other bit is refused. */
+#define AUDIT_HAS_SHA256	0x01u
+#define AUDIT_STARTED		0x02u
+#define AUDIT_FLAGS_ALL		0x03u
+
+enum record_audit_ack_status {
+	RECORD_AUDIT_WRITTEN = 1,	/* durable as the policy requires */
+	RECORD_AUDIT_FAILED = 2,	/* not written: the action must not run */
+};
+
+/*
+ * Strings in decoded records are heap copies with a NUL appended (not
+ * counted in len), so a text can be used as a C string.  When encoding,
+ * ptr may be NULL when len is 0.
+ */
+struct record_text {
+	char *ptr;
+	size_t len;
+};
+
+struct record_bytes {
+	uint8_t *ptr;
+	size_t len;
+};
+
+struct record_hello {
+	enum record_role role;
+	uint8_t fingerprint[HASH_SHA256_LEN];
+};
+
+/* Owns args (arg_count values); free with record_action_free(). */
+struct record_action {
+	uint64_t call_id;
+	uint32_t tool_index;
+	uint8_t fingerprint[HASH_SHA256_LEN];
+	struct value *args;
+	size_t arg_count;
+};
+
+struct record_cancel {
+	uint64_t call_id;
+};
+
+struct record_http_result {
+	uint16_t status;		/* 0: no response; else 100..599 */
+	uint32_t retry_after_s;		/* 0 unless RESULT_HAS_RETRY_AFTER */
+	struct record_text content_type;
+	struct record_text location;
+	struct record_bytes body;	/* already cut to the limit */
+	uint64_t body_total;		/* bytes seen, >= body.len */
+	uint64_t connect_us;
+	uint64_t first_byte_us;
+};
+
+struct record_ssh_result {
+	enum record_ssh_end end;
+	int32_t exit_status;
+	struct record_text signal;	/* "TERM", "KILL": a token, or empty */
+	struct record_bytes out;
+	uint64_t out_total;		/* >= out.len */
+	struct record_bytes err;
+	uint64_t err_total;		/* >= err.len */
+};
+
+/* Owns every text and bytes inside; free with record_result_free(). */
+struct record_result {
+	uint64_t call_id;
+	enum record_outcome outcome;	/* never NONE */
+	enum record_result_kind kind;
+	uint32_t flags;			/* RESULT_* */
+	uint64_t duration_us;
+	struct record_text message;
+	struct record_http_result http;	/* zero unless kind is HTTP */
+	struct record_ssh_result ssh;	/* zero unless kind is SSH */
+};
+
+/* Owns reason and shapes; free with record_audit_event_free(). */
+struct record_audit_event {
+	enum record_audit_kind kind;
+	uint32_t flags;			/* AUDIT_* */
+	uint64_t frame_no;
+	struct record_text reason;	/* a token [a-z0-9-], or empty */
+	int32_t code;			/* JSON-RPC error code */
+	uint8_t sha256[HASH_SHA256_LEN];/* zero unless AUDIT_HAS_SHA256 */
+	uint64_t call_id;
+	uint32_t tool_index;
+	enum record_outcome outcome;	/* set for EXECUTION only */
+	int32_t status;			/* HTTP status or exit status */
+	uint64_t duration_us;
+	struct record_text *shapes;	/* one per param, "string(36)", "***1234" */
+	size_t shape_count;
+};
+
+struct record_audit_ack {
+	uint64_t call_id;
+	enum record_audit_ack_status status;
+};
+
+/* Every limit at its cap. */
+void record_limits_default(struct record_limits *limits);
+
+/* One line for a diagnostic; never NULL. */
+const char *record_error_str(enum record_error e);
+
+/*
+ * Reads the header only: *type is set when the version is RECORD_VERSION
+ * and the type is known; *version is set whenever the header is complete,
+ * so a caller can say which version a peer speaks.  Either may be NULL.
+ */
+enum record_error record_peek(const uint8_t *data, size_t len,
+    uint16_t *version, enum record_type *type);
+
+/*
+ * Encoders append one whole record to out (a writer, see common/buf.h) or,
+ * on any error, leave it unchanged; they log a line on error, because a
+ * record the sender's own rules refuse is a bug in the sender.
+ *
+ * Decoders fill *out from exactly len bytes, or return an error and leave
+ * *out zeroed with nothing allocated.  They do not log: the caller logs and
+ * audits a refused record as a protocol violation.
+ */
+enum record_error record_hello_encode(const struct record_hello *in,
+    struct buf *out);
+enum record_error record_hello_decode(const uint8_t *data, size_t len,
+    struct record_hello *out);
+
+enum record_error record_action_encode(const struct record_action *in,
+    const struct record_limits *limits, struct buf *out);
+enum record_error record_action_decode(const uint8_t *data, size_t len,
+    const struct record_limits *limits, struct record_action *out);
+/* Frees what a owns and zeroes it; NULL is allowed. */
+void record_action_free(struct record_action *a);
+
+enum record_error record_cancel_encode(const struct record_cancel *in,
+    struct buf *out);
+enum record_error record_cancel_decode(const uint8_t *data, size_t len,
+    struct record_cancel *out);
+
+enum record_error record_result_encode(const struct record_result *in,
+    const struct record_limits *limits, struct buf *out);
+enum record_error record_result_decode(const uint8_t *data, size_t len,
+    const struct record_limits *limits, struct record_result *out);
+void record_result_free(struct record_result *r);
+
+enum record_error record_audit_event_encode(
+    const struct record_audit_event *in, const struct record_limits *limits,
+    struct buf *out);
+enum record_error record_audit_event_decode(const uint8_t *data, size_t len,
+    const struct record_limits *limits, struct record_audit_event *out);
+void record_audit_event_free(struct record_audit_event *e);
+
+enum record_error record_audit_ack_encode(const struct record_audit_ack *in,
+    struct buf *out);
+enum record_error record_audit_ack_decode(const uint8_t *data, size_t len,
+    struct record_audit_ack *out);
+
+#endif
