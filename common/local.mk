@@ -8,3 +8,8 @@ libspcommon_a_SOURCES += \
 	common/buf.c common/buf.h \
 	common/record.c common/record.h common/record_field.h \
 	common/record_action.c common/record_result.c common/record_audit.c
+libspcommon_a_SOURCES += \
+	common/sandbox.c common/sandbox.h \
+	common/sandbox_filter.c common/privdrop.c \
+	common/spawn.c common/spawn.h \
+	common/secret.c common/secret.h

@@ -1,0 +1,282 @@
+/*
+ * The seccomp allow-lists, one table per role.  Each table is the whole
+ * truth for its role: a syscall not listed kills the process (SIGSYS,
+ * SCMP_ACT_KILL_PROCESS).  A rule with an argument condition allows only
+ * calls that match it; several rules for one syscall are alternatives.
+ *
+ * Rules that hold for every role:
+ *  - no execve/execveat, fork, ptrace, mount, chroot, setns, unshare,
+ *    kexec, bpf, perf_event_open, module loading, uid changes: unlisted.
+ *  - no memory is ever writable and executable, nor made executable
+ *    after it was writable: mprotect never adds PROT_EXEC.  Only the
+ *    executor may mmap executable memory, never writable too (two rules:
+ *    no PROT_EXEC, or no PROT_WRITE), for NSS modules glibc's resolver
+ *    may load.
+ *  - fcntl only reads and sets fd/file status flags (libevent's
+ *    non-blocking setup; F_DUPFD is not listed).
+ *  - ioctl only FIONREAD (libevent's evbuffer_read asks how much to read).
+ *  - tgkill only to this process, so abort() still ends in SIGABRT; the
+ *    broker may kill(2) its children's pids and no other (not 0, not -1).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/sandbox.h"
+
+#define FILTER_MAX_ARGS 2
+
+/*
+ * Some comparisons name a pid only known at load time: its own (tgkill)
+ * or a child's (the broker's kill).  The table holds the rule once; a
+ * PID_EACH_CHILD rule is added once per child, with the pid as args[0].
+ */
+enum filter_pid {
+	PID_NONE,
+	PID_SELF,
+	PID_EACH_CHILD,
+};
+
+struct filter_rule {
+	int nr;			/* SCMP_SYS(name) */
+	uint32_t action;	/* SCMP_ACT_ALLOW or SCMP_ACT_ERRNO(e) */
+	enum filter_pid pid_arg0;
+	unsigned int n_args;
+	struct scmp_arg_cmp args[FILTER_MAX_ARGS];
+};
+
+/* Plain initializers (no compound literals) so the tables stay const. */
+#define CMP(n, op, a, b) { (n), (op), (a), (b) }
+#define ALLOW(name) \
+	{ SCMP_SYS(name), SCMP_ACT_ALLOW, PID_NONE, 0, { { 0 } } }
+#define ALLOW_IF(name, n, op, a, b) \
+	{ SCMP_SYS(name), SCMP_ACT_ALLOW, PID_NONE, 1, { CMP(n, op, a, b) } }
+#define ALLOW_EQ(name, n, v) ALLOW_IF(name, n, SCMP_CMP_EQ, (v), 0)
+#define ALLOW_MASK(name, n, mask, v) \
+	ALLOW_IF(name, n, SCMP_CMP_MASKED_EQ, (mask), (v))
+/* Refused with an errno a library survives (a probe), not killed. */
+#define REFUSE(name, e) \
+	{ SCMP_SYS(name), SCMP_ACT_ERRNO(e), PID_NONE, 0, { { 0 } } }
+#define REFUSE_EQ(name, n, v, e) \
+	{ SCMP_SYS(name), SCMP_ACT_ERRNO(e), PID_NONE, 1, \
+	  { CMP(n, SCMP_CMP_EQ, (v), 0) } }
+
+/* Write or exec, never both; an open with neither write nor create. */
+#define NO_EXEC(name) ALLOW_MASK(name, 2, PROT_EXEC, 0)
+#define NO_WRITE(name) ALLOW_MASK(name, 2, PROT_WRITE, 0)
+#define OPEN_READ_ONLY \
+	ALLOW_MASK(openat, 2, O_ACCMODE | O_CREAT | O_TRUNC | O_TMPFILE, \
+	    O_RDONLY)
+/* Signals only to this process (tgkill) or to one of its children (kill). */
+#define PID_RULE(name, which) \
+	{ SCMP_SYS(name), SCMP_ACT_ALLOW, (which), 1, \
+	  { CMP(0, SCMP_CMP_EQ, 0, 0) } }
+#define TGKILL_SELF PID_RULE(tgkill, PID_SELF)
+#define KILL_CHILD PID_RULE(kill, PID_EACH_CHILD)
+
+/*
+ * Frontend: its event loop and protocol I/O on inherited fds.  No open,
+ * no socket, no connect, no exec, no new processes or threads.
+ */
+static const struct filter_rule frontend_rules[] = {
+	ALLOW(read), ALLOW(write), ALLOW(readv), ALLOW(writev),
+	ALLOW(recvmsg), ALLOW(sendmsg), ALLOW(recvfrom), ALLOW(sendto),
+	ALLOW(close),
+	ALLOW(epoll_wait), ALLOW(epoll_pwait), ALLOW(epoll_ctl),
+	ALLOW(brk), NO_EXEC(mmap), NO_EXEC(mprotect),
+	ALLOW(munmap), ALLOW(mremap), ALLOW(madvise),
+	ALLOW(clock_gettime), ALLOW(gettimeofday), ALLOW(getrandom),
+	ALLOW(futex), ALLOW(getpid), ALLOW(gettid),
+	ALLOW(rt_sigreturn), ALLOW(rt_sigprocmask), TGKILL_SELF,
+	ALLOW(exit), ALLOW(exit_group),
+	ALLOW_EQ(fcntl, 1, F_GETFL), ALLOW_EQ(fcntl, 1, F_SETFL),
+	ALLOW_EQ(fcntl, 1, F_GETFD), ALLOW_EQ(fcntl, 1, F_SETFD),
+	ALLOW_EQ(ioctl, 1, FIONREAD),
+	ALLOW(fstat),
+};
+
+/*
+ * Executor: the frontend's set plus the network and threads.  Sockets
+ * only for IP (AF_UNIX and AF_NETLINK are refused with EACCES so glibc's
+ * nscd and interface probes during getaddrinfo fail softly); a local
+ * socketpair, which reaches nothing outside, for libcurl's wakeup and
+ * resolver notifications.  Threads, for libcurl's threaded resolver, are
+ * allowed and nothing else: clone must carry CLONE_THREAD, and clone3
+ * (whose flags sit behind a pointer the filter cannot read) answers
+ * ENOSYS so glibc falls back to clone.  Files open read-only (resolver
+ * configuration); none can be created or written.
+ */
+static const struct filter_rule executor_rules[] = {
+	ALLOW(read), ALLOW(write), ALLOW(readv), ALLOW(writev),
+	ALLOW(pread64), ALLOW(lseek),
+	ALLOW(recvmsg), ALLOW(sendmsg), ALLOW(recvfrom), ALLOW(sendto),
+	ALLOW(sendmmsg), ALLOW(close), ALLOW(shutdown),
+	ALLOW_EQ(socket, 0, AF_INET), ALLOW_EQ(socket, 0, AF_INET6),
+	REFUSE_EQ(socket, 0, AF_UNIX, EACCES),
+	REFUSE_EQ(socket, 0, AF_NETLINK, EACCES),
+	ALLOW_EQ(socketpair, 0, AF_UNIX),
+	ALLOW(connect), ALLOW(getsockopt), ALLOW(setsockopt),
+	ALLOW(getsockname), ALLOW(getpeername),
+	ALLOW(poll), ALLOW(ppoll),
+	ALLOW(epoll_wait), ALLOW(epoll_pwait), ALLOW(epoll_ctl),
+	ALLOW(brk), NO_EXEC(mmap), NO_WRITE(mmap), NO_EXEC(mprotect),
+	ALLOW(munmap), ALLOW(mremap), ALLOW(madvise),
+	ALLOW(clock_gettime), ALLOW(gettimeofday), ALLOW(clock_nanosleep),
+	ALLOW(getrandom), ALLOW(futex), ALLOW(getpid), ALLOW(gettid),
+	ALLOW_MASK(clone, 0, CLONE_THREAD, CLONE_THREAD),
+	REFUSE(clone3, ENOSYS),
+	ALLOW(set_robust_list), ALLOW(rseq), ALLOW(sched_getaffinity),
+	ALLOW(rt_sigreturn), ALLOW(rt_sigprocmask), TGKILL_SELF,
+	ALLOW(exit), ALLOW(exit_group),
+	ALLOW_EQ(fcntl, 1, F_GETFL), ALLOW_EQ(fcntl, 1, F_SETFL),
+	ALLOW_EQ(fcntl, 1, F_GETFD), ALLOW_EQ(fcntl, 1, F_SETFD),
+	ALLOW_EQ(ioctl, 1, FIONREAD),
+	OPEN_READ_ONLY, ALLOW(fstat), ALLOW(newfstatat), ALLOW(uname),
+};
+
+/*
+ * Broker, after spawning both children: supervise them (wait, kill only
+ * the pids given at load time, signals), relay on its inherited sockets,
+ * and append to the audit log it opened before confinement (write, fsync,
+ * locks, stat and seek for re-reading the tail).  No open, no socket, no
+ * exec, no fork.
+ */
+static const struct filter_rule broker_rules[] = {
+	ALLOW(read), ALLOW(write), ALLOW(readv), ALLOW(writev),
+	ALLOW(pread64), ALLOW(pwrite64), ALLOW(lseek),
+	ALLOW(recvmsg), ALLOW(sendmsg), ALLOW(recvfrom), ALLOW(sendto),
+	ALLOW(close),
+	ALLOW(fsync), ALLOW(fdatasync), ALLOW(flock), ALLOW(fstat),
+	ALLOW(epoll_wait), ALLOW(epoll_pwait), ALLOW(epoll_ctl),
+	ALLOW(brk), NO_EXEC(mmap), NO_EXEC(mprotect),
+	ALLOW(munmap), ALLOW(mremap), ALLOW(madvise),
+	ALLOW(clock_gettime), ALLOW(gettimeofday), ALLOW(getrandom),
+	ALLOW(futex), ALLOW(getpid), ALLOW(gettid),
+	ALLOW(wait4), ALLOW(waitid),
+	KILL_CHILD,
+	ALLOW(rt_sigaction), ALLOW(rt_sigprocmask), ALLOW(rt_sigreturn),
+	TGKILL_SELF, ALLOW(exit), ALLOW(exit_group),
+	ALLOW_EQ(fcntl, 1, F_GETFL), ALLOW_EQ(fcntl, 1, F_SETFL),
+	ALLOW_EQ(fcntl, 1, F_GETFD), ALLOW_EQ(fcntl, 1, F_SETFD),
+	ALLOW_EQ(fcntl, 1, F_SETLK), ALLOW_EQ(fcntl, 1, F_SETLKW),
+	ALLOW_EQ(fcntl, 1, F_OFD_SETLK), ALLOW_EQ(fcntl, 1, F_OFD_SETLKW),
+	ALLOW_EQ(ioctl, 1, FIONREAD),
+};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct filter_rule *
+filter_rules_for(enum sandbox_role role, size_t *n)
+{
+	switch (role) {
+	case SANDBOX_ROLE_FRONTEND:
+		*n = NELEM(frontend_rules);
+		return frontend_rules;
+	case SANDBOX_ROLE_EXECUTOR:
+		*n = NELEM(executor_rules);
+		return executor_rules;
+	case SANDBOX_ROLE_BROKER:
+		*n = NELEM(broker_rules);
+		return broker_rules;
+	}
+	*n = 0;
+	return NULL;
+}
+
+/* Adds r with args[0] comparing to pid.  0 or a negative errno. */
+static int
+filter_add_pid_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
+    pid_t pid)
+{
+	struct scmp_arg_cmp arg = r->args[0];
+
+	arg.datum_a = (scmp_datum_t)pid;
+	return seccomp_rule_add_array(ctx, r->action, r->nr, 1, &arg);
+}
+
+static int
+filter_add_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
+    const pid_t *children, size_t n_children)
+{
+	size_t i;
+	int rc;
+
+	switch (r->pid_arg0) {
+	case PID_NONE:
+		return seccomp_rule_add_array(ctx, r->action, r->nr,
+		    r->n_args, r->args);
+	case PID_SELF:
+		return filter_add_pid_rule(ctx, r, getpid());
+	case PID_EACH_CHILD:
+		for (i = 0; i < n_children; i++)
+			if (children[i] <= 0)
+				return -EINVAL;
+			else if ((rc = filter_add_pid_rule(ctx, r,
+			    children[i])) < 0)
+				return rc;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int
+filter_build(scmp_filter_ctx ctx, enum sandbox_role role,
+    const pid_t *children, size_t n_children)
+{
+	const struct filter_rule *rules;
+	size_t i, n;
+	int rc;
+
+	if ((rules = filter_rules_for(role, &n)) == NULL)
+		return -EINVAL;
+	/* Every thread, not only the caller, must be confined. */
+	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1)) < 0)
+		return rc;
+	for (i = 0; i < n; i++)
+		if ((rc = filter_add_rule(ctx, &rules[i], children,
+		    n_children)) < 0)
+			return rc;
+	return 0;
+}
+
+bool
+sandbox_load_filter(enum sandbox_role role, const pid_t *children,
+    size_t n_children)
+{
+	scmp_filter_ctx ctx;
+	int rc, saved;
+
+	if ((ctx = seccomp_init(SCMP_ACT_KILL_PROCESS)) == NULL) {
+		errno = ENOMEM;
+		return false;
+	}
+	if ((rc = filter_build(ctx, role, children, n_children)) < 0) {
+		seccomp_release(ctx);
+		errno = -rc;
+		return false;
+	}
+	errno = 0;
+	rc = seccomp_load(ctx);
+	/*
+	 * libseccomp 2.5.4 answers -EFAULT for any refused load, even with
+	 * SYSRAWRC; the kernel's reason is what it leaves in errno.
+	 */
+	saved = errno != 0 ? errno : -rc;
+	seccomp_release(ctx);
+	if (rc < 0) {
+		errno = saved;
+		return false;
+	}
+	return true;
+}
