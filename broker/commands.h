@@ -18,4 +18,10 @@
 /* sp audit verify [--key FILE] FILE (broker/cmd_audit.c) */
 int cmd_audit(int argc, char **argv);
 
+/* sp check [--config FILE]: validate a policy (broker/cmd_check.c). */
+int cmd_check(int argc, char **argv);
+
+/* sp catalog [--config FILE] [--profile NAME] (broker/cmd_catalog.c). */
+int cmd_catalog(int argc, char **argv);
+
 #endif

@@ -7,3 +7,6 @@ AUDIT_SOURCES = \
 	broker/audit_args.c broker/audit_args.h \
 	broker/audit_verify.c broker/audit_verify.h
 sp_SOURCES += $(AUDIT_SOURCES) broker/cmd_audit.c
+sp_LDADD = libsppolicy.a libspcommon.a $(SP_LIBS)
+sp_SOURCES += broker/cmd_check.c
+sp_SOURCES += broker/cmd_catalog.c

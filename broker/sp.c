@@ -18,6 +18,8 @@ struct sp_command {
 
 static const struct sp_command sp_commands[] = {
 	{ "audit", cmd_audit, "audit verify [--key FILE] FILE" },
+	{ "check", cmd_check, "check [--config FILE]" },
+	{ "catalog", cmd_catalog, "catalog [--config FILE] [--profile NAME]" },
 	{ NULL, NULL, NULL },
 };
 

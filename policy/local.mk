@@ -1,1 +1,24 @@
-# policy/: see DESIGN.md section 2
+# policy/: see DESIGN.md section 2.  The loader and validator, then (appended
+# by their owners) argument validation, expansion, authorization, catalog.
+noinst_LIBRARIES += libsppolicy.a
+libsppolicy_a_SOURCES = \
+	policy/policy.h \
+	policy/locate.c policy/locate.h \
+	policy/diags.c policy/load.c policy/load.h \
+	policy/load_ctx.c policy/load_ctx.h \
+	policy/load_targets.c policy/load_url.c \
+	policy/load_tools.c policy/load_params.c \
+	policy/load_template.c policy/load_template.h \
+	policy/credfiles.c \
+	policy/source.c policy/source.h
+libsppolicy_a_SOURCES += \
+	policy/buf.c policy/buf.h \
+	policy/constraint.c policy/constraint.h \
+	policy/args.c policy/args.h
+libsppolicy_a_SOURCES += \
+	policy/expand.c policy/expand.h
+libsppolicy_a_SOURCES += \
+	policy/authz.c policy/authz.h
+libsppolicy_a_SOURCES += \
+	policy/catalog.c policy/catalog_canon.c policy/catalog.h
+dist_man_MANS += docs/sp-policy.5

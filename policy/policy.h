@@ -192,6 +192,15 @@ struct policy_profile {
 	size_t match_gid_count;
 };
 
+/*
+ * A file whose bytes are a secret (credential, passphrase, audit HMAC key),
+ * with where the policy names it, so its checks can point there.
+ */
+struct policy_secret_file {
+	const char *path;		/* borrowed from the tree */
+	unsigned line, col;
+};
+
 struct policy {
 	int version;			/* "sallyport": 1 */
 	char *server_name;
@@ -214,6 +223,8 @@ struct policy {
 	size_t tool_count;
 	struct policy_profile *profiles;
 	size_t profile_count;
+	struct policy_secret_file *secret_files;
+	size_t secret_file_count;
 };
 
 #endif

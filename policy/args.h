@@ -1,0 +1,75 @@
+/*
+ * Argument validation for the frontend: a tools/call "arguments" value
+ * (cJSON) into typed values for one tool, or an error report shaped for
+ * the model (DESIGN.md section 5).
+ *
+ * Arguments must be an object; a JSON string holding an object is parsed
+ * once; a missing arguments member (NULL) counts as {}.  Unknown members
+ * are refused (additionalProperties false), required params must be there,
+ * types are exact (below), then constraint_check() runs on each value.
+ *
+ * Types: integer is a JSON number that is whole and within +-2^53;
+ * boolean is true or false; decimal is a JSON string "-?[0-9]+(.[0-9]{1,scale})?"
+ * (a JSON number is refused: it would have been rounded on the way);
+ * string is a JSON string of valid UTF-8.
+ *
+ * Note for the coordinator: cJSON keeps no number text, so "1.0" and "1e2"
+ * still pass as integers 1 and 100, and a "\u0000" inside an already parsed
+ * string cannot be seen here (cJSON cuts the string at it).  The strict
+ * parser in common/json.{c,h} must refuse both before this runs; the
+ * string-holding-an-object form is pre-scanned here for "\u0000".
+ *
+ * Params are scalars, so every path is a top-level member name; there are
+ * no array indices to fold.  A value that is itself an array of many bad
+ * items is one problem at one path.
+ */
+#ifndef SP_POLICY_ARGS_H
+#define SP_POLICY_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/value.h"
+#include "policy/policy.h"
+
+#define ARGS_ERROR_PATHS_SHOWN 10	/* then "and N more" */
+#define ARGS_ERROR_LINE_MAX 120		/* characters per "path: message" */
+#define ARGS_MEMBERS_MAX 256		/* more members: one message, no detail */
+
+struct args_error {
+	char *path;			/* heap, display form of the member name */
+	char *message;			/* heap, "path: reason", <= LINE_MAX chars */
+};
+
+/*
+ * One entry per distinct path, in the order found.  Zero-initialize;
+ * args_error_report_free() releases the entries.
+ */
+struct args_error_report {
+	struct args_error *errors;
+	size_t count;
+	size_t cap;
+};
+
+/*
+ * On success returns true and sets *out to a heap array of
+ * tool->param_count values (caller frees with value_array_free); absent
+ * optional params are VALUE_ABSENT.  On failure returns false, *out is
+ * NULL and err holds at least one entry.
+ */
+bool policy_args_validate(const struct policy_tool *tool,
+    const cJSON *arguments, struct value **out, struct args_error_report *err);
+
+/*
+ * The text for the model: a first line naming the tool, one line per path
+ * (at most ARGS_ERROR_PATHS_SHOWN), then "and N more" when there are more.
+ * Returns a heap string (caller frees), NULL on allocation failure.
+ */
+char *args_error_report_text(const struct args_error_report *err,
+    const char *tool_name);
+
+void args_error_report_free(struct args_error_report *err);
+
+#endif

@@ -1,0 +1,304 @@
+/*
+ * The catalog's canonical form, hashed into its fingerprint: a sequence of
+ * netstring-like items "<tag><length>:<bytes>," so no choice of names or
+ * descriptions can make two different catalogs serialize alike.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "policy/buf.h"
+#include "policy/catalog.h"
+
+#define CANON_MAX (64u * 1024 * 1024)
+#define CANON_VERSION "sallyport-catalog-1"
+
+static void
+canon_put(struct policy_buf *b, char tag, const char *bytes, size_t len)
+{
+	policy_buf_printf(b, "%c%zu:", tag, len);
+	policy_buf_append(b, bytes, len);
+	policy_buf_append_byte(b, ',');
+}
+
+static void
+canon_str(struct policy_buf *b, char tag, const char *s)
+{
+	if (s == NULL)
+		canon_put(b, '-', "", 0);
+	else
+		canon_put(b, tag, s, strlen(s));
+}
+
+static void
+canon_int(struct policy_buf *b, char tag, int64_t n)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%" PRId64, n);
+	canon_str(b, tag, text);
+}
+
+static void
+canon_template(struct policy_buf *b, const struct policy_tool *tool,
+    const struct policy_template *t)
+{
+	size_t i;
+
+	canon_int(b, 'T', (int64_t)t->part_count);
+	for (i = 0; i < t->part_count; i++) {
+		if (t->parts[i].is_param)
+			canon_str(b, 'P',
+			    tool->params[t->parts[i].param_index].name);
+		else
+			canon_put(b, 'L', t->parts[i].literal,
+			    t->parts[i].literal_len);
+	}
+}
+
+static int
+canon_member_cmp(const void *a, const void *b)
+{
+	const struct policy_body *ma = *(const void *const *)a;
+	const struct policy_body *mb = *(const void *const *)b;
+
+	return strcmp(ma->key, mb->key);
+}
+
+static int
+canon_pair_cmp(const void *a, const void *b)
+{
+	const struct policy_name_template *pa = *(const void *const *)a;
+	const struct policy_name_template *pb = *(const void *const *)b;
+
+	return strcmp(pa->name, pb->name);
+}
+
+/*
+ * Pointers to n elements of size bytes from base, sorted with cmp when
+ * sort is set: members of a JSON object in the file have no order.
+ * Caller frees; NULL on allocation failure (n > 0).
+ */
+static const void **
+canon_sorted(const void *base, size_t n, size_t size, bool sort,
+    int (*cmp)(const void *, const void *))
+{
+	const void **v;
+	size_t i;
+
+	if ((v = calloc(n ? n : 1, sizeof(*v))) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		v[i] = (const char *)base + i * size;
+	if (sort && n > 1)
+		qsort(v, n, sizeof(*v), cmp);
+	return v;
+}
+
+static bool
+canon_body(struct policy_buf *b, const struct policy_tool *tool,
+    const struct policy_body *body)
+{
+	const void **kids;
+	bool ok = true;
+	size_t i;
+
+	canon_int(b, 'B', body->kind);
+	canon_str(b, 'k', body->key);
+	if (body->kind == BODY_BOOL)
+		canon_int(b, 'b', body->boolean);
+	else if (body->kind == BODY_NUMBER)
+		canon_str(b, 'n', body->number_text);
+	else if (body->kind == BODY_STRING)
+		canon_template(b, tool, &body->string);
+	canon_int(b, 'c', (int64_t)body->child_count);
+	kids = canon_sorted(body->children,
+	    body->child_count, sizeof(*body->children),
+	    body->kind == BODY_OBJECT, canon_member_cmp);
+	if (kids == NULL)
+		return false;
+	for (i = 0; ok && i < body->child_count; i++)
+		ok = canon_body(b, tool, kids[i]);
+	free(kids);
+	return ok;
+}
+
+/* Query parameters and headers are JSON objects in the file: by name. */
+static bool
+canon_pairs(struct policy_buf *b, const struct policy_tool *tool, char tag,
+    const struct policy_name_template *pairs, size_t n)
+{
+	const struct policy_name_template *pair;
+	const void **sorted;
+	size_t i;
+
+	canon_int(b, tag, (int64_t)n);
+	sorted = canon_sorted(pairs, n,
+	    sizeof(*pairs), true, canon_pair_cmp);
+	if (sorted == NULL)
+		return false;
+	for (i = 0; i < n; i++) {
+		pair = sorted[i];
+		canon_str(b, 'n', pair->name);
+		canon_template(b, tool, &pair->value);
+	}
+	free(sorted);
+	return true;
+}
+
+static bool
+canon_http(struct policy_buf *b, const struct policy_tool *tool)
+{
+	const struct policy_http_action *h = &tool->http;
+
+	canon_str(b, 'm', h->method);
+	canon_template(b, tool, &h->path);
+	if (!canon_pairs(b, tool, 'q', h->query, h->query_count) ||
+	    !canon_pairs(b, tool, 'h', h->headers, h->header_count))
+		return false;
+	return h->body == NULL || canon_body(b, tool, h->body);
+}
+
+static void
+canon_ssh(struct policy_buf *b, const struct policy_tool *tool)
+{
+	size_t i;
+
+	canon_int(b, 'a', (int64_t)tool->ssh.argc);
+	for (i = 0; i < tool->ssh.argc; i++)
+		canon_template(b, tool, &tool->ssh.argv[i]);
+}
+
+static void
+canon_param(struct policy_buf *b, const struct policy_param *p)
+{
+	size_t i;
+
+	canon_str(b, 'p', p->name);
+	canon_str(b, 'd', p->description);
+	canon_int(b, 't', p->type);
+	canon_int(b, 'r', p->required);
+	canon_int(b, 'l', (int64_t)p->min_length);
+	canon_int(b, 'L', (int64_t)p->max_length);
+	canon_str(b, 'x', p->pattern);
+	canon_int(b, 'e', (int64_t)p->enum_count);
+	for (i = 0; i < p->enum_count; i++)
+		canon_str(b, 'v', p->enum_values[i]);
+	canon_int(b, '<', p->has_minimum ? p->minimum : INT64_MIN);
+	canon_int(b, '(', p->has_minimum);
+	canon_int(b, '>', p->has_maximum ? p->maximum : INT64_MAX);
+	canon_int(b, ')', p->has_maximum);
+	canon_int(b, 's', p->scale);
+}
+
+static int
+canon_param_cmp(const void *a, const void *b)
+{
+	const struct policy_param *pa = *(const void *const *)a;
+	const struct policy_param *pb = *(const void *const *)b;
+
+	return strcmp(pa->name, pb->name);
+}
+
+/* Params by name: their order in the file's "params" object is not meaning. */
+static bool
+canon_params(struct policy_buf *b, const struct policy_tool *tool)
+{
+	const void **sorted;
+	size_t i;
+
+	canon_int(b, 'P', (int64_t)tool->param_count);
+	sorted = canon_sorted(tool->params,
+	    tool->param_count, sizeof(*tool->params), true, canon_param_cmp);
+	if (sorted == NULL)
+		return false;
+	for (i = 0; i < tool->param_count; i++)
+		canon_param(b, sorted[i]);
+	free(sorted);
+	return true;
+}
+
+static void
+canon_target(struct policy_buf *b, const struct policy_target *t)
+{
+	canon_str(b, 'g', t->name);
+	canon_int(b, 'y', t->type);
+	if (t->type == TARGET_HTTP) {
+		canon_str(b, 'u', t->base_url);
+		return;
+	}
+	canon_str(b, 'U', t->user);
+	canon_str(b, 'H', t->host);
+	canon_int(b, 'o', t->port);
+}
+
+static bool
+canon_tool(struct policy_buf *b, const struct policy *policy,
+    const struct policy_tool *tool)
+{
+	canon_str(b, 'N', tool->name);
+	canon_str(b, 'D', tool->description);
+	canon_str(b, 'S', tool->scope);
+	canon_int(b, 'M', tool->mutating);
+	canon_int(b, 'C', tool->confirm);
+	canon_int(b, 'I', tool->idempotent);
+	canon_int(b, 'X', tool->destructive);
+	if (tool->target_index < policy->target_count)
+		canon_target(b, &policy->targets[tool->target_index]);
+	canon_int(b, 'K', tool->kind);
+	if (tool->kind == TOOL_HTTP && !canon_http(b, tool))
+		return false;
+	if (tool->kind == TOOL_SSH)
+		canon_ssh(b, tool);
+	return canon_params(b, tool);
+}
+
+bool
+policy_catalog_fingerprint(const struct policy *policy,
+    uint8_t out[HASH_SHA256_LEN])
+{
+	struct policy_buf b;
+	bool ok = true;
+	size_t i;
+
+	policy_buf_init(&b, CANON_MAX);
+	canon_str(&b, 'V', CANON_VERSION);
+	canon_int(&b, 'n', (int64_t)policy->tool_count);
+	for (i = 0; ok && i < policy->tool_count; i++)
+		ok = canon_tool(&b, policy, &policy->tools[i]);
+	if (!ok || b.failed) {
+		log_error("canonical catalog does not fit (%zu bytes)", b.len);
+		policy_buf_free(&b);
+		return false;
+	}
+	hash_sha256(b.data, b.len, out);
+	policy_buf_free(&b);
+	return true;
+}
+
+bool
+policy_catalog_verify_pin(const struct policy *policy, char *why,
+    size_t why_size)
+{
+	uint8_t actual[HASH_SHA256_LEN];
+	char want_hex[HASH_SHA256_HEX_LEN + 1], got_hex[HASH_SHA256_HEX_LEN + 1];
+
+	if (!policy->has_catalog_pin)
+		return true;
+	if (!policy_catalog_fingerprint(policy, actual)) {
+		snprintf(why, why_size, "the catalog fingerprint cannot be "
+		    "computed");
+		return false;
+	}
+	if (memcmp(actual, policy->catalog_pin, sizeof(actual)) == 0)
+		return true;
+	hash_hex(policy->catalog_pin, HASH_SHA256_LEN, want_hex);
+	hash_hex(actual, HASH_SHA256_LEN, got_hex);
+	snprintf(why, why_size, "catalog_sha256 is %s but the catalog's "
+	    "fingerprint is %s", want_hex, got_hex);
+	return false;
+}

@@ -1,0 +1,462 @@
+/*
+ * policy_load(): the top level of the policy file, server, limits, audit
+ * and profiles; credentials, targets and tools live in their own files.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hash.h"
+#include "common/log.h"
+#include "policy/load_ctx.h"
+
+struct member_order {
+	const cJSON *node;
+	size_t order;
+};
+
+static int
+compare_members(const void *a, const void *b)
+{
+	const struct member_order *x = a, *y = b;
+	int c = strcmp(x->node->string, y->node->string);
+
+	if (c != 0)
+		return c;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* cJSON keeps duplicate members and finds the first: refuse them all. */
+static void
+check_duplicate_keys(struct load_ctx *ctx, const cJSON *node)
+{
+	struct member_order *m;
+	const cJSON *c;
+	size_t n = 0, i;
+	char q[LOAD_QUOTE_SIZE];
+
+	for (c = node->child; c != NULL; c = c->next) {
+		check_duplicate_keys(ctx, c);
+		n++;
+	}
+	if (!cJSON_IsObject(node) || n < 2)
+		return;
+	if ((m = calloc(n, sizeof(*m))) == NULL) {
+		log_error("out of memory");
+		return;
+	}
+	for (c = node->child, i = 0; c != NULL; c = c->next, i++) {
+		m[i].node = c;
+		m[i].order = i;
+	}
+	qsort(m, n, sizeof(*m), compare_members);
+	for (i = 1; i < n; i++) {
+		if (strcmp(m[i - 1].node->string, m[i].node->string) != 0)
+			continue;
+		ctx_quote(m[i].node->string, q, sizeof(q));
+		ctx_error_key(ctx, m[i].node, "duplicate key %s", q);
+	}
+	free(m);
+}
+
+static void
+load_version(struct load_ctx *ctx, const cJSON *root)
+{
+	const cJSON *v = ctx_member(ctx, root, "sallyport", true);
+	int64_t version;
+
+	if (v == NULL || !ctx_integer_value(ctx, v, 0, INT32_MAX, &version))
+		return;
+	if (version != 1) {
+		ctx_error(ctx, v, "unsupported policy version %lld (this sp reads "
+		    "version 1)", (long long)version);
+		return;
+	}
+	ctx->policy->version = 1;
+}
+
+/* Sets *out to the index of the matching word, or reports the choices. */
+static void
+load_choice(struct load_ctx *ctx, const cJSON *obj, const char *key,
+    const char *a, const char *b, int *out)
+{
+	const cJSON *m = ctx_member(ctx, obj, key, false);
+
+	if (m == NULL)
+		return;
+	if (cJSON_IsString(m) && strcmp(m->valuestring, a) == 0)
+		*out = 0;
+	else if (cJSON_IsString(m) && strcmp(m->valuestring, b) == 0)
+		*out = 1;
+	else
+		ctx_error(ctx, m, "must be \"%s\" or \"%s\"", a, b);
+}
+
+static void
+load_server(struct load_ctx *ctx, const cJSON *root)
+{
+	static const char *const keys[] = { "name", "on_invalid", "sandbox",
+	    "run_as", NULL };
+	const cJSON *s = ctx_member(ctx, root, "server", false);
+	struct policy *p = ctx->policy;
+	int on_invalid = 0, sandbox = 0;
+
+	if (s == NULL || !ctx_require_object(ctx, s))
+		return;
+	ctx_known_keys(ctx, s, keys);
+	if (ctx_string(ctx, s, "name", false, &p->server_name) &&
+	    p->server_name != NULL && !ctx_name_matches(p->server_name, LOAD_LOWER LOAD_DIGIT
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ", LOAD_LOWER LOAD_DIGIT
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ._-", 64))
+		ctx_error(ctx, ctx_member(ctx, s, "name", false),
+		    "must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$");
+	load_choice(ctx, s, "on_invalid", "close", "reject", &on_invalid);
+	load_choice(ctx, s, "sandbox", "required", "best-effort", &sandbox);
+	p->on_invalid = on_invalid ? POLICY_ON_INVALID_REJECT :
+	    POLICY_ON_INVALID_CLOSE;
+	p->sandbox = sandbox ? POLICY_SANDBOX_BEST_EFFORT :
+	    POLICY_SANDBOX_REQUIRED;
+	if (ctx_string(ctx, s, "run_as", false, &p->run_as) &&
+	    p->run_as != NULL && !ctx_name_matches(p->run_as, LOAD_LOWER "_",
+	    LOAD_LOWER LOAD_DIGIT "_-", 32))
+		ctx_error(ctx, ctx_member(ctx, s, "run_as", false),
+		    "must be a user name matching ^[a-z_][a-z0-9_-]{0,31}$");
+}
+
+/* One limit: a JSON integer within [min, max]. */
+static void
+load_limit(struct load_ctx *ctx, const cJSON *l, const char *key,
+    int64_t min, int64_t max, size_t *out)
+{
+	int64_t v;
+
+	if (cJSON_GetObjectItemCaseSensitive(l, key) == NULL)
+		return;
+	v = (int64_t)*out;
+	if (ctx_integer(ctx, l, key, min, max, &v))
+		*out = (size_t)v;
+}
+
+static void
+load_limits(struct load_ctx *ctx, const cJSON *root)
+{
+	static const char *const keys[] = { "max_frame_bytes", "max_inflight",
+	    "calls_per_session", "result_max_chars", "call_timeout_ms", NULL };
+	const cJSON *l = ctx_member(ctx, root, "limits", false);
+	struct policy_limits *lim = &ctx->policy->limits;
+	size_t timeout = lim->call_timeout_ms;
+
+	if (l == NULL || !ctx_require_object(ctx, l))
+		return;
+	ctx_known_keys(ctx, l, keys);
+	load_limit(ctx, l, "max_frame_bytes", 1024, 10 * 1024 * 1024,
+	    &lim->max_frame_bytes);
+	load_limit(ctx, l, "max_inflight", 1, 256, &lim->max_inflight);
+	load_limit(ctx, l, "calls_per_session", 1, 1000000,
+	    &lim->calls_per_session);
+	load_limit(ctx, l, "result_max_chars", 1024, 1000000,
+	    &lim->result_max_chars);
+	load_limit(ctx, l, "call_timeout_ms", LOAD_TIMEOUT_MIN,
+	    LOAD_TIMEOUT_MAX, &timeout);
+	lim->call_timeout_ms = (uint32_t)timeout;
+}
+
+static void
+load_audit(struct load_ctx *ctx, const cJSON *root)
+{
+	static const char *const keys[] = { "path", "key_file", NULL };
+	const cJSON *a = ctx_member(ctx, root, "audit", false);
+	struct policy *p = ctx->policy;
+
+	if (a == NULL || !ctx_require_object(ctx, a))
+		return;
+	ctx_known_keys(ctx, a, keys);
+	ctx_path(ctx, a, "path", true, &p->audit_path);
+	if (ctx_path(ctx, a, "key_file", false, &p->audit_key_file))
+		ctx_add_secret_file(ctx, p->audit_key_file,
+		    ctx_member(ctx, a, "key_file", false));
+}
+
+/* The pin's syntax only; the catalog code compares it. */
+static void
+load_catalog_pin(struct load_ctx *ctx, const cJSON *root)
+{
+	const cJSON *pin = ctx_member(ctx, root, "catalog_sha256", false);
+	struct policy *p = ctx->policy;
+
+	if (pin == NULL)
+		return;
+	if (!cJSON_IsString(pin) || !hash_parse_hex_sha256(pin->valuestring,
+	    strlen(pin->valuestring), p->catalog_pin)) {
+		ctx_error(ctx, pin, "must be 64 hexadecimal digits (the "
+		    "fingerprint printed by sp catalog)");
+		return;
+	}
+	p->has_catalog_pin = true;
+}
+
+/* A list of uids or gids; each within uid_t without (uid_t)-1. */
+static void
+load_id_list(struct load_ctx *ctx, const cJSON *match, const char *key,
+    uint32_t **out, size_t *count)
+{
+	const cJSON *list = ctx_member(ctx, match, key, false), *e;
+	int64_t v;
+
+	if (list == NULL)
+		return;
+	if (!cJSON_IsArray(list)) {
+		ctx_error(ctx, list, "must be an array of ids");
+		return;
+	}
+	*out = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(**out));
+	if (*out == NULL) {
+		log_error("out of memory");
+		return;
+	}
+	cJSON_ArrayForEach(e, list)
+		if (ctx_integer_value(ctx, e, 0, UINT32_MAX - 1, &v))
+			(*out)[(*count)++] = (uint32_t)v;
+}
+
+static void
+load_profile_match(struct load_ctx *ctx, const cJSON *prof,
+    struct policy_profile *pr)
+{
+	static const char *const keys[] = { "uid", "gid", NULL };
+	const cJSON *match = ctx_member(ctx, prof, "match", false);
+
+	if (match == NULL || !ctx_require_object(ctx, match))
+		return;
+	ctx_known_keys(ctx, match, keys);
+	load_id_list(ctx, match, "uid", &pr->match_uids, &pr->match_uid_count);
+	load_id_list(ctx, match, "gid", &pr->match_gids, &pr->match_gid_count);
+}
+
+static bool
+scope_listed(const struct policy_profile *pr, const char *scope)
+{
+	size_t i;
+
+	for (i = 0; i < pr->scope_count; i++)
+		if (strcmp(pr->scopes[i], scope) == 0)
+			return true;
+	return false;
+}
+
+/* A list of scope names; [] grants nothing and there is no wildcard. */
+static void
+load_profile_scopes(struct load_ctx *ctx, const cJSON *prof,
+    struct policy_profile *pr)
+{
+	const cJSON *list = ctx_member(ctx, prof, "scopes", true), *e;
+	char q[LOAD_QUOTE_SIZE];
+
+	if (list == NULL)
+		return;
+	if (!cJSON_IsArray(list)) {
+		ctx_error(ctx, list, "must be an array of scope names");
+		return;
+	}
+	pr->scopes = calloc((size_t)cJSON_GetArraySize(list) + 1,
+	    sizeof(*pr->scopes));
+	if (pr->scopes == NULL) {
+		log_error("out of memory");
+		return;
+	}
+	cJSON_ArrayForEach(e, list) {
+		if (!cJSON_IsString(e)) {
+			ctx_error(ctx, e, "must be a scope name");
+			continue;
+		}
+		ctx_quote(e->valuestring, q, sizeof(q));
+		if (strchr(e->valuestring, '*') != NULL)
+			ctx_error(ctx, e, "%s: there is no wildcard scope; list "
+			    "each scope", q);
+		else if (!ctx_name_matches(e->valuestring, LOAD_LOWER,
+		    LOAD_SCOPE_REST, POLICY_NAME_MAX))
+			ctx_error(ctx, e, "bad scope name %s (want "
+			    "^[a-z][a-z0-9_.:-]{0,63}$)", q);
+		else if (scope_listed(pr, e->valuestring))
+			ctx_error(ctx, e, "scope %s is listed twice", q);
+		else if ((pr->scopes[pr->scope_count] =
+		    ctx_strdup(e->valuestring)) != NULL)
+			pr->scope_count++;
+	}
+}
+
+static void
+load_profiles(struct load_ctx *ctx, const cJSON *root)
+{
+	static const char *const keys[] = { "scopes", "match", NULL };
+	const cJSON *all = ctx_member(ctx, root, "profiles", false), *prof;
+	struct policy *p = ctx->policy;
+	struct policy_profile *pr;
+	char q[LOAD_QUOTE_SIZE];
+
+	if (all == NULL || !ctx_require_object(ctx, all))
+		return;
+	p->profiles = calloc((size_t)cJSON_GetArraySize(all) + 1,
+	    sizeof(*p->profiles));
+	if (p->profiles == NULL) {
+		log_error("out of memory");
+		return;
+	}
+	cJSON_ArrayForEach(prof, all) {
+		if (!ctx_name_matches(prof->string, LOAD_ENTRY_FIRST,
+		    LOAD_ENTRY_REST, POLICY_NAME_MAX)) {
+			ctx_quote(prof->string, q, sizeof(q));
+			ctx_error_key(ctx, prof, "bad profile name %s (want "
+			    "^[a-z0-9][a-z0-9_.-]{0,63}$)", q);
+		}
+		pr = &p->profiles[p->profile_count++];
+		pr->name = ctx_strdup(prof->string);
+		if (!ctx_require_object(ctx, prof))
+			continue;
+		ctx_known_keys(ctx, prof, keys);
+		load_profile_scopes(ctx, prof, pr);
+		load_profile_match(ctx, prof, pr);
+	}
+}
+
+static void
+load_toplevel(struct load_ctx *ctx, const cJSON *root)
+{
+	static const char *const keys[] = { "sallyport", "server", "limits",
+	    "audit", "state_dir", "strict_credentials", "catalog_sha256",
+	    "credentials", "targets", "tools", "profiles", NULL };
+	struct policy *p = ctx->policy;
+
+	ctx_known_keys(ctx, root, keys);
+	load_version(ctx, root);
+	load_server(ctx, root);
+	load_limits(ctx, root);
+	load_audit(ctx, root);
+	ctx_path(ctx, root, "state_dir", false, &p->state_dir);
+	ctx_bool(ctx, root, "strict_credentials", &p->strict_credentials);
+	load_catalog_pin(ctx, root);
+	load_credentials(ctx, root);
+	load_targets(ctx, root);
+	load_tools(ctx, root);
+	load_profiles(ctx, root);
+}
+
+static void
+free_profile(struct policy_profile *pr)
+{
+	size_t i;
+
+	for (i = 0; i < pr->scope_count; i++)
+		free(pr->scopes[i]);
+	free(pr->scopes);
+	free(pr->match_uids);
+	free(pr->match_gids);
+	free(pr->name);
+}
+
+void
+policy_free(struct policy *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->credential_count; i++)
+		load_free_credential(&p->credentials[i]);
+	for (i = 0; i < p->target_count; i++)
+		load_free_target(&p->targets[i]);
+	for (i = 0; i < p->tool_count; i++)
+		load_free_tool(&p->tools[i]);
+	for (i = 0; i < p->profile_count; i++)
+		free_profile(&p->profiles[i]);
+	free(p->credentials);
+	free(p->targets);
+	free(p->tools);
+	free(p->profiles);
+	free(p->secret_files);
+	free(p->server_name);
+	free(p->run_as);
+	free(p->audit_path);
+	free(p->audit_key_file);
+	free(p->state_dir);
+	free(p);
+}
+
+static struct policy *
+policy_new(void)
+{
+	struct policy *p = calloc(1, sizeof(*p));
+
+	if (p == NULL) {
+		log_error("out of memory");
+		return NULL;
+	}
+	p->on_invalid = POLICY_ON_INVALID_CLOSE;
+	p->sandbox = POLICY_SANDBOX_REQUIRED;
+	p->limits.max_frame_bytes = 1048576;
+	p->limits.max_inflight = 16;
+	p->limits.calls_per_session = 200;
+	p->limits.result_max_chars = 16000;
+	p->limits.call_timeout_ms = 30000;
+	return p;
+}
+
+/* Scans and parses; reports a syntax error at its place. */
+static cJSON *
+parse_text(struct load_ctx *ctx)
+{
+	struct json_syntax_error err;
+	const char *end = NULL;
+	cJSON *root;
+
+	if (ctx->len > POLICY_TEXT_MAX) {
+		policy_diags_add(ctx->diags, POLICY_DIAG_ERROR, ctx->name, 1, 1,
+		    "policy is larger than 4 MiB");
+		return NULL;
+	}
+	if (!json_locations_scan(ctx->text, ctx->len, &ctx->locs, &err)) {
+		policy_diags_add(ctx->diags, POLICY_DIAG_ERROR, ctx->name,
+		    err.line, err.col, err.message);
+		return NULL;
+	}
+	root = cJSON_ParseWithLengthOpts(ctx->text, ctx->len, &end, false);
+	if (root == NULL || !json_locations_bind(&ctx->locs, root)) {
+		policy_diags_add(ctx->diags, POLICY_DIAG_ERROR, ctx->name, 1, 1,
+		    "the JSON parser refused the text");
+		cJSON_Delete(root);
+		return NULL;
+	}
+	return root;
+}
+
+struct policy *
+policy_load(const char *display_name, const char *bytes, size_t len,
+    struct policy_diags *diags)
+{
+	struct load_ctx ctx = {
+		.name = display_name, .text = bytes, .len = len, .diags = diags,
+	};
+	size_t errors_before = diags->errors, first = diags->count;
+	cJSON *root;
+
+	if ((ctx.policy = policy_new()) == NULL)
+		return NULL;
+	if ((root = parse_text(&ctx)) != NULL) {
+		check_duplicate_keys(&ctx, root);
+		if (ctx_require_object(&ctx, root))
+			load_toplevel(&ctx, root);
+		if (diags->errors == errors_before && ctx.policy->server_name ==
+		    NULL && (ctx.policy->server_name = ctx_strdup("sallyport")) ==
+		    NULL)
+			diags->errors++;
+	}
+	cJSON_Delete(root);
+	json_locations_free(&ctx.locs);
+	policy_diags_sort(diags, first);
+	if (root == NULL || diags->errors != errors_before) {
+		policy_free(ctx.policy);
+		return NULL;
+	}
+	return ctx.policy;
+}

@@ -1,0 +1,124 @@
+/*
+ * Internal to the loader (load*.c): the state of one policy_load() call and
+ * the helpers that read typed members and report problems at their place.
+ * Every reader reports its own problem and returns false; callers go on, so
+ * all problems are found in one pass.
+ */
+#ifndef SP_POLICY_LOAD_CTX_H
+#define SP_POLICY_LOAD_CTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "policy/load.h"
+#include "policy/locate.h"
+#include "policy/policy.h"
+
+#define LOAD_QUOTE_MAX 48	/* code points of a value quoted in a message */
+#define LOAD_QUOTE_SIZE (LOAD_QUOTE_MAX * 6 + 8)
+
+#define LOAD_LOWER "abcdefghijklmnopqrstuvwxyz"
+#define LOAD_DIGIT "0123456789"
+/* Names of credentials, targets and profiles. */
+#define LOAD_ENTRY_FIRST LOAD_LOWER LOAD_DIGIT
+#define LOAD_ENTRY_REST LOAD_LOWER LOAD_DIGIT "_-."
+#define LOAD_SCOPE_REST LOAD_LOWER LOAD_DIGIT "_-.:"
+#define LOAD_TIMEOUT_MIN 100
+#define LOAD_TIMEOUT_MAX 600000
+
+struct load_ctx {
+	const char *name;		/* display name, borrowed */
+	const char *text;		/* the policy text, borrowed */
+	size_t len;
+	struct json_locations locs;	/* owned */
+	struct policy_diags *diags;	/* borrowed */
+	struct policy *policy;		/* being built, owned until returned */
+	size_t secret_cap;
+};
+
+/* Reports at node's value, prefixed with node's path. */
+void ctx_error(struct load_ctx *ctx, const cJSON *node, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Reports at node's member name, prefixed with its object's path. */
+void ctx_error_key(struct load_ctx *ctx, const cJSON *node,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Writes s as a JSON-like quoted string, escaped and cut, into buf. */
+void ctx_quote(const char *s, char *buf, size_t size);
+
+/* Code points in a valid UTF-8 string. */
+size_t ctx_utf8_count(const char *s);
+
+/* Reports each member of obj whose name is not in allowed (NULL-ended). */
+bool ctx_known_keys(struct load_ctx *ctx, const cJSON *obj,
+    const char *const *allowed);
+
+/* false (and reported) unless node is an object; "what" names it. */
+bool ctx_require_object(struct load_ctx *ctx, const cJSON *node);
+
+/* The member, or NULL; reports a missing one when required. */
+const cJSON *ctx_member(struct load_ctx *ctx, const cJSON *obj,
+    const char *key, bool required);
+
+/*
+ * Typed member readers: absent optional members leave *out untouched and
+ * return true.  Strings are copied (caller frees; NULL on failure).
+ */
+bool ctx_string(struct load_ctx *ctx, const cJSON *obj, const char *key,
+    bool required, char **out);
+bool ctx_bool(struct load_ctx *ctx, const cJSON *obj, const char *key,
+    bool *out);
+bool ctx_integer_value(struct load_ctx *ctx, const cJSON *node, int64_t min,
+    int64_t max, int64_t *out);
+bool ctx_integer(struct load_ctx *ctx, const cJSON *obj, const char *key,
+    int64_t min, int64_t max, int64_t *out);
+
+/* The raw text of a number token (not NUL-terminated) and its length. */
+const char *ctx_number_text(struct load_ctx *ctx, const cJSON *node,
+    size_t *len);
+
+/* An absolute path without NUL; reported otherwise. */
+bool ctx_path(struct load_ctx *ctx, const cJSON *obj, const char *key,
+    bool required, char **out);
+
+/* Records path (owned by the tree) as a secret file named at node. */
+bool ctx_add_secret_file(struct load_ctx *ctx, const char *path,
+    const cJSON *node);
+
+/* s matches [first][rest]{0,max-1}, where each set is a list of chars. */
+bool ctx_name_matches(const char *s, const char *first, const char *rest,
+    size_t max);
+
+/* An HTTP header name a policy may set (a token, not a reserved one). */
+bool load_header_name_ok(const char *name);
+
+/*
+ * Splits an http target's base_url into scheme, host, port and base path,
+ * reporting at node what is wrong with it.
+ */
+bool load_base_url(struct load_ctx *ctx, const cJSON *node,
+    struct policy_target *t);
+
+/* true for localhost, 127.0.0.0/8 and ::1. */
+bool load_host_is_loopback(const char *host);
+
+/* strdup that logs on failure. */
+char *ctx_strdup(const char *s);
+
+/* Sections, each in its own file. */
+void load_credentials(struct load_ctx *ctx, const cJSON *root);
+void load_targets(struct load_ctx *ctx, const cJSON *root);
+void load_tools(struct load_ctx *ctx, const cJSON *root);
+bool load_params(struct load_ctx *ctx, const cJSON *tool_obj,
+    struct policy_tool *tool);
+
+void load_free_credential(struct policy_credential *c);
+void load_free_target(struct policy_target *t);
+void load_free_tool(struct policy_tool *t);
+void load_free_param(struct policy_param *p);
+
+#endif

@@ -1,0 +1,485 @@
+/*
+ * The "tools" array: each tool names its target, its scope, its params,
+ * and one action template (http or ssh, matching the target's type).  Every
+ * placeholder must name a param and every param must be used.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "policy/load_template.h"
+
+#define BODY_DEPTH_MAX 16
+#define ARGV_MAX 256
+#define PATH_LITERAL_CHARS LOAD_LOWER LOAD_DIGIT "ABCDEFGHIJKLMNOPQRSTUVWXYZ" \
+	"-._~!$&'()*+,;=:@/%{}"
+
+static void free_body(struct policy_body *b);
+
+static void
+http_method(struct load_ctx *ctx, const cJSON *http, struct policy_tool *tool)
+{
+	static const char *const methods[] = { "GET", "HEAD", "POST", "PUT",
+	    "PATCH", "DELETE", NULL };
+	const cJSON *m = ctx_member(ctx, http, "method", true);
+	const char *const *k;
+
+	if (m == NULL)
+		return;
+	for (k = methods; *k != NULL; k++)
+		if (cJSON_IsString(m) && strcmp(m->valuestring, *k) == 0) {
+			tool->http.method = ctx_strdup(*k);
+			return;
+		}
+	ctx_error(ctx, m, "must be GET, HEAD, POST, PUT, PATCH or DELETE");
+}
+
+static void
+http_path(struct load_ctx *ctx, const cJSON *http, struct template_use *use,
+    struct policy_tool *tool)
+{
+	const cJSON *m = ctx_member(ctx, http, "path", true);
+	const char *s;
+
+	if (m == NULL)
+		return;
+	if (!cJSON_IsString(m) || m->valuestring[0] != '/') {
+		ctx_error(ctx, m, "must be a string starting with '/'");
+		return;
+	}
+	for (s = m->valuestring; *s != '\0'; s++)
+		if (strchr(PATH_LITERAL_CHARS, *s) == NULL) {
+			ctx_error(ctx, m, "has a character not allowed in a URL "
+			    "path (a query goes in \"query\")");
+			return;
+		}
+	if (strstr(m->valuestring, "/../") || strstr(m->valuestring, "/./")) {
+		ctx_error(ctx, m, "has a '.' or '..' segment");
+		return;
+	}
+	use->optional_ok = false;
+	load_template(ctx, m, use, &tool->http.path);
+}
+
+/* "query" or "headers": literal names, template values. */
+static void
+http_pairs(struct load_ctx *ctx, const cJSON *http, const char *key,
+    struct template_use *use, struct policy_name_template **out, size_t *count)
+{
+	const cJSON *all = ctx_member(ctx, http, key, false), *e;
+	bool headers = strcmp(key, "headers") == 0;
+	char q[LOAD_QUOTE_SIZE];
+	const char *s;
+
+	if (all == NULL || !ctx_require_object(ctx, all))
+		return;
+	if ((*out = calloc((size_t)cJSON_GetArraySize(all) + 1, sizeof(**out)))
+	    == NULL) {
+		log_error("out of memory");
+		return;
+	}
+	cJSON_ArrayForEach(e, all) {
+		ctx_quote(e->string, q, sizeof(q));
+		if (headers && !load_header_name_ok(e->string))
+			ctx_error_key(ctx, e, "%s is not a header name a policy may "
+			    "set", q);
+		else if (!headers && (e->string[0] == '\0' ||
+		    strpbrk(e->string, "&=#{}") != NULL))
+			ctx_error_key(ctx, e, "bad query name %s", q);
+		if (!cJSON_IsString(e)) {
+			ctx_error(ctx, e, "must be a string");
+			continue;
+		}
+		for (s = e->valuestring; headers && *s != '\0'; s++)
+			if ((unsigned char)*s < 0x20 || *s == 0x7f)
+				break;
+		if (headers && *s != '\0') {
+			ctx_error(ctx, e, "a header value cannot hold control "
+			    "characters");
+			continue;
+		}
+		(*out)[*count].name = ctx_strdup(e->string);
+		use->optional_ok = true;
+		load_template(ctx, e, use, &(*out)[(*count)++].value);
+	}
+}
+
+static void
+load_body(struct load_ctx *ctx, const cJSON *node, struct template_use *use,
+    struct policy_body *b, unsigned depth)
+{
+	const cJSON *c;
+	const char *t;
+	size_t len;
+
+	if (depth > BODY_DEPTH_MAX) {
+		ctx_error(ctx, node, "body nested deeper than %d", BODY_DEPTH_MAX);
+		return;
+	}
+	if (node->string != NULL && depth > 0)
+		b->key = ctx_strdup(node->string);
+	if (cJSON_IsNull(node))
+		b->kind = BODY_NULL;
+	else if (cJSON_IsBool(node)) {
+		b->kind = BODY_BOOL;
+		b->boolean = cJSON_IsTrue(node);
+	} else if (cJSON_IsNumber(node)) {
+		b->kind = BODY_NUMBER;
+		t = ctx_number_text(ctx, node, &len);
+		b->number_text = strndup(t, len);
+	} else if (cJSON_IsString(node)) {
+		b->kind = BODY_STRING;
+		use->optional_ok = true;
+		load_template(ctx, node, use, &b->string);
+	} else {
+		b->kind = cJSON_IsArray(node) ? BODY_ARRAY : BODY_OBJECT;
+		b->children = calloc((size_t)cJSON_GetArraySize(node) + 1,
+		    sizeof(*b->children));
+		if (b->children == NULL) {
+			log_error("out of memory");
+			return;
+		}
+		cJSON_ArrayForEach(c, node)
+			load_body(ctx, c, use, &b->children[b->child_count++],
+			    depth + 1);
+	}
+}
+
+static void
+load_http(struct load_ctx *ctx, const cJSON *http, struct template_use *use,
+    struct policy_tool *tool)
+{
+	static const char *const keys[] = { "method", "path", "query",
+	    "headers", "body", NULL };
+	const cJSON *body;
+
+	tool->kind = TOOL_HTTP;
+	if (!ctx_require_object(ctx, http))
+		return;
+	ctx_known_keys(ctx, http, keys);
+	http_method(ctx, http, tool);
+	http_path(ctx, http, use, tool);
+	http_pairs(ctx, http, "query", use, &tool->http.query,
+	    &tool->http.query_count);
+	http_pairs(ctx, http, "headers", use, &tool->http.headers,
+	    &tool->http.header_count);
+	if ((body = ctx_member(ctx, http, "body", false)) == NULL)
+		return;
+	if (tool->http.method != NULL && (strcmp(tool->http.method, "GET") == 0
+	    || strcmp(tool->http.method, "HEAD") == 0))
+		ctx_error_key(ctx, body, "a %s request has no body",
+		    tool->http.method);
+	if ((tool->http.body = calloc(1, sizeof(*tool->http.body))) == NULL) {
+		log_error("out of memory");
+		return;
+	}
+	load_body(ctx, body, use, tool->http.body, 0);
+}
+
+static void
+load_ssh(struct load_ctx *ctx, const cJSON *ssh, struct template_use *use,
+    struct policy_tool *tool)
+{
+	static const char *const keys[] = { "argv", NULL };
+	const cJSON *argv, *e;
+	int n;
+
+	tool->kind = TOOL_SSH;
+	if (!ctx_require_object(ctx, ssh))
+		return;
+	ctx_known_keys(ctx, ssh, keys);
+	if ((argv = ctx_member(ctx, ssh, "argv", true)) == NULL)
+		return;
+	n = cJSON_IsArray(argv) ? cJSON_GetArraySize(argv) : 0;
+	if (n < 1 || n > ARGV_MAX) {
+		ctx_error(ctx, argv, "must be an array of 1 to %d strings",
+		    ARGV_MAX);
+		return;
+	}
+	if ((tool->ssh.argv = calloc((size_t)n, sizeof(*tool->ssh.argv))) ==
+	    NULL) {
+		log_error("out of memory");
+		return;
+	}
+	use->optional_ok = false;
+	cJSON_ArrayForEach(e, argv) {
+		if (!cJSON_IsString(e)) {
+			ctx_error(ctx, e, "must be a string");
+			continue;
+		}
+		load_template(ctx, e, use, &tool->ssh.argv[tool->ssh.argc]);
+		if (e == argv->child &&
+		    template_has_placeholder(&tool->ssh.argv[0]))
+			ctx_error(ctx, e, "the command (argv[0]) cannot hold a "
+			    "placeholder");
+		tool->ssh.argc++;
+	}
+}
+
+static void
+tool_name(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool,
+    size_t index)
+{
+	const cJSON *m = ctx_member(ctx, obj, "name", true);
+	char q[LOAD_QUOTE_SIZE];
+	size_t i;
+
+	if (m == NULL)
+		return;
+	if (!cJSON_IsString(m)) {
+		ctx_error(ctx, m, "must be a string");
+		return;
+	}
+	ctx_quote(m->valuestring, q, sizeof(q));
+	if (!ctx_name_matches(m->valuestring, LOAD_LOWER, LOAD_LOWER LOAD_DIGIT
+	    "_", POLICY_NAME_MAX)) {
+		ctx_error(ctx, m, "bad tool name %s (want ^[a-z][a-z0-9_]{0,63}$)",
+		    q);
+		return;
+	}
+	for (i = 0; i < index; i++)
+		if (ctx->policy->tools[i].name != NULL &&
+		    strcmp(ctx->policy->tools[i].name, m->valuestring) == 0) {
+			ctx_error(ctx, m, "duplicate tool name %s (also tools[%zu])",
+			    q, i);
+			return;
+		}
+	tool->name = ctx_strdup(m->valuestring);
+}
+
+static void
+tool_description(struct load_ctx *ctx, const cJSON *obj,
+    struct policy_tool *tool)
+{
+	const cJSON *m = ctx_member(ctx, obj, "description", true);
+	size_t n;
+
+	if (m == NULL || !ctx_string(ctx, obj, "description", true,
+	    &tool->description))
+		return;
+	if (tool->description[strspn(tool->description, " \t\n\r")] == '\0')
+		ctx_error(ctx, m, "description is empty");
+	else if ((n = ctx_utf8_count(tool->description)) >
+	    POLICY_DESCRIPTION_MAX)
+		ctx_error(ctx, m, "description is %zu characters; at most %d", n,
+		    POLICY_DESCRIPTION_MAX);
+}
+
+/* The target must exist; returns its type, or -1. */
+static int
+tool_target(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool)
+{
+	const cJSON *m = ctx_member(ctx, obj, "target", true);
+	char q[LOAD_QUOTE_SIZE];
+	size_t i;
+
+	if (m == NULL)
+		return -1;
+	if (!cJSON_IsString(m)) {
+		ctx_error(ctx, m, "must be the name of a target");
+		return -1;
+	}
+	for (i = 0; i < ctx->policy->target_count; i++)
+		if (strcmp(ctx->policy->targets[i].name, m->valuestring) == 0) {
+			tool->target_index = i;
+			return (int)ctx->policy->targets[i].type;
+		}
+	ctx_quote(m->valuestring, q, sizeof(q));
+	ctx_error(ctx, m, "no target named %s", q);
+	return -1;
+}
+
+static void
+tool_scope(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool)
+{
+	const cJSON *m = ctx_member(ctx, obj, "scope", true);
+	char q[LOAD_QUOTE_SIZE];
+
+	if (m == NULL || !ctx_string(ctx, obj, "scope", true, &tool->scope))
+		return;
+	if (ctx_name_matches(tool->scope, LOAD_LOWER, LOAD_SCOPE_REST,
+	    POLICY_NAME_MAX))
+		return;
+	ctx_quote(tool->scope, q, sizeof(q));
+	if (strchr(tool->scope, '*') != NULL)
+		ctx_error(ctx, m, "%s: there is no wildcard scope", q);
+	else
+		ctx_error(ctx, m, "bad scope name %s (want ^[a-z][a-z0-9_.:-]{0,63}$)",
+	    q);
+}
+
+/* Exactly one action, of the target's kind. */
+static void
+tool_action(struct load_ctx *ctx, const cJSON *obj, int target_type,
+    struct template_use *use, struct policy_tool *tool)
+{
+	const cJSON *http = ctx_member(ctx, obj, "http", false);
+	const cJSON *ssh = ctx_member(ctx, obj, "ssh", false);
+
+	if (http != NULL && ssh != NULL) {
+		ctx_error_key(ctx, ssh, "a tool has \"http\" or \"ssh\", not both");
+		return;
+	}
+	if (http == NULL && ssh == NULL) {
+		ctx_error(ctx, obj, "missing \"http\" or \"ssh\"");
+		return;
+	}
+	if (target_type == TARGET_SSH && http != NULL)
+		ctx_error_key(ctx, http, "the target is an ssh target; use \"ssh\"");
+	else if (target_type == TARGET_HTTP && ssh != NULL)
+		ctx_error_key(ctx, ssh, "the target is an http target; use "
+		    "\"http\"");
+	else if (http != NULL)
+		load_http(ctx, http, use, tool);
+	else
+		load_ssh(ctx, ssh, use, tool);
+}
+
+static void
+tool_flags(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool)
+{
+	int64_t timeout = 0;
+	const cJSON *m;
+
+	ctx_bool(ctx, obj, "mutating", &tool->mutating);
+	ctx_bool(ctx, obj, "confirm", &tool->confirm);
+	if (ctx_bool(ctx, obj, "idempotent", &tool->idempotent) &&
+	    tool->idempotent && !tool->mutating) {
+		m = ctx_member(ctx, obj, "idempotent", false);
+		ctx_error_key(ctx, m, "\"idempotent\" applies only to a mutating "
+		    "tool");
+	}
+	if (ctx_bool(ctx, obj, "destructive", &tool->destructive) &&
+	    tool->destructive && !tool->mutating) {
+		m = ctx_member(ctx, obj, "destructive", false);
+		ctx_error_key(ctx, m, "\"destructive\" applies only to a mutating "
+		    "tool");
+	}
+	if (ctx_integer(ctx, obj, "timeout_ms", LOAD_TIMEOUT_MIN,
+	    LOAD_TIMEOUT_MAX, &timeout))
+		tool->timeout_ms = (uint32_t)timeout;
+}
+
+static void
+tool_unused_params(struct load_ctx *ctx, const cJSON *obj,
+    const struct policy_tool *tool, const bool *used)
+{
+	const cJSON *params = ctx_member(ctx, obj, "params", false), *e;
+	char q[LOAD_QUOTE_SIZE];
+	size_t i = 0;
+
+	cJSON_ArrayForEach(e, params) {
+		if (i < tool->param_count && !used[i]) {
+			ctx_quote(e->string, q, sizeof(q));
+			ctx_error_key(ctx, e, "param %s is used by no placeholder",
+			    q);
+		}
+		i++;
+	}
+}
+
+static void
+load_tool(struct load_ctx *ctx, const cJSON *obj, size_t index)
+{
+	static const char *const keys[] = { "name", "description", "target",
+	    "scope", "mutating", "confirm", "idempotent", "destructive",
+	    "timeout_ms", "params", "http", "ssh", NULL };
+	struct policy_tool *tool = &ctx->policy->tools[index];
+	struct template_use use = { .tool = tool };
+	int target_type;
+	size_t before;
+
+	if (!ctx_require_object(ctx, obj))
+		return;
+	ctx_known_keys(ctx, obj, keys);
+	tool_name(ctx, obj, tool, index);
+	tool_description(ctx, obj, tool);
+	target_type = tool_target(ctx, obj, tool);
+	tool_scope(ctx, obj, tool);
+	tool_flags(ctx, obj, tool);
+	if (!load_params(ctx, obj, tool))
+		return;
+	if ((use.used = calloc(tool->param_count + 1, sizeof(bool))) == NULL) {
+		log_error("out of memory");
+		return;
+	}
+	before = ctx->diags->errors;
+	tool_action(ctx, obj, target_type, &use, tool);
+	/* A broken action hides its placeholders: no "unused" noise then. */
+	if (ctx->diags->errors == before)
+		tool_unused_params(ctx, obj, tool, use.used);
+	free(use.used);
+}
+
+void
+load_tools(struct load_ctx *ctx, const cJSON *root)
+{
+	const cJSON *all = ctx_member(ctx, root, "tools", false), *e;
+	struct policy *p = ctx->policy;
+
+	if (all == NULL)
+		return;
+	if (!cJSON_IsArray(all)) {
+		ctx_error(ctx, all, "must be an array of tools");
+		return;
+	}
+	p->tools = calloc((size_t)cJSON_GetArraySize(all) + 1, sizeof(*p->tools));
+	if (p->tools == NULL) {
+		log_error("out of memory");
+		return;
+	}
+	cJSON_ArrayForEach(e, all) {
+		p->tools[p->tool_count].kind = (enum policy_tool_kind)-1;
+		load_tool(ctx, e, p->tool_count++);
+	}
+}
+
+static void
+free_body(struct policy_body *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->child_count; i++)
+		free_body(&b->children[i]);
+	free(b->children);
+	free(b->number_text);
+	free(b->key);
+	template_free(&b->string);
+}
+
+static void
+free_pairs(struct policy_name_template *pairs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(pairs[i].name);
+		template_free(&pairs[i].value);
+	}
+	free(pairs);
+}
+
+void
+load_free_tool(struct policy_tool *t)
+{
+	size_t i;
+
+	free(t->name);
+	free(t->description);
+	free(t->scope);
+	free(t->http.method);
+	template_free(&t->http.path);
+	free_pairs(t->http.query, t->http.query_count);
+	free_pairs(t->http.headers, t->http.header_count);
+	if (t->http.body != NULL)
+		free_body(t->http.body);
+	free(t->http.body);
+	for (i = 0; i < t->ssh.argc; i++)
+		template_free(&t->ssh.argv[i]);
+	free(t->ssh.argv);
+	for (i = 0; i < t->param_count; i++)
+		load_free_param(&t->params[i]);
+	free(t->params);
+}

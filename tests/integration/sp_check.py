@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""sp check, run as a user would: the shipped examples pass once their
+secret files exist; broken policies exit 78 with one FILE:LINE:COL line per
+problem on stderr; nothing is ever written to stdout."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SP = os.environ["SP_BIN"]
+SRC = os.environ["SP_SRCDIR"]
+EXAMPLES = os.path.join(SRC, "contrib", "examples")
+DIAG = re.compile(r"^[^:\n]+:\d+:\d+: (warning: )?\S.*$")
+
+failures = 0
+count = 0
+
+
+def check(name, ok, detail=""):
+    global failures, count
+    count += 1
+    print(("ok %d - %s" if ok else "not ok %d - %s") % (count, name))
+    if not ok:
+        failures += 1
+        for line in str(detail).splitlines():
+            print("# " + line)
+
+
+def sp(*args, env=None):
+    e = dict(os.environ)
+    e.pop("SP_CONFIG", None)
+    if env:
+        e.update(env)
+    return subprocess.run([SP, *args], capture_output=True, text=True,
+                          env=e, timeout=20)
+
+
+def install(example, root):
+    """Copies an example into root, pointing /etc/sallyport/ there, and
+    creates each secret file it names with mode 0600."""
+    with open(os.path.join(EXAMPLES, example), encoding="utf-8") as f:
+        text = f.read().replace("/etc/sallyport/", root + "/")
+    for path in set(re.findall(re.escape(root) + r"/[^\"]+", text)):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+        os.write(fd, b"not a real secret\n")
+        os.close(fd)
+    policy = os.path.join(root, example)
+    with open(policy, "w", encoding="utf-8") as f:
+        f.write(text)
+    return policy
+
+
+def write(root, name, text):
+    path = os.path.join(root, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
+
+
+def main():
+    root = tempfile.mkdtemp(prefix="sp-check-")
+    try:
+        run_all(root)
+    finally:
+        shutil.rmtree(root)
+    print("1..%d" % count)
+    return 1 if failures else 0
+
+
+def run_all(root):
+    examples = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".json"))
+    check("at least the http and ssh examples ship",
+          {"http-readonly.json", "ssh-ops.json"} <= set(examples), examples)
+    for example in examples:
+        policy = install(example, root)
+        r = sp("check", "--config", policy)
+        check("example %s passes (exit 0)" % example, r.returncode == 0,
+              r.stderr)
+        check("example %s: stdout stays empty" % example, r.stdout == "",
+              r.stdout)
+        check("example %s: says ok" % example,
+              r.stderr.startswith(policy + ": ok: "), r.stderr)
+
+    # The same example whose secret file is missing, then too open.
+    policy = install("http-readonly.json", root)
+    token = os.path.join(root, "creds", "tracker.token")
+    os.chmod(token, 0o644)
+    r = sp("check", "--config=" + policy)
+    want = ("%s:8:50: secret file %s is open to group or others (mode 0644);"
+            " chmod 600 it (strict_credentials)" % (policy, token))
+    check("strict_credentials: a 0644 token is an error, exit 78",
+          r.returncode == 78 and want in r.stderr.splitlines(), r.stderr)
+    os.unlink(token)
+    r = sp("check", "--config", policy)
+    check("missing secret file: exit 78, named at its line",
+          r.returncode == 78 and r.stderr.startswith(
+              policy + ":8:50: secret file " + token + " cannot be used"),
+          r.stderr)
+
+    bad = write(root, "bad.json", """{
+  "sallyport": 1,
+  "server": { "sandbox": "off" },
+  "targets": { "api": { "type": "http", "base_url": "http://api.example.com" } },
+  "tools": [
+    { "name": "get", "description": "Fetch.", "target": "api", "scope": "*",
+      "http": { "method": "GET", "path": "/items/{id}/{idd}" },
+      "params": { "id": { "type": "string", "pattern": "(" } } }
+  ],
+  "profiles": { "p": { "scopes": ["read"], "match": { "uid": [1.5] } } }
+}
+""")
+    r = sp("check", "--config", bad)
+    lines = r.stderr.splitlines()
+    check("bad policy: exit 78", r.returncode == 78, r.returncode)
+    check("bad policy: stdout stays empty", r.stdout == "", r.stdout)
+    check("bad policy: every line is FILE:LINE:COL: message",
+          lines and all(DIAG.match(l) for l in lines), r.stderr)
+    expected = [
+        bad + ':3:26: server.sandbox: must be "required" or "best-effort"',
+        bad + ":4:53: targets.api.base_url: uses http:// for a host that is "
+        "not loopback; use https://",
+        bad + ':6:73: tools[0].scope: "*": there is no wildcard scope',
+        bad + ":7:42: tools[0].http.path: placeholder {idd} names no param "
+        "of this tool",
+        bad + ":8:56: tools[0].params.id.pattern: pattern does not compile "
+        "as a POSIX extended regular expression: Unmatched ( or \\(",
+        bad + ":10:63: profiles.p.match.uid[0]: must be an integer, not 1.5",
+    ]
+    check("bad policy: all six problems, in text order", lines == expected,
+          "\n".join(["want:"] + expected + ["got:"] + lines))
+
+    # Hostile text in keys stays on one line per problem.
+    hostile = write(root, "hostile.json",
+                    '{"sallyport": 1, "a\\n\\"$(id)`x`%2e%2e\\r\u00e9": 1}')
+    r = sp("check", "--config", hostile)
+    check("hostile key: one line, escaped",
+          r.returncode == 78 and r.stderr.splitlines() == [
+              hostile + ':1:18: unknown key "a\\n\\"$(id)`x`%2e%2e\\u000d\u00e9"'],
+          r.stderr)
+
+    syntax = write(root, "syntax.json", '{"sallyport": 1,\n  "tools": [,]\n}\n')
+    r = sp("check", "--config", syntax)
+    check("syntax error: located", r.returncode == 78 and
+          r.stderr == syntax + ":2:13: unexpected character\n", r.stderr)
+
+    # Lookup order: --config, then $SP_CONFIG.
+    good = install("ssh-ops.json", root)
+    r = sp("check", env={"SP_CONFIG": good})
+    check("$SP_CONFIG is used without --config", r.returncode == 0 and
+          r.stderr.startswith(good + ": ok: 4 tools"), r.stderr)
+    r = sp("check", "--config", bad, env={"SP_CONFIG": good})
+    check("--config wins over $SP_CONFIG", r.returncode == 78, r.stderr)
+    missing = os.path.join(root, "nope.json")
+    r = sp("check", "--config", missing)
+    check("unreadable policy: exit 78 and the reason", r.returncode == 78 and
+          r.stderr == missing + ": cannot read the policy: No such file or "
+          "directory\n", r.stderr)
+    if not os.path.exists("/etc/sallyport/policy.json"):
+        r = sp("check", env={"SP_CONFIG": ""})
+        check("no --config, empty $SP_CONFIG: the system path",
+              r.returncode == 78 and r.stderr.startswith(
+                  "/etc/sallyport/policy.json: cannot read"), r.stderr)
+    r = sp("check", "--bogus")
+    check("unknown option: usage, exit 64", r.returncode == 64 and
+          "usage: sp check [--config FILE]" in r.stderr, r.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,590 @@
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "policy/args.h"
+#include "policy/constraint.h"
+#include "policy/expand.h"
+#include "policy/load.h"
+#include "tests/unit/policy_fixture.h"
+
+#define WHY_SIZE 256
+
+static const struct policy_tool *
+tool(int i)
+{
+	return &fixture_policy()->tools[i];
+}
+
+static void
+set_str(struct value *v, const char *s)
+{
+	value_free(v);
+	cr_assert(value_set_string(v, s, strlen(s)));
+}
+
+static char *
+encoded(const char *s)
+{
+	struct policy_buf b;
+
+	policy_buf_init(&b, 4096);
+	cr_assert(expand_percent_encode(s, strlen(s), &b));
+	return policy_buf_steal(&b, NULL);
+}
+
+Test(expand, percent_encoding_keeps_only_unreserved)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "../etc/passwd", "..%2Fetc%2Fpasswd" },
+		{ "%2e%2e", "%252e%252e" },
+		{ "a b?c#d&e=f+g", "a%20b%3Fc%23d%26e%3Df%2Bg" },
+		{ "\r\nX-Injected: 1", "%0D%0AX-Injected%3A%201" },
+		{ "'; rm -rf /", "%27%3B%20rm%20-rf%20%2F" },
+		{ "$(id)`id`", "%24%28id%29%60id%60" },
+		{ "\xc3\xa9\xe6\x97\xa5", "%C3%A9%E6%97%A5" },
+		{ "AZaz09-._~", "AZaz09-._~" },
+	};
+	size_t i;
+	char *s;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s = encoded(cases[i].in);
+		cr_assert_str_eq(s, cases[i].out);
+		free(s);
+	}
+}
+
+/* A tool whose path takes two strings: "/files/{dir}{leaf}/raw". */
+static struct policy_param path_params[] = {
+	{ .name = "dir", .type = PARAM_STRING, .required = true,
+	  .max_length = 100 },
+	{ .name = "leaf", .type = PARAM_STRING, .max_length = 100 },
+};
+static struct policy_template_part path_parts[] = {
+	{ .literal = "/files/", .literal_len = 7 },
+	{ .is_param = true, .param_index = 0 },
+	{ .is_param = true, .param_index = 1 },
+	{ .literal = "/raw", .literal_len = 4 },
+};
+static const struct policy_tool path_tool = {
+	.name = "get_file", .kind = TOOL_HTTP,
+	.http = { .method = "GET", .path = { path_parts, 4 } },
+	.params = path_params, .param_count = 2,
+};
+
+/* Expands path_tool's path; returns it or NULL with why filled. */
+static char *
+path_of(const char *dir, const char *leaf, char *why)
+{
+	struct value v[2] = { 0 };
+	struct policy_buf b;
+	char *s = NULL;
+
+	set_str(&v[0], dir);
+	if (leaf != NULL)
+		set_str(&v[1], leaf);
+	policy_buf_init(&b, 4096);
+	if (expand_http_path(&path_tool, v, &b, why, WHY_SIZE))
+		s = policy_buf_steal(&b, NULL);
+	policy_buf_free(&b);
+	value_free(&v[0]);
+	value_free(&v[1]);
+	return s;
+}
+
+Test(expand, a_path_value_stays_inside_its_segment)
+{
+	static const struct { const char *dir, *leaf, *out; } cases[] = {
+		{ "../../admin", "", "/files/..%2F..%2Fadmin/raw" },
+		{ "%2e%2e", "%2F", "/files/%252e%252e%252F/raw" },
+		{ "a?b=1#frag", "", "/files/a%3Fb%3D1%23frag/raw" },
+		{ "..", "x", "/files/..x/raw" },
+		{ "\xe6\x97\xa5\xe6\x9c\xac", "\r\n", "/files/%E6%97%A5%E6%9C%AC%0D%0A/raw" },
+	};
+	char why[WHY_SIZE], *s;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s = path_of(cases[i].dir, cases[i].leaf, why);
+		cr_assert_not_null(s, "case %zu: %s", i, why);
+		cr_assert_str_eq(s, cases[i].out);
+		free(s);
+	}
+}
+
+Test(expand, a_path_never_gets_a_dot_segment_or_an_empty_value)
+{
+	char why[WHY_SIZE];
+
+	cr_assert_null(path_of("..", "", why));
+	cr_assert_str_eq(why, "get_file: the path would hold a dot segment");
+	cr_assert_null(path_of(".", "", why));
+	cr_assert_null(path_of(".", ".", why), "two values that make '..'");
+	cr_assert_null(path_of("", "", why));
+	cr_assert_str_eq(why, "get_file: a value would leave a path segment "
+	    "empty");
+	cr_assert_null(path_of("", NULL, why));
+	cr_assert_str_eq(why, "get_file: leaf is needed in the path");
+}
+
+Test(expand, integer_path_value)
+{
+	struct value v = { .kind = VALUE_INTEGER, .u.integer = -42 };
+	struct policy_buf b;
+	char why[WHY_SIZE], *s;
+
+	policy_buf_init(&b, 64);
+	cr_assert(expand_http_path(tool(FIXTURE_GET_ITEM), &v, &b, why,
+	    sizeof(why)));
+	s = policy_buf_steal(&b, NULL);
+	cr_assert_str_eq(s, "/items/-42");
+	free(s);
+}
+
+/* create_item values: name, qty, price, color, code, urgent. */
+static void
+create_values(struct value v[6], const char *name, const char *color,
+    const char *code)
+{
+	memset(v, 0, 6 * sizeof(*v));
+	set_str(&v[0], name);
+	v[1].kind = VALUE_INTEGER;
+	v[1].u.integer = 3;
+	v[2].kind = VALUE_DECIMAL;
+	v[2].u.decimal_minor = 1250;
+	if (color != NULL)
+		set_str(&v[3], color);
+	if (code != NULL)
+		set_str(&v[4], code);
+}
+
+Test(expand, query_pairs_are_encoded_and_absent_ones_left_out)
+{
+	struct value v[6];
+	struct policy_buf b;
+	char why[WHY_SIZE], *s;
+
+	create_values(v, "a b&c=d+e\n", "blue sky", NULL);
+	policy_buf_init(&b, 4096);
+	cr_assert(expand_http_query(tool(FIXTURE_CREATE_ITEM), v, &b, why,
+	    sizeof(why)));
+	s = policy_buf_steal(&b, NULL);
+	cr_assert_str_eq(s, "name=a%20b%26c%3Dd%2Be%0A&color%20tag=c%3Ablue%20sky");
+	free(s);
+	value_free(&v[3]);
+	policy_buf_init(&b, 4096);
+	cr_assert(expand_http_query(tool(FIXTURE_CREATE_ITEM), v, &b, why,
+	    sizeof(why)));
+	s = policy_buf_steal(&b, NULL);
+	cr_assert_str_eq(s, "name=a%20b%26c%3Dd%2Be%0A");
+	free(s);
+	value_array_free(NULL, 0);
+	value_free(&v[0]);
+}
+
+static bool
+header_of(const char *code, char **out, bool *omitted, char *why)
+{
+	struct value v[6];
+	struct policy_buf b;
+	bool ok;
+
+	create_values(v, "n", NULL, code);
+	policy_buf_init(&b, 4096);
+	ok = expand_http_header(tool(FIXTURE_CREATE_ITEM), 0, v, &b, omitted,
+	    why, WHY_SIZE);
+	*out = ok ? policy_buf_steal(&b, NULL) : NULL;
+	policy_buf_free(&b);
+	value_free(&v[0]);
+	value_free(&v[4]);
+	return ok;
+}
+
+Test(expand, header_values_refuse_every_control_character)
+{
+	const char *bad[] = { "\r\nX-Injected: 1", "a\nb", "a\rb", "a\tb",
+	    "a\x7f", "\x1b[31m" };
+	char why[WHY_SIZE], *s;
+	bool omitted;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_not(header_of(bad[i], &s, &omitted, why), "case %zu", i);
+		cr_assert_str_eq(why, "create_item: header X-Code would hold a "
+		    "control character");
+	}
+	cr_assert(header_of("AB12 \"$(id)\" \xc3\xa9", &s, &omitted, why));
+	cr_assert_not(omitted);
+	cr_assert_str_eq(s, "code AB12 \"$(id)\" \xc3\xa9");
+	free(s);
+	cr_assert(header_of(NULL, &s, &omitted, why));
+	cr_assert(omitted, "absent value leaves the header out");
+	cr_assert_str_eq(s, "");
+	free(s);
+}
+
+Test(expand, a_string_with_nul_is_refused_everywhere)
+{
+	struct value v[6];
+	struct policy_buf b;
+	char why[WHY_SIZE];
+	bool omitted;
+
+	create_values(v, "n", NULL, NULL);
+	cr_assert(value_set_string(&v[4], "AB\0rm", 5));
+	policy_buf_init(&b, 4096);
+	cr_assert_not(expand_http_header(tool(FIXTURE_CREATE_ITEM), 0, v, &b,
+	    &omitted, why, sizeof(why)));
+	cr_assert_str_eq(why, "create_item: code cannot be expanded here");
+	policy_buf_free(&b);
+	value_free(&v[0]);
+	cr_assert(value_set_string(&v[0], "x\0y", 3));
+	policy_buf_init(&b, 4096);
+	cr_assert_not(expand_http_body(tool(FIXTURE_CREATE_ITEM), v, &b, why,
+	    sizeof(why)));
+	policy_buf_free(&b);
+	policy_buf_init(&b, 4096);
+	cr_assert_not(expand_shell_quote("a\0b", 3, &b));
+	policy_buf_free(&b);
+	value_free(&v[0]);
+	value_free(&v[4]);
+}
+
+Test(expand, body_placeholders_take_their_json_type)
+{
+	struct value v[6];
+	struct policy_buf b;
+	char why[WHY_SIZE], *s;
+	cJSON *doc;
+
+	create_values(v, "he said \"hi\"\n$(id)\\ \xe6\x97\xa5\x01", NULL, NULL);
+	v[5].kind = VALUE_BOOLEAN;
+	v[5].u.boolean = true;
+	policy_buf_init(&b, 4096);
+	cr_assert(expand_http_body(tool(FIXTURE_CREATE_ITEM), v, &b, why,
+	    sizeof(why)), "%s", why);
+	s = policy_buf_steal(&b, NULL);
+	cr_assert_str_eq(s, "{\"name\":\"he said \\\"hi\\\"\\n$(id)\\\\ "
+	    "\xe6\x97\xa5\\u0001\",\"qty\":3,\"price\":\"12.50\",\"urgent\":true,"
+	    "\"note\":\"order \\\"for\\\" he said \\\"hi\\\"\\n$(id)\\\\ "
+	    "\xe6\x97\xa5\\u0001 x3\",\"draft\":false,\"tags\":[\"fixed\",7,null]}");
+	doc = cJSON_Parse(s);
+	cr_assert_not_null(doc, "the body is JSON");
+	cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(doc, "name")->valuestring,
+	    "he said \"hi\"\n$(id)\\ \xe6\x97\xa5\x01");
+	cJSON_Delete(doc);
+	free(s);
+	v[5].kind = VALUE_ABSENT;
+	v[2].kind = VALUE_ABSENT;
+	policy_buf_init(&b, 4096);
+	cr_assert(expand_http_body(tool(FIXTURE_CREATE_ITEM), v, &b, why,
+	    sizeof(why)));
+	cr_assert_null(strstr(b.data, "\"price\""), "absent member left out: %s",
+	    b.data);
+	cr_assert_null(strstr(b.data, "\"urgent\""), "%s", b.data);
+	policy_buf_free(&b);
+	value_free(&v[0]);
+}
+
+Test(expand, a_buffer_limit_fails_instead_of_cutting)
+{
+	struct value v[6];
+	struct policy_buf b;
+	char why[WHY_SIZE];
+
+	create_values(v, "0123456789", NULL, NULL);
+	policy_buf_init(&b, 40);
+	cr_assert_not(expand_http_body(tool(FIXTURE_CREATE_ITEM), v, &b, why,
+	    sizeof(why)));
+	cr_assert_str_eq(why, "create_item: body is too long");
+	cr_assert_null(policy_buf_steal(&b, NULL));
+	value_free(&v[0]);
+}
+
+static char *
+command_of(const struct policy_tool *t, struct value *v)
+{
+	struct policy_buf b;
+	char why[WHY_SIZE];
+
+	policy_buf_init(&b, 1 << 20);
+	cr_assert(expand_ssh_command(t, v, &b, why, sizeof(why)), "%s", why);
+	return policy_buf_steal(&b, NULL);
+}
+
+Test(expand, ssh_argv_elements_are_single_quoted_words)
+{
+	struct value v[2] = { 0 };
+	char *s;
+
+	set_str(&v[0], "'; rm -rf / #");
+	s = command_of(tool(FIXTURE_RUN_ECHO), v);
+	cr_assert_str_eq(s, "'printf' '%s\\n' ''\\''; rm -rf / #' 'xy'",
+	    "absent b inside a word expands to nothing");
+	free(s);
+	set_str(&v[1], "$(id)");
+	s = command_of(tool(FIXTURE_RUN_ECHO), v);
+	cr_assert_str_eq(s, "'printf' '%s\\n' ''\\''; rm -rf / #' 'x$(id)y'");
+	free(s);
+	set_str(&v[0], "");
+	s = command_of(tool(FIXTURE_RUN_ECHO), v);
+	cr_assert_str_eq(s, "'printf' '%s\\n' '' 'x$(id)y'", "empty is a word");
+	free(s);
+	value_free(&v[0]);
+	value_free(&v[1]);
+}
+
+/* printf '<%s>' {a} {b} pre-{a}-post: each word shows up bracketed. */
+static struct policy_param shell_params[] = {
+	{ .name = "a", .type = PARAM_STRING, .required = true,
+	  .max_length = 100000 },
+	{ .name = "b", .type = PARAM_STRING, .required = true,
+	  .max_length = 100000 },
+};
+static struct policy_template_part sh_printf[] = {
+	{ .literal = "printf", .literal_len = 6 } };
+static struct policy_template_part sh_format[] = {
+	{ .literal = "<%s>", .literal_len = 4 } };
+static struct policy_template_part sh_a[] = {
+	{ .is_param = true, .param_index = 0 } };
+static struct policy_template_part sh_b[] = {
+	{ .is_param = true, .param_index = 1 } };
+static struct policy_template_part sh_mixed[] = {
+	{ .literal = "pre-", .literal_len = 4 },
+	{ .is_param = true, .param_index = 0 },
+	{ .literal = "-post", .literal_len = 5 } };
+static struct policy_template shell_argv[] = {
+	{ sh_printf, 1 }, { sh_format, 1 }, { sh_a, 1 }, { sh_b, 1 },
+	{ sh_mixed, 3 },
+};
+static const struct policy_tool shell_tool = {
+	.name = "echo_words", .kind = TOOL_SSH,
+	.ssh = { .argv = shell_argv, .argc = 5 },
+	.params = shell_params, .param_count = 2,
+};
+
+/* Runs line with /bin/sh -c in dir; returns what it printed. */
+static char *
+run_shell(const char *dir, const char *line, size_t *len)
+{
+	struct policy_buf out;
+	char chunk[4096];
+	size_t n;
+	FILE *p;
+
+	cr_assert_eq(chdir(dir), 0);
+	p = popen(line, "r");
+	cr_assert_not_null(p);
+	policy_buf_init(&out, 1 << 20);
+	while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0)
+		policy_buf_append(&out, chunk, n);
+	cr_assert_eq(pclose(p), 0, "the shell failed on: %s", line);
+	return policy_buf_steal(&out, len);
+}
+
+static size_t
+dir_entries(const char *dir)
+{
+	struct dirent *d;
+	size_t n = 0;
+	DIR *dp = opendir(dir);
+
+	cr_assert_not_null(dp);
+	while ((d = readdir(dp)) != NULL)
+		n += strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0;
+	closedir(dp);
+	return n;
+}
+
+Test(expand, hostile_words_reach_a_real_shell_literally)
+{
+	static const char *hostile[][2] = {
+		{ "'; touch m1; '", "$(touch m2)" },
+		{ "`touch m3`", "\"; touch m4 #" },
+		{ "a\ntouch m5\n", "${IFS}x;touch${IFS}m6" },
+		{ "../../etc/passwd %2e%2e", "\\'\\\"'" },
+		{ "\r\nX-Injected: 1", "* ? [a-z] ~ $HOME !! &" },
+		{ "''''", "|touch m7|" },
+	};
+	char dir[] = "/tmp/sp-expand-XXXXXX", *line, *got, expect[512];
+	struct value v[2] = { 0 };
+	size_t i, len;
+
+	cr_assert_not_null(mkdtemp(dir));
+	for (i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		set_str(&v[0], hostile[i][0]);
+		set_str(&v[1], hostile[i][1]);
+		line = command_of(&shell_tool, v);
+		got = run_shell(dir, line, &len);
+		snprintf(expect, sizeof(expect), "<%s><%s><pre-%s-post>",
+		    hostile[i][0], hostile[i][1], hostile[i][0]);
+		cr_assert_eq(len, strlen(expect), "case %zu: %s", i, got);
+		cr_assert_str_eq(got, expect, "case %zu", i);
+		free(line);
+		free(got);
+	}
+	cr_assert_eq(dir_entries(dir), 0, "a marker file was created");
+	cr_assert_eq(chdir("/"), 0);
+	cr_assert_eq(rmdir(dir), 0);
+	value_free(&v[0]);
+	value_free(&v[1]);
+}
+
+Test(expand, long_multibyte_text_reaches_the_shell_whole)
+{
+	char dir[] = "/tmp/sp-expand-XXXXXX", *line, *got, *big, *expect;
+	struct value v[2] = { 0 };
+	size_t i, len;
+
+	big = malloc(3000 * 4 + 1);
+	for (i = 0; i < 3000; i++)
+		memcpy(big + 4 * i, i % 2 ? "\xe6\x97\xa5'" : "\xc3\xa9'\n", 4);
+	big[3000 * 4] = '\0';
+	set_str(&v[0], big);
+	set_str(&v[1], "\xf0\x9f\x98\x80");
+	cr_assert_not_null(mkdtemp(dir));
+	line = command_of(&shell_tool, v);
+	got = run_shell(dir, line, &len);
+	i = (size_t)asprintf(&expect, "<%s><\xf0\x9f\x98\x80><pre-%s-post>",
+	    big, big);
+	cr_assert_not_null(expect);
+	cr_assert_eq(len, strlen(expect));
+	cr_assert_eq(memcmp(got, expect, len), 0);
+	cr_assert_eq(chdir("/"), 0);
+	cr_assert_eq(rmdir(dir), 0);
+	free(expect);
+	free(got);
+	free(line);
+	free(big);
+	value_free(&v[0]);
+	value_free(&v[1]);
+}
+
+/*
+ * The whole path a call takes, on a policy the loader built: arguments
+ * JSON -> values -> executor re-check -> expansion.
+ */
+static const char pipeline_policy[] =
+	"{\"sallyport\": 1,\n"
+	" \"credentials\": {\"key\": {\"type\": \"ssh-key\",\n"
+	"   \"private_key\": \"/nonexistent/id_ed25519\"}},\n"
+	" \"targets\": {\n"
+	"  \"api\": {\"type\": \"http\", \"base_url\": \"https://api.example.com/v1\"},\n"
+	"  \"box\": {\"type\": \"ssh\", \"host\": \"box.example.com\", \"user\": \"ops\",\n"
+	"          \"credential\": \"key\","
+	"          \"known_hosts\": \"/etc/sallyport/known_hosts\"}},\n"
+	" \"tools\": [\n"
+	"  {\"name\": \"put_note\", \"description\": \"Store a note.\",\n"
+	"   \"target\": \"api\", \"scope\": \"write\", \"mutating\": true,\n"
+	"   \"http\": {\"method\": \"PUT\", \"path\": \"/notes/{title}/v{rev}\",\n"
+	"     \"query\": {\"tag\": \"{tag}\", \"lit\": \"a b\"},\n"
+	"     \"headers\": {\"X-Note\": \"note {title}\"},\n"
+	"     \"body\": {\"text\": \"{text}\", \"rev\": \"{rev}\", \"price\": \"{price}\",\n"
+	"       \"pinned\": \"{pinned}\", \"label\": \"{{{title}}} r{rev}\", \"n\": [1, null]}},\n"
+	"   \"params\": {\n"
+	"    \"title\": {\"type\": \"string\", \"maxLength\": 64, \"pattern\": \"[^\\r\\n]*\"},\n"
+	"    \"rev\": {\"type\": \"integer\", \"minimum\": 0},\n"
+	"    \"tag\": {\"type\": \"string\", \"maxLength\": 20, \"required\": false},\n"
+	"    \"text\": {\"type\": \"string\", \"maxLength\": 2000},\n"
+	"    \"price\": {\"type\": \"decimal\", \"scale\": 2},\n"
+	"    \"pinned\": {\"type\": \"boolean\", \"required\": false}}},\n"
+	"  {\"name\": \"grep_log\", \"description\": \"Search a log.\",\n"
+	"   \"target\": \"box\", \"scope\": \"read\",\n"
+	"   \"ssh\": {\"argv\": [\"grep\", \"-F\", \"--\", \"{needle}\", \"/var/log/{file}.log\"]},\n"
+	"   \"params\": {\"needle\": {\"type\": \"string\", \"maxLength\": 200},\n"
+	"              \"file\": {\"type\": \"string\", \"enum\": [\"syslog\", \"auth\"]}}}],\n"
+	" \"profiles\": {\"default\": {\"scopes\": [\"read\", \"write\"]}}}\n";
+
+static struct policy *
+pipeline_load(void)
+{
+	struct policy_diags diags = { 0 };
+	struct policy *p;
+	size_t i;
+
+	p = policy_load("pipeline.json", pipeline_policy,
+	    sizeof(pipeline_policy) - 1, &diags);
+	for (i = 0; i < diags.count; i++)
+		cr_log_error("%s", diags.items[i].text);
+	cr_assert_not_null(p);
+	policy_diags_free(&diags);
+	return p;
+}
+
+static struct value *
+pipeline_values(const struct policy_tool *t, const char *json)
+{
+	struct args_error_report err = { 0 };
+	struct value *v = NULL;
+	char reason[256], *text;
+	cJSON *args = cJSON_Parse(json);
+
+	if (!policy_args_validate(t, args, &v, &err)) {
+		text = args_error_report_text(&err, t->name);
+		cr_assert_fail("%s", text);
+	}
+	cr_assert(policy_values_check(t, v, t->param_count, reason,
+	    sizeof(reason)), "%s", reason);
+	cJSON_Delete(args);
+	return v;
+}
+
+typedef bool (*expander)(const struct policy_tool *, const struct value *,
+    struct policy_buf *, char *, size_t);
+
+static char *
+pipeline_expand(expander fn, const struct policy_tool *t,
+    const struct value *v)
+{
+	struct policy_buf b;
+	char why[WHY_SIZE];
+
+	policy_buf_init(&b, 65536);
+	cr_assert(fn(t, v, &b, why, sizeof(why)), "%s", why);
+	return policy_buf_steal(&b, NULL);
+}
+
+Test(expand, the_whole_pipeline_on_a_loaded_policy)
+{
+	struct policy *p = pipeline_load();
+	const struct policy_tool *put = &p->tools[0], *grep = &p->tools[1];
+	struct value *v;
+	struct policy_buf b;
+	char why[WHY_SIZE], *s;
+	bool omitted;
+
+	v = pipeline_values(put, "{\"title\": \"../a b\", \"rev\": 3, "
+	    "\"text\": \"x\\\"y\\n$(id) \xe6\x97\xa5\", \"price\": \"0.5\"}");
+	s = pipeline_expand(expand_http_path, put, v);
+	cr_assert_str_eq(s, "/notes/..%2Fa%20b/v3");
+	free(s);
+	s = pipeline_expand(expand_http_query, put, v);
+	cr_assert(strcmp(s, "lit=a%20b") == 0, "absent tag left out: %s", s);
+	free(s);
+	policy_buf_init(&b, 1024);
+	cr_assert(expand_http_header(put, 0, v, &b, &omitted, why, sizeof(why)));
+	cr_assert_str_eq(b.data, "note ../a b");
+	policy_buf_free(&b);
+	s = pipeline_expand(expand_http_body, put, v);
+	cr_assert_str_eq(s, "{\"text\":\"x\\\"y\\n$(id) \xe6\x97\xa5\",\"rev\":3,"
+	    "\"price\":\"0.50\",\"label\":\"{../a b} r3\",\"n\":[1,null]}");
+	free(s);
+	value_array_free(v, put->param_count);
+
+	v = pipeline_values(grep, "\"{\\\"needle\\\": \\\"'; rm -rf / #\\\", "
+	    "\\\"file\\\": \\\"auth\\\"}\"");
+	s = pipeline_expand(expand_ssh_command, grep, v);
+	cr_assert_str_eq(s, "'grep' '-F' '--' ''\\''; rm -rf / #' "
+	    "'/var/log/auth.log'");
+	free(s);
+	value_array_free(v, grep->param_count);
+	policy_free(p);
+}
