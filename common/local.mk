@@ -13,3 +13,8 @@ libspcommon_a_SOURCES += \
 	common/sandbox_filter.c common/privdrop.c \
 	common/spawn.c common/spawn.h \
 	common/secret.c common/secret.h
+libspcommon_a_SOURCES += \
+	common/utf8.c common/utf8.h \
+	common/frame.c common/frame.h \
+	common/json.c common/json.h \
+	common/jsonrpc.c common/jsonrpc.h

@@ -1,0 +1,572 @@
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/json.h"
+#include "common/log.h"
+#include "common/utf8.h"
+
+/* Scanner state over one NUL-terminated copy of the frame. */
+struct json_scanner {
+	const uint8_t *s;
+	size_t len;
+	size_t pos;
+	unsigned depth;
+	unsigned max_depth;
+	const char *reason;
+	size_t err_pos;
+	struct json_doc *doc;
+};
+
+static bool json_scan_value(struct json_scanner *sc);
+
+static bool
+json_fail(struct json_scanner *sc, const char *reason, size_t at)
+{
+	sc->reason = reason;
+	sc->err_pos = at;
+	return false;
+}
+
+static bool
+json_is_digit(uint8_t c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int
+json_hex_value(uint8_t c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Reads four hex digits at p (the scanner guarantees a NUL stops it). */
+static bool
+json_hex4(const uint8_t *p, uint32_t *out)
+{
+	uint32_t v = 0;
+	int i, h;
+
+	for (i = 0; i < 4; i++) {
+		h = json_hex_value(p[i]);
+		if (h < 0)
+			return false;
+		v = v << 4 | (uint32_t)h;
+	}
+	*out = v;
+	return true;
+}
+
+/* Only the four RFC 8259 whitespace bytes; cJSON takes any byte <= 0x20. */
+static void
+json_skip_ws(struct json_scanner *sc)
+{
+	while (sc->pos < sc->len) {
+		uint8_t c = sc->s[sc->pos];
+
+		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			return;
+		sc->pos++;
+	}
+}
+
+static bool
+json_scan_literal(struct json_scanner *sc, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (sc->len - sc->pos < n || memcmp(sc->s + sc->pos, word, n) != 0)
+		return json_fail(sc, "invalid literal", sc->pos);
+	sc->pos += n;
+	return true;
+}
+
+static void
+json_skip_digits(struct json_scanner *sc)
+{
+	while (sc->pos < sc->len && json_is_digit(sc->s[sc->pos]))
+		sc->pos++;
+}
+
+/* True if the next byte is a digit; the NUL terminator stops at len. */
+static bool
+json_at_digit(const struct json_scanner *sc)
+{
+	return sc->pos < sc->len && json_is_digit(sc->s[sc->pos]);
+}
+
+/*
+ * Overflow to infinity is refused: cJSON would keep inf and print null.
+ * The copy is NUL-terminated and the token already matched the grammar,
+ * so strtod stops exactly at its end.
+ */
+static bool
+json_check_magnitude(struct json_scanner *sc, size_t start)
+{
+	double d;
+
+	d = strtod((const char *)sc->s + start, NULL);
+	if (isinf(d))
+		return json_fail(sc, "number out of range", start);
+	return true;
+}
+
+static bool
+json_scan_number(struct json_scanner *sc)
+{
+	size_t start = sc->pos;
+
+	if (sc->s[sc->pos] == '-')
+		sc->pos++;
+	if (!json_at_digit(sc))
+		return json_fail(sc, "number without integer digits", start);
+	if (sc->s[sc->pos] == '0') {
+		sc->pos++;
+		if (json_at_digit(sc))
+			return json_fail(sc, "number with a leading zero", start);
+	} else
+		json_skip_digits(sc);
+	if (sc->pos < sc->len && sc->s[sc->pos] == '.') {
+		sc->pos++;
+		if (!json_at_digit(sc))
+			return json_fail(sc, "number with an empty fraction", start);
+		json_skip_digits(sc);
+	}
+	if (sc->pos < sc->len && (sc->s[sc->pos] == 'e' || sc->s[sc->pos] == 'E')) {
+		sc->pos++;
+		if (sc->pos < sc->len && (sc->s[sc->pos] == '+' || sc->s[sc->pos] == '-'))
+			sc->pos++;
+		if (!json_at_digit(sc))
+			return json_fail(sc, "number with an empty exponent", start);
+		json_skip_digits(sc);
+	}
+	return json_check_magnitude(sc, start);
+}
+
+/* \uXXXX at sc->pos (pointing at the 'u'), pairing surrogates. */
+static bool
+json_scan_unicode_escape(struct json_scanner *sc)
+{
+	size_t at = sc->pos - 1;
+	uint32_t cp, low;
+
+	if (!json_hex4(sc->s + sc->pos + 1, &cp))
+		return json_fail(sc, "invalid \\u escape", at);
+	sc->pos += 5;
+	if (cp == 0)
+		return json_fail(sc, "\\u0000 in string", at);
+	if (cp >= 0xdc00 && cp <= 0xdfff)
+		return json_fail(sc, "lone low surrogate escape", at);
+	if (cp < 0xd800 || cp > 0xdbff)
+		return true;
+	if (sc->s[sc->pos] != '\\' || sc->s[sc->pos + 1] != 'u' ||
+	    !json_hex4(sc->s + sc->pos + 2, &low) ||
+	    low < 0xdc00 || low > 0xdfff)
+		return json_fail(sc, "lone high surrogate escape", at);
+	sc->pos += 6;
+	return true;
+}
+
+/* An escape at sc->pos (pointing after the backslash). */
+static bool
+json_scan_escape(struct json_scanner *sc)
+{
+	if (sc->pos >= sc->len)
+		return json_fail(sc, "unterminated string", sc->pos);
+	switch (sc->s[sc->pos]) {
+	case '"': case '\\': case '/': case 'b':
+	case 'f': case 'n': case 'r': case 't':
+		sc->pos++;
+		return true;
+	case 'u':
+		return json_scan_unicode_escape(sc);
+	default:
+		return json_fail(sc, "invalid escape in string", sc->pos - 1);
+	}
+}
+
+/* A string at sc->pos (pointing at the opening quote). */
+static bool
+json_scan_string(struct json_scanner *sc)
+{
+	size_t start = sc->pos;
+	uint8_t c;
+
+	sc->pos++;
+	while (sc->pos < sc->len) {
+		c = sc->s[sc->pos];
+		if (c == '"') {
+			sc->pos++;
+			return true;
+		}
+		if (c < 0x20)
+			return json_fail(sc, "raw control character in string",
+			    sc->pos);
+		sc->pos++;
+		if (c == '\\' && !json_scan_escape(sc))
+			return false;
+	}
+	return json_fail(sc, "unterminated string", start);
+}
+
+/* Opening bracket at sc->pos; counts depth before going further. */
+static bool
+json_enter(struct json_scanner *sc)
+{
+	if (sc->depth >= sc->max_depth)
+		return json_fail(sc, "nesting too deep", sc->pos);
+	sc->depth++;
+	sc->pos++;
+	json_skip_ws(sc);
+	return true;
+}
+
+/* After a member or element: true and *more if a comma follows. */
+static bool
+json_scan_separator(struct json_scanner *sc, uint8_t close, bool *more)
+{
+	json_skip_ws(sc);
+	if (sc->pos >= sc->len)
+		return json_fail(sc, "unexpected end of input", sc->pos);
+	if (sc->s[sc->pos] == ',') {
+		sc->pos++;
+		*more = true;
+		return true;
+	}
+	if (sc->s[sc->pos] != close)
+		return json_fail(sc, "expected ',' or closing bracket", sc->pos);
+	sc->pos++;
+	sc->depth--;
+	*more = false;
+	return true;
+}
+
+static bool
+json_scan_array(struct json_scanner *sc)
+{
+	bool more = true;
+
+	if (!json_enter(sc))
+		return false;
+	if (sc->pos < sc->len && sc->s[sc->pos] == ']') {
+		sc->pos++;
+		sc->depth--;
+		return true;
+	}
+	while (more) {
+		if (!json_scan_value(sc) ||
+		    !json_scan_separator(sc, ']', &more))
+			return false;
+	}
+	return true;
+}
+
+/* Decodes the raw string body s[0..len) and compares it with ASCII want. */
+static bool
+json_key_equals(const uint8_t *s, size_t len, const char *want)
+{
+	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+	size_t i = 0, w = 0;
+	uint32_t cp;
+
+	while (i < len) {
+		if (s[i] != '\\')
+			cp = s[i++];
+		else if (s[i + 1] == 'u') {
+			if (!json_hex4(s + i + 2, &cp))
+				return false;
+			i += 6;
+		} else {
+			cp = (uint8_t)to[strchr(from, s[i + 1]) - from];
+			i += 2;
+		}
+		if (want[w] == '\0' || cp != (uint8_t)want[w])
+			return false;
+		w++;
+	}
+	return want[w] == '\0';
+}
+
+/* Keeps the raw text of the top-level "id" value (value at start..pos). */
+static void
+json_note_id(struct json_scanner *sc, size_t start)
+{
+	struct json_doc *doc = sc->doc;
+	size_t n = sc->pos - start;
+
+	if (sc->s[start] != '-' && !json_is_digit(sc->s[start])) {
+		doc->id_token = JSON_ID_OTHER;
+		return;
+	}
+	doc->id_token = JSON_ID_NUMBER;
+	doc->id_text_len = n;
+	if (n <= JSON_ID_TEXT_MAX) {
+		memcpy(doc->id_text, sc->s + start, n);
+		doc->id_text[n] = '\0';
+	}
+}
+
+static bool
+json_scan_member(struct json_scanner *sc)
+{
+	size_t key_start = sc->pos, value_start;
+	bool is_id;
+
+	if (sc->pos >= sc->len || sc->s[sc->pos] != '"')
+		return json_fail(sc, "expected a string key", sc->pos);
+	if (!json_scan_string(sc))
+		return false;
+	is_id = sc->depth == 1 && json_key_equals(sc->s + key_start + 1,
+	    sc->pos - key_start - 2, "id");
+	json_skip_ws(sc);
+	if (sc->pos >= sc->len || sc->s[sc->pos] != ':')
+		return json_fail(sc, "expected ':' after key", sc->pos);
+	sc->pos++;
+	json_skip_ws(sc);
+	value_start = sc->pos;
+	if (!json_scan_value(sc))
+		return false;
+	if (is_id)
+		json_note_id(sc, value_start);
+	return true;
+}
+
+static bool
+json_scan_object(struct json_scanner *sc)
+{
+	bool more = true;
+
+	if (!json_enter(sc))
+		return false;
+	if (sc->pos < sc->len && sc->s[sc->pos] == '}') {
+		sc->pos++;
+		sc->depth--;
+		return true;
+	}
+	while (more) {
+		json_skip_ws(sc);
+		if (!json_scan_member(sc) ||
+		    !json_scan_separator(sc, '}', &more))
+			return false;
+	}
+	return true;
+}
+
+static bool
+json_scan_value(struct json_scanner *sc)
+{
+	json_skip_ws(sc);
+	if (sc->pos >= sc->len)
+		return json_fail(sc, "unexpected end of input", sc->pos);
+	switch (sc->s[sc->pos]) {
+	case '{':
+		return json_scan_object(sc);
+	case '[':
+		return json_scan_array(sc);
+	case '"':
+		return json_scan_string(sc);
+	case 't':
+		return json_scan_literal(sc, "true");
+	case 'f':
+		return json_scan_literal(sc, "false");
+	case 'n':
+		return json_scan_literal(sc, "null");
+	default:
+		if (sc->s[sc->pos] == '-' || json_is_digit(sc->s[sc->pos]))
+			return json_scan_number(sc);
+		return json_fail(sc, "unexpected character", sc->pos);
+	}
+}
+
+/* Refusals that hold for the frame as a whole, before any grammar. */
+static bool
+json_scan_bytes(struct json_scanner *sc)
+{
+	const uint8_t *nul = memchr(sc->s, '\0', sc->len);
+	enum utf8_error error;
+	size_t bad = 0;
+
+	if (nul != NULL)
+		return json_fail(sc, "NUL byte", (size_t)(nul - sc->s));
+	if (sc->len >= 3 && memcmp(sc->s, "\xef\xbb\xbf", 3) == 0)
+		return json_fail(sc, "byte order mark", 0);
+	error = utf8_validate(sc->s, sc->len, &bad);
+	if (error != UTF8_OK)
+		return json_fail(sc, utf8_error_string(error), bad);
+	return true;
+}
+
+static bool
+json_scan(struct json_scanner *sc)
+{
+	if (!json_scan_bytes(sc))
+		return false;
+	json_skip_ws(sc);
+	if (sc->pos == sc->len)
+		return json_fail(sc, "no JSON value", sc->pos);
+	if (!json_scan_value(sc))
+		return false;
+	json_skip_ws(sc);
+	if (sc->pos != sc->len)
+		return json_fail(sc, "trailing characters after the value",
+		    sc->pos);
+	return true;
+}
+
+/*
+ * Offset of the n-th (0-based, document order) '{' outside strings: where
+ * the n-th object of a preorder walk of the tree begins.
+ */
+static size_t
+json_object_offset(const uint8_t *s, size_t len, size_t n)
+{
+	bool in_string = false;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (in_string) {
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"')
+				in_string = false;
+		} else if (s[i] == '"')
+			in_string = true;
+		else if (s[i] == '{' && n-- == 0)
+			return i;
+	}
+	return 0;
+}
+
+static int
+json_compare_keys(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Keys never contain NUL (the scanner refused \u0000), so strcmp is exact. */
+static bool
+json_keys_unique(const cJSON *object, const char **why)
+{
+	const cJSON *child;
+	const char **keys;
+	size_t n = 0, i;
+	bool unique = true;
+
+	for (child = object->child; child != NULL; child = child->next)
+		n++;
+	if (n < 2)
+		return true;
+	keys = calloc(n, sizeof(*keys));
+	if (keys == NULL) {
+		*why = "out of memory";
+		return false;
+	}
+	for (i = 0, child = object->child; child != NULL; child = child->next)
+		keys[i++] = child->string;
+	qsort(keys, n, sizeof(*keys), json_compare_keys);
+	for (i = 1; i < n && unique; i++)
+		unique = strcmp(keys[i - 1], keys[i]) != 0;
+	free(keys);
+	if (!unique)
+		*why = "duplicate object key";
+	return unique;
+}
+
+/* Preorder walk; *objects counts objects seen, to locate a bad one. */
+static bool
+json_check_tree(const cJSON *item, size_t *objects, const char **why)
+{
+	const cJSON *child;
+
+	if (cJSON_IsObject(item)) {
+		if (!json_keys_unique(item, why))
+			return false;
+		(*objects)++;
+	}
+	for (child = item->child; child != NULL; child = child->next)
+		if (!json_check_tree(child, objects, why))
+			return false;
+	return true;
+}
+
+static bool
+json_build_tree(const char *copy, size_t len, struct json_doc *doc,
+    struct json_error *err)
+{
+	const char *end = NULL;
+	const char *why = NULL;
+	size_t objects = 0;
+
+	/* Length includes the NUL: cJSON's terminator check reads it. */
+	doc->root = cJSON_ParseWithLengthOpts(copy, len + 1, &end, 1);
+	if (doc->root == NULL || end != copy + len) {
+		err->reason = "JSON parser refused the value";
+		err->offset = end != NULL && end >= copy && end <= copy + len ?
+		    (size_t)(end - copy) : 0;
+		return false;
+	}
+	if (!json_check_tree(doc->root, &objects, &why)) {
+		err->reason = why;
+		err->offset = json_object_offset((const uint8_t *)copy, len,
+		    objects);
+		return false;
+	}
+	return true;
+}
+
+bool
+json_parse_frame(const uint8_t *bytes, size_t len, unsigned max_depth,
+    struct json_doc *doc, struct json_error *err)
+{
+	struct json_scanner sc;
+	char *copy;
+	bool ok;
+
+	memset(doc, 0, sizeof(*doc));
+	memset(err, 0, sizeof(*err));
+	if (max_depth == 0 || max_depth > JSON_DEPTH_LIMIT || len == SIZE_MAX) {
+		log_error("bad arguments (max_depth %u)", max_depth);
+		err->reason = "bad arguments";
+		return false;
+	}
+	copy = malloc(len + 1);
+	if (copy == NULL) {
+		log_error("cannot allocate %zu bytes", len + 1);
+		err->reason = "out of memory";
+		return false;
+	}
+	memcpy(copy, bytes, len);
+	copy[len] = '\0';
+	memset(&sc, 0, sizeof(sc));
+	sc.s = (const uint8_t *)copy;
+	sc.len = len;
+	sc.max_depth = max_depth;
+	sc.doc = doc;
+	ok = json_scan(&sc);
+	if (!ok) {
+		err->reason = sc.reason;
+		err->offset = sc.err_pos;
+	} else
+		ok = json_build_tree(copy, len, doc, err);
+	free(copy);
+	if (!ok)
+		json_doc_free(doc);
+	return ok;
+}
+
+void
+json_doc_free(struct json_doc *doc)
+{
+	if (doc == NULL)
+		return;
+	cJSON_Delete(doc->root);
+	memset(doc, 0, sizeof(*doc));
+}
