@@ -15,6 +15,10 @@
  *  - fcntl only reads and sets fd/file status flags (libevent's
  *    non-blocking setup; F_DUPFD is not listed).
  *  - ioctl only FIONREAD (libevent's evbuffer_read asks how much to read).
+ *  - fstat of an open fd, which glibc makes newfstatat(fd, "",
+ *    AT_EMPTY_PATH) (stdio asks it on first use of a stream).  The path
+ *    pointer cannot be inspected, so with that flag a caller could still
+ *    name a path: it learns metadata, never contents.
  *  - tgkill only to this process, so abort() still ends in SIGABRT; the
  *    broker may kill(2) its children's pids and no other (not 0, not -1).
  */
@@ -35,7 +39,7 @@
 
 #include "common/sandbox.h"
 
-#define FILTER_MAX_ARGS 2
+#define FILTER_MAX_ARGS 1
 
 /*
  * Some comparisons name a pid only known at load time: its own (tgkill)
@@ -72,9 +76,10 @@ struct filter_rule {
 	{ SCMP_SYS(name), SCMP_ACT_ERRNO(e), PID_NONE, 1, \
 	  { CMP(n, SCMP_CMP_EQ, (v), 0) } }
 
-/* Write or exec, never both; an open with neither write nor create. */
+/* Argument shapes the tables share (see the rules at the top). */
 #define NO_EXEC(name) ALLOW_MASK(name, 2, PROT_EXEC, 0)
 #define NO_WRITE(name) ALLOW_MASK(name, 2, PROT_WRITE, 0)
+#define FSTAT_FD ALLOW_MASK(newfstatat, 3, AT_EMPTY_PATH, AT_EMPTY_PATH)
 #define OPEN_READ_ONLY \
 	ALLOW_MASK(openat, 2, O_ACCMODE | O_CREAT | O_TRUNC | O_TMPFILE, \
 	    O_RDONLY)
@@ -103,7 +108,7 @@ static const struct filter_rule frontend_rules[] = {
 	ALLOW_EQ(fcntl, 1, F_GETFL), ALLOW_EQ(fcntl, 1, F_SETFL),
 	ALLOW_EQ(fcntl, 1, F_GETFD), ALLOW_EQ(fcntl, 1, F_SETFD),
 	ALLOW_EQ(ioctl, 1, FIONREAD),
-	ALLOW(fstat),
+	ALLOW(fstat), FSTAT_FD,
 };
 
 /*
@@ -157,7 +162,7 @@ static const struct filter_rule broker_rules[] = {
 	ALLOW(pread64), ALLOW(pwrite64), ALLOW(lseek),
 	ALLOW(recvmsg), ALLOW(sendmsg), ALLOW(recvfrom), ALLOW(sendto),
 	ALLOW(close),
-	ALLOW(fsync), ALLOW(fdatasync), ALLOW(flock), ALLOW(fstat),
+	ALLOW(fsync), ALLOW(fdatasync), ALLOW(flock), ALLOW(fstat), FSTAT_FD,
 	ALLOW(epoll_wait), ALLOW(epoll_pwait), ALLOW(epoll_ctl),
 	ALLOW(brk), NO_EXEC(mmap), NO_EXEC(mprotect),
 	ALLOW(munmap), ALLOW(mremap), ALLOW(madvise),
@@ -242,6 +247,10 @@ filter_build(scmp_filter_ctx ctx, enum sandbox_role role,
 		return -EINVAL;
 	/* Every thread, not only the caller, must be confined. */
 	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1)) < 0)
+		return rc;
+	/* Another ABI's syscall numbers (i386, x32) kill like any other. */
+	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+	    SCMP_ACT_KILL_PROCESS)) < 0)
 		return rc;
 	for (i = 0; i < n; i++)
 		if ((rc = filter_add_rule(ctx, &rules[i], children,

@@ -10,9 +10,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -182,4 +185,32 @@ spawn_child(const char *path, char *const argv[],
 	if (pid == 0)
 		spawn_exec_child(parent, path, argv, map, n);
 	return pid;
+}
+
+void
+spawn_describe_exit(int status, char *out, size_t size)
+{
+	const char *abbrev;
+	int sig;
+
+	if (size == 0)
+		return;
+	if (WIFEXITED(status)) {
+		snprintf(out, size, "exited with status %d", WEXITSTATUS(status));
+		return;
+	}
+	if (!WIFSIGNALED(status)) {
+		snprintf(out, size, "stopped or continued (status %#x)", status);
+		return;
+	}
+	sig = WTERMSIG(status);
+	/* sigabbrev_np needs no locale data, unlike strsignal. */
+	if ((abbrev = sigabbrev_np(sig)) == NULL)
+		snprintf(out, size, "killed by signal %d", sig);
+	else if (sig == SIGSYS)
+		snprintf(out, size, "killed by SIGSYS (sandbox violation: "
+		    "a forbidden system call)");
+	else
+		snprintf(out, size, "killed by SIG%s%s", abbrev,
+		    WCOREDUMP(status) ? " (core dumped)" : "");
 }

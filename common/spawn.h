@@ -43,4 +43,12 @@ bool spawn_cloexec_from(int lowfd);
 pid_t spawn_child(const char *path, char *const argv[],
     const struct spawn_fd *map, size_t n);
 
+/*
+ * Says in words how a child ended, from a waitpid() status, into out
+ * (always NUL-terminated): "exited with status 71", "killed by SIGKILL",
+ * or for SIGSYS "killed by SIGSYS (sandbox violation: a forbidden system
+ * call)", so the broker can say which role died and why.
+ */
+void spawn_describe_exit(int status, char *out, size_t size);
+
 #endif
