@@ -67,3 +67,4 @@ tests_unit_test_hash_SOURCES = tests/unit/test_hash.c
 tests_unit_test_hash_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_hash_LDADD = libspcommon.a $(UNIT_LDADD) $(LIBCRYPTO_LIBS)
 include tests/sandbox.mk
+include tests/proc.mk

@@ -1,0 +1,10 @@
+# tests of the three processes (broker, frontend, executor)
+#
+# tests/sp-test is sp with the test hooks (broker/test_hook.h) compiled
+# in, so `make check` needs no special configure flag; it is never
+# installed.
+check_PROGRAMS += tests/sp-test
+tests_sp_test_SOURCES = $(sp_SOURCES)
+tests_sp_test_CFLAGS = $(AM_CFLAGS) -DSP_TEST_HOOKS=1
+tests_sp_test_LDADD = $(sp_LDADD)
+
