@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Each forbidden system call, tried by a child of the test build after
+its sandbox is on, kills that child with SIGSYS; the broker says which
+role died and why, ends the other child and exits 70."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from proc_lib import (INITIALIZE, SP_TEST, check, done, finish,  # noqa
+                      only_protocol, policy, request, sanitized_build,
+                      skip_all, start, tmpdir)
+
+ATTEMPTS = [
+    ("frontend", "open"),
+    ("frontend", "socket"),
+    ("frontend", "connect"),
+    ("frontend", "execve"),
+    ("frontend", "open-write"),
+    ("executor", "execve"),
+    ("executor", "open-write"),
+]
+
+
+def attempt(role, action):
+    tmp = tmpdir()
+    p = start(policy(tmp), binary=SP_TEST, hook="%s:%s" % (role, action))
+    status, out, err = finish(p, INITIALIZE + request(1, "ping"))
+    what = "%s %s" % (role, action)
+    check("%s: exit 70" % what, status == 70, err)
+    check("%s: the syscall never returned" % what,
+          "test hook: %s\n" % action in err and
+          "%s returned" % action not in err, err)
+    check("%s: stderr names the role and the sandbox" % what,
+          "%s died: killed by SIGSYS (sandbox violation" % role in err, err)
+    check("%s: stdout is still only protocol" % what,
+          only_protocol(out) is None, out)
+    other = "executor" if role == "frontend" else "frontend"
+    check("%s: the %s did not die on its own" % (what, other),
+          "%s died" % other not in err, err)
+
+
+def allowed_attempt():
+    """The executor may read a file (resolver configuration): no kill."""
+    tmp = tmpdir()
+    p = start(policy(tmp), binary=SP_TEST, hook="executor:open")
+    status, out, err = finish(p, INITIALIZE + request(1, "ping"))
+    check("executor open read-only: allowed, session ends with 0",
+          status == 0 and "open returned" in err, err)
+
+
+def main():
+    if sanitized_build():
+        skip_all("sanitizer runtimes make syscalls the filters forbid")
+    for role, action in ATTEMPTS:
+        attempt(role, action)
+    allowed_attempt()
+    done()
+
+
+main()
