@@ -19,7 +19,7 @@
 
 #define CHILD_FALLBACK_USER "nobody"
 
-/* Reads the whole memfd with pread, so neither child moves the other's offset. */
+/* pread, so neither child moves the offset the other reads from. */
 static char *
 child_read_policy(size_t *len)
 {

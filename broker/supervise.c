@@ -22,6 +22,12 @@
 /* How long a frontend asked to stop may take before it is killed. */
 #define SUPERVISE_STOP_GRACE_MS 2000
 #define SUPERVISE_TICK_MS AUDIT_LOG_SYNC_MS
+/*
+ * After a child dies unasked, the other is given this long to be reaped
+ * on its own before it is killed: a child that died of its peer's death
+ * (closed channel) is then not mistaken for the cause.
+ */
+#define SUPERVISE_SETTLE_MS 50
 
 static const int supervise_signals[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
 #define NSIGNALS (sizeof(supervise_signals) / sizeof(supervise_signals[0]))
@@ -35,6 +41,7 @@ struct supervisor {
 	struct event *ev_signal[NSIGNALS];
 	struct event *ev_control[CHILD_COUNT];
 	struct event *ev_grace;		/* ends what is left, at once */
+	struct event *ev_settle;	/* ends the rest after a death */
 	struct event *ev_tick;		/* audit group sync */
 	bool greeted[CHILD_COUNT];
 	bool killed[CHILD_COUNT];	/* ended by the broker: expected */
@@ -73,11 +80,11 @@ supervise_set_status(struct supervisor *sv, int status, const char *why)
 }
 
 static void
-supervise_arm_grace(struct supervisor *sv, uint32_t ms)
+supervise_arm(struct event *ev, uint32_t ms)
 {
 	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
 
-	(void)event_add(sv->ev_grace, &tv);
+	(void)event_add(ev, &tv);
 }
 
 /*
@@ -135,7 +142,7 @@ supervise_child_gone(struct supervisor *sv, int slot)
 		    sv->ending ? sv->end_why : WEXITSTATUS(c->status) ==
 		    SP_EXIT_OK ? "end of input" : "malformed input");
 		/* In-flight work may finish, bounded by the call timeout. */
-		supervise_arm_grace(sv, sv->call_timeout_ms);
+		supervise_arm(sv->ev_grace, sv->call_timeout_ms);
 		return;
 	}
 	/* The executor leaves with 0 only once the frontend closed the
@@ -143,10 +150,10 @@ supervise_child_gone(struct supervisor *sv, int slot)
 	if (slot == CHILD_EXECUTOR && WIFEXITED(c->status) &&
 	    WEXITSTATUS(c->status) == 0)
 		return;
-	if (sv->killed[slot])	/* ended by us: expected */
+	if (sv->killed[slot] || sv->abnormal)	/* expected, or known */
 		return;
 	sv->abnormal = true;
-	supervise_kill_all(sv);
+	supervise_arm(sv->ev_settle, SUPERVISE_SETTLE_MS);
 }
 
 /*
@@ -194,7 +201,8 @@ supervise_on_signal(evutil_socket_t sig, short what, void *arg)
 	    sigabbrev_np((int)sig));
 	if (sv->kids[CHILD_FRONTEND].pid > 0)
 		(void)kill(sv->kids[CHILD_FRONTEND].pid, SIGTERM);
-	supervise_arm_grace(sv, SUPERVISE_STOP_GRACE_MS + sv->call_timeout_ms);
+	supervise_arm(sv->ev_grace,
+	    SUPERVISE_STOP_GRACE_MS + sv->call_timeout_ms);
 	/* The frontend's own end sets the status; this is the fallback. */
 	if (sv->kids[CHILD_FRONTEND].pid == 0)
 		supervise_set_status(sv, SP_EXIT_OK, sv->end_why);
@@ -210,6 +218,14 @@ supervise_on_grace(evutil_socket_t fd, short what, void *arg)
 	log_warn("a child did not end in time; killing it");
 	supervise_set_status(sv, SP_EXIT_INTERNAL, "a child did not end");
 	supervise_kill_all(sv);
+}
+
+static void
+supervise_on_settle(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	supervise_kill_all(arg);
 }
 
 static void
@@ -389,9 +405,11 @@ supervise_new(struct event_base *base, struct audit_log *log,
 		    event_add(sv->ev_signal[i], NULL) == -1)
 			goto fail;
 	sv->ev_grace = evtimer_new(base, supervise_on_grace, sv);
+	sv->ev_settle = evtimer_new(base, supervise_on_settle, sv);
 	sv->ev_tick = event_new(base, -1, EV_PERSIST, supervise_on_tick, sv);
 	sv->recbuf = malloc(RECORD_MAX_BYTES);
-	if (sv->ev_grace != NULL && sv->ev_tick != NULL && sv->recbuf != NULL)
+	if (sv->ev_grace != NULL && sv->ev_settle != NULL &&
+	    sv->ev_tick != NULL && sv->recbuf != NULL)
 		return sv;
 fail:
 	log_error("cannot set up the supervision loop");
@@ -446,6 +464,8 @@ supervise_free(struct supervisor *sv)
 			event_free(sv->ev_control[i]);
 	if (sv->ev_grace != NULL)
 		event_free(sv->ev_grace);
+	if (sv->ev_settle != NULL)
+		event_free(sv->ev_settle);
 	if (sv->ev_tick != NULL)
 		event_free(sv->ev_tick);
 	free(sv->recbuf);

@@ -10,7 +10,19 @@
 #ifndef SP_BROKER_TEST_HOOK_H
 #define SP_BROKER_TEST_HOOK_H
 
+struct child_context;
+
 /* role: "broker", "frontend" or "executor". */
 void test_hook_run(const char *role);
+
+/*
+ * SP_TEST_HOOK="frontend:forge": a compromised frontend.  Right after
+ * the hello it sends the executor action records that each break one of
+ * its checks (tool index, fingerprint, values, scope, encoding), then
+ * one good record, and logs the outcome the executor answered to each.
+ * Tool 0 must have a string param of maxLength < 200; tool 1, when
+ * present, a scope the profile lacks.
+ */
+void test_hook_forge(const struct child_context *ctx, int action_fd);
 
 #endif

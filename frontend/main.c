@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -38,7 +37,7 @@ struct frontend {
 	uint8_t *inbuf;		/* FRONTEND_READ_CHUNK bytes */
 	uint8_t *recbuf;	/* RECORD_MAX_BYTES bytes */
 	bool input_done;	/* nothing more is read from fd 0 */
-	bool stdin_file;	/* fd 0 is a regular file: epoll refuses it */
+	bool stdin_file;	/* fd 0 cannot be polled: a file, /dev/null */
 	bool finishing;
 	int status;
 };
@@ -164,14 +163,12 @@ static void
 frontend_setup(struct frontend *fe)
 {
 	const struct policy *p = fe->ctx.policy;
-	struct stat st;
 
 	/* The broker orders the end (SIGTERM); a terminal's SIGINT or
 	 * SIGHUP to the whole group is its to handle, not ours. */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR ||
 	    signal(SIGINT, SIG_IGN) == SIG_ERR ||
 	    signal(SIGHUP, SIG_IGN) == SIG_ERR ||
-	    fstat(STDIN_FILENO, &st) == -1 ||
 	    (fe->base = event_base_new()) == NULL ||
 	    !frame_reader_init(&fe->reader, p->limits.max_frame_bytes) ||
 	    (fe->inbuf = malloc(FRONTEND_READ_CHUNK)) == NULL ||
@@ -181,7 +178,7 @@ frontend_setup(struct frontend *fe)
 	    frontend_on_finished, fe);
 	fe->session = fe->out == NULL ? NULL : session_new(&fe->ctx, fe->out,
 	    CHILD_FD_ACTION, CHILD_FD_CONTROL);
-	fe->stdin_file = S_ISREG(st.st_mode);
+	fe->stdin_file = !fd_is_pollable(STDIN_FILENO);
 	fe->ev_stdin = event_new(fe->base, fe->stdin_file ? -1 : STDIN_FILENO,
 	    fe->stdin_file ? 0 : EV_READ | EV_PERSIST, frontend_on_stdin, fe);
 	fe->ev_action = event_new(fe->base, CHILD_FD_ACTION,
@@ -247,6 +244,7 @@ frontend_main(int argc, char **argv)
 	child_confine(&fe.ctx);
 	test_hook_run("frontend");
 	frontend_hello(&fe);
+	test_hook_forge(&fe.ctx, CHILD_FD_ACTION);
 	if (event_add(fe.ev_action, NULL) == -1)
 		fatal(SP_EXIT_INTERNAL, "cannot watch the executor channel");
 	frontend_want_input(&fe);

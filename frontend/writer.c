@@ -7,7 +7,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -75,13 +76,8 @@ writer_new(struct event_base *base, int fd, writer_cb drained,
     writer_cb finished, void *arg)
 {
 	struct writer *w;
-	struct stat st;
 	int flags;
 
-	if (fstat(fd, &st) == -1) {
-		log_error("fstat: %s", strerror(errno));
-		return NULL;
-	}
 	if ((flags = fcntl(fd, F_GETFL)) == -1 ||
 	    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1) {
 		log_error("fcntl: %s", strerror(errno));
@@ -90,8 +86,7 @@ writer_new(struct event_base *base, int fd, writer_cb drained,
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return NULL;
 	w->fd = fd;
-	/* epoll refuses regular files, which never block anyway. */
-	w->pollable = !S_ISREG(st.st_mode);
+	w->pollable = fd_is_pollable(fd);
 	w->drained = drained;
 	w->finished = finished;
 	w->arg = arg;
@@ -147,4 +142,20 @@ writer_free(struct writer *w)
 	if (w->queue != NULL)
 		evbuffer_free(w->queue);
 	free(w);
+}
+
+bool
+fd_is_pollable(int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep;
+	bool ok;
+
+	if ((ep = epoll_create1(EPOLL_CLOEXEC)) == -1) {
+		log_error("epoll_create1: %s", strerror(errno));
+		return true;
+	}
+	ok = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0;
+	(void)close(ep);
+	return ok;
 }

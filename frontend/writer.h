@@ -43,4 +43,11 @@ void writer_finish(struct writer *w);
 
 void writer_free(struct writer *w);
 
+/*
+ * Whether epoll can watch fd.  Regular files and some devices
+ * (/dev/null) cannot; they never block, so they are read or written
+ * directly.  Needs epoll_create1, so it runs before confinement.
+ */
+bool fd_is_pollable(int fd);
+
 #endif
