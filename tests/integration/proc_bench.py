@@ -7,6 +7,7 @@ import statistics
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from proc_lib import (INITIALIZE, check, confined_children, done,  # noqa
                       finish, policy, start, status_field, tmpdir)

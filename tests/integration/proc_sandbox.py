@@ -5,10 +5,13 @@ role died and why, ends the other child and exits 70."""
 import os
 import sys
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from proc_lib import (INITIALIZE, SP_TEST, check, done, finish,  # noqa
                       only_protocol, policy, request, sanitized_build,
-                      skip_all, start, tmpdir)
+                      start, tmpdir)
+
+SANITIZED = sanitized_build()
 
 ATTEMPTS = [
     ("frontend", "open"),
@@ -30,10 +33,17 @@ def attempt(role, action):
     check("%s: the syscall never returned" % what,
           "test hook: %s\n" % action in err and
           "%s returned" % action not in err, err)
-    check("%s: stderr names the role and the sandbox" % what,
-          "%s died: killed by SIGSYS (sandbox violation" % role in err, err)
     check("%s: stdout is still only protocol" % what,
           only_protocol(out) is None, out)
+    if SANITIZED:
+        # ASan's own exit path (sigaltstack) is killed by the filter
+        # too, so the peer that exits on the closed channel also dies
+        # of SIGSYS and which of the two was first cannot be told.
+        check("%s: stderr names a sandbox death" % what,
+              "died: killed by SIGSYS (sandbox violation" in err, err)
+        return
+    check("%s: stderr names the role and the sandbox" % what,
+          "%s died: killed by SIGSYS (sandbox violation" % role in err, err)
     other = "executor" if role == "frontend" else "frontend"
     check("%s: the %s did not die on its own" % (what, other),
           "%s died" % other not in err, err)
@@ -49,8 +59,6 @@ def allowed_attempt():
 
 
 def main():
-    if sanitized_build():
-        skip_all("sanitizer runtimes make syscalls the filters forbid")
     for role, action in ATTEMPTS:
         attempt(role, action)
     allowed_attempt()

@@ -11,11 +11,11 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from proc_lib import (INITIALIZE, SP, SP_TEST, check, confined_children,  # noqa
                       done, finish, gone_within, only_protocol, policy,
-                      request, sanitized_build, skip_all, start, status_field,
-                      stop, tmpdir)
+                      request, sp_env, start, status_field, stop, tmpdir)
 
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -175,7 +175,7 @@ def test_embedded_default(tmp):
     if os.path.exists("/etc/sallyport/policy.json"):
         check("embedded default (skipped: /etc/sallyport/policy.json)", True)
         return
-    env = dict(os.environ)
+    env = sp_env()
     env.pop("SP_CONFIG", None)
     p = subprocess.Popen([SP, "mcp"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -190,6 +190,32 @@ def test_embedded_default(tmp):
           err)
 
 
+def test_files_as_stdio(tmp):
+    """epoll cannot watch a regular file or /dev/null: read and write
+    them directly instead of hanging."""
+    cfg = policy(tmp)
+    src, dst = os.path.join(tmp, "in.jsonl"), os.path.join(tmp, "out.jsonl")
+    with open(src, "wb") as f:
+        f.write(INITIALIZE + request("two", "ping"))
+    with open(src, "rb") as i, open(dst, "wb") as o:
+        p = subprocess.run([SP, "mcp", "--config", cfg], stdin=i, stdout=o,
+                           stderr=subprocess.PIPE, env=sp_env(), timeout=10)
+    out = open(dst, "rb").read()
+    check("stdin and stdout regular files: both answers, exit 0",
+          p.returncode == 0 and len(out.splitlines()) == 2 and
+          only_protocol(out) is None, (p.returncode, out, p.stderr))
+    with open(src, "rb") as i:
+        p = subprocess.run([SP, "mcp", "--config", cfg], stdin=i,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           env=sp_env(), timeout=10)
+    check("stdout /dev/null: exit 0", p.returncode == 0, p.stderr)
+    p = subprocess.run([SP, "mcp", "--config", cfg],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, env=sp_env(), timeout=10)
+    check("stdin /dev/null: nothing to answer, exit 0",
+          p.returncode == 0 and p.stdout == b"", p.stderr)
+
+
 def test_noise(tmp, role):
     cfg = policy(tmp)
     p = start(cfg, binary=SP_TEST, hook=role + ":noise")
@@ -202,8 +228,6 @@ def test_noise(tmp, role):
 
 
 def main():
-    if sanitized_build():
-        skip_all("sanitizer runtimes make syscalls the filters forbid")
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     test_fds_and_confinement(tmpdir())
@@ -213,6 +237,7 @@ def main():
     test_signal_ends_in_order(tmpdir(), signal.SIGINT, True)
     test_bad_config(tmpdir())
     test_embedded_default(tmpdir())
+    test_files_as_stdio(tmpdir())
     test_noise(tmpdir(), "executor")
     test_noise(tmpdir(), "broker")
     done()
