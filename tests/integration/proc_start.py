@@ -101,6 +101,9 @@ def test_fds_and_confinement(tmp):
         check("as root, both children run as an unprivileged uid",
               all(status_field(k, "Uid").split()[0] != "0"
                   for k in kids.values()))
+        check("as root, the frontend is chrooted to the empty directory",
+              os.readlink("/proc/%d/root" % kids["frontend"]) ==
+              "/run/sallyport-empty")
     status, out, err = finish(p, INITIALIZE)
     check("end of input: exit 0", status == 0, err)
 
@@ -216,6 +219,41 @@ def test_files_as_stdio(tmp):
           p.returncode == 0 and p.stdout == b"", p.stderr)
 
 
+def test_backpressure(tmp):
+    """A client that stops reading: the frontend stops reading requests
+    once its bounded output queue is full, instead of growing."""
+    cfg = policy(tmp)
+    p = start(cfg)
+    chunk = b"".join(request(i, "ping") for i in range(1000))
+    limit, written = 64 << 20, 0
+    os.write(p.stdin.fileno(), INITIALIZE)
+    os.set_blocking(p.stdin.fileno(), False)
+    stalled_since, pending = None, chunk
+    while written < limit:
+        try:
+            n = os.write(p.stdin.fileno(), pending)
+            written += n
+            pending = pending[n:] or chunk
+            stalled_since = None
+        except BlockingIOError:
+            stalled_since = stalled_since or time.monotonic()
+            if time.monotonic() - stalled_since > 0.5:
+                break
+            time.sleep(0.01)
+    kids = confined_children(p.pid)
+    rss = int(status_field(kids.get("frontend", p.pid), "VmRSS").split()[0])
+    check("a client that does not read: input stalls after %d KiB" %
+          (written >> 10), written < limit)
+    check("... and the frontend stays small (%d KiB resident)" % rss,
+          rss < 32 * 1024, rss)
+    os.set_blocking(p.stdin.fileno(), True)
+    out = p.stdout.read(1 << 20)
+    stop(p)
+    check("... and answers again once the client reads",
+          only_protocol(out[:out.rfind(b"\n") + 1]) is None and
+          out.count(b"\n") > 1000, out[:200])
+
+
 def test_noise(tmp, role):
     cfg = policy(tmp)
     p = start(cfg, binary=SP_TEST, hook=role + ":noise")
@@ -238,6 +276,7 @@ def main():
     test_bad_config(tmpdir())
     test_embedded_default(tmpdir())
     test_files_as_stdio(tmpdir())
+    test_backpressure(tmpdir())
     test_noise(tmpdir(), "executor")
     test_noise(tmpdir(), "broker")
     done()
