@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -47,7 +48,8 @@ struct mcp_session {
 	size_t len;
 	struct policy *policy;
 	const struct policy_profile *profile;
-	const char *profile_from;
+	const char *profile_from;	/* how the profile was chosen */
+	char peer[64];			/* "uid 1001 gid 1001", or none */
 	uint8_t fingerprint[HASH_SHA256_LEN];
 	struct record_limits limits;
 	char id[MCP_SESSION_BYTES * 2 + 1];
@@ -96,32 +98,40 @@ mcp_read_policy(const char *option, struct mcp_session *s)
 	return true;
 }
 
+/* Prints every diagnostic; true when none is an error. */
+static bool
+mcp_report(struct policy_diags *diags)
+{
+	size_t i;
+	bool ok = diags->errors == 0;
+
+	for (i = 0; i < diags->count; i++)
+		log_error("%s", diags->items[i].text);
+	policy_diags_free(diags);
+	return ok;
+}
+
+/* Read, validate, check credential files and the pin: else exit 78. */
 static bool
 mcp_load_policy(const char *option, struct mcp_session *s)
 {
+	const char *name = policy_config_path(option);
 	struct policy_diags diags = { 0 };
 	char why[256];
-	size_t i;
 
 	if (!mcp_read_policy(option, s))
 		return false;
-	s->policy = policy_load(policy_config_path(option), s->bytes, s->len,
-	    &diags);
+	s->policy = policy_load(name, s->bytes, s->len, &diags);
 	if (s->policy != NULL)
-		(void)policy_check_credential_files(s->policy,
-		    policy_config_path(option), &diags);
-	for (i = 0; i < diags.count; i++)
-		log_error("%s", diags.items[i].text);
-	if (s->policy != NULL && diags.errors == 0 &&
-	    !policy_catalog_verify_pin(s->policy, why, sizeof(why)))
-		log_error("%s", why);
-	else if (s->policy != NULL && diags.errors == 0) {
-		policy_diags_free(&diags);
-		child_record_limits(s->policy, &s->limits);
-		return policy_catalog_fingerprint(s->policy, s->fingerprint);
+		(void)policy_check_credential_files(s->policy, name, &diags);
+	if (!mcp_report(&diags) || s->policy == NULL)
+		return false;
+	if (!policy_catalog_verify_pin(s->policy, why, sizeof(why))) {
+		log_error("%s: %s", name, why);
+		return false;
 	}
-	policy_diags_free(&diags);
-	return false;
+	child_record_limits(s->policy, &s->limits);
+	return policy_catalog_fingerprint(s->policy, s->fingerprint);
 }
 
 static bool
@@ -170,7 +180,8 @@ mcp_audit_start(struct mcp_session *s)
 		return false;
 	cJSON_AddStringToObject(m, "profile", s->profile != NULL ?
 	    s->profile->name : "");
-	cJSON_AddStringToObject(m, "peer", s->profile_from);
+	cJSON_AddStringToObject(m, "profile_from", s->profile_from);
+	cJSON_AddStringToObject(m, "peer", s->peer);
 	cJSON_AddStringToObject(m, "policy_sha256", hex);
 	cJSON_AddStringToObject(m, "version", PACKAGE_VERSION);
 	ok = audit_log_append(s->log, "session-start", m, true);
@@ -255,7 +266,10 @@ mcp_prepare(const struct mcp_args *a, struct mcp_session *s)
 	if (s->profile == NULL)
 		log_warn("no profile matches this client: no tools");
 	if (peer_credentials(STDIN_FILENO, &uid, &gid))
-		log_info("peer uid %u gid %u", (unsigned)uid, (unsigned)gid);
+		(void)snprintf(s->peer, sizeof(s->peer), "uid %u gid %u",
+		    (unsigned)uid, (unsigned)gid);
+	else
+		(void)snprintf(s->peer, sizeof(s->peer), "not a unix socket");
 	if (!mcp_session_id(s) || !mcp_open_audit(s) || !mcp_audit_start(s))
 		return SP_EXIT_INTERNAL;
 	if ((s->base = event_base_new()) == NULL ||

@@ -140,26 +140,36 @@ session_reject(struct session *s, const struct frame *f,
 	return false;
 }
 
+/* The version the client asked for when we speak it, else our latest. */
+static const char *
+session_negotiate(const cJSON *params)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(params,
+	    "protocolVersion");
+
+	if (cJSON_IsString(v) && strcmp(v->valuestring,
+	    MCP_VERSION_PREVIOUS) == 0)
+		return MCP_VERSION_PREVIOUS;
+	return MCP_VERSION_LATEST;
+}
+
 static bool
 session_initialize(struct session *s, const struct jsonrpc_message *m)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m->params,
-	    "protocolVersion");
-	const char *version = MCP_VERSION_LATEST;
-	cJSON *r = cJSON_CreateObject(), *info;
+	cJSON *r, *tools, *info;
 
 	if (s->initialized)
 		return session_error(s, &m->id, JSONRPC_INVALID_REQUEST,
 		    "already initialized");
 	s->initialized = true;
-	if (cJSON_IsString(v) && strcmp(v->valuestring, MCP_VERSION_PREVIOUS) == 0)
-		version = MCP_VERSION_PREVIOUS;
-	cJSON_AddStringToObject(r, "protocolVersion", version);
-	cJSON_AddObjectToObject(cJSON_AddObjectToObject(r, "capabilities"),
-	    "tools");
-	cJSON_AddFalseToObject(cJSON_GetObjectItemCaseSensitive(
-	    cJSON_GetObjectItemCaseSensitive(r, "capabilities"), "tools"),
-	    "listChanged");
+	if ((r = cJSON_CreateObject()) == NULL)
+		return session_result(s, &m->id, NULL);
+	cJSON_AddStringToObject(r, "protocolVersion",
+	    session_negotiate(m->params));
+	/* The catalog never changes while a session runs. */
+	tools = cJSON_AddObjectToObject(cJSON_AddObjectToObject(r,
+	    "capabilities"), "tools");
+	cJSON_AddFalseToObject(tools, "listChanged");
 	info = cJSON_AddObjectToObject(r, "serverInfo");
 	cJSON_AddStringToObject(info, "name", "sallyport");
 	cJSON_AddStringToObject(info, "version", PACKAGE_VERSION);
