@@ -3,13 +3,14 @@
 its sandbox is on, kills that child with SIGSYS; the broker says which
 role died and why, ends the other child and exits 70."""
 import os
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (INITIALIZE, SP_TEST, check, done, finish,  # noqa
-                      only_protocol, policy, request, sanitized_build,
-                      start, tmpdir)
+from proc_lib import (INITIALIZE, SP, SP_TEST, check, done,  # noqa
+                      finish, only_protocol, policy, request,
+                      sanitized_build, sp_env, start, tmpdir)
 
 SANITIZED = sanitized_build()
 
@@ -58,10 +59,46 @@ def allowed_attempt():
           status == 0 and "open returned" in err, err)
 
 
+def sandbox_unavailable(mode):
+    """In a user namespace where we look like root, dropping privileges
+    fails (setgroups is denied): required -> 71, best-effort -> runs and
+    says exactly what is missing."""
+    tmp = tmpdir()
+    extra = {"server": {"name": "proc-test", "sandbox": mode}}
+    cmd = ["unshare", "-Ur", SP, "mcp", "--config", policy(tmp, **extra)]
+    p = subprocess.run(cmd, input=INITIALIZE + request(1, "ping"),
+                       capture_output=True, env=sp_env(), timeout=20)
+    err = p.stderr.decode()
+    if mode == "required":
+        check("sandbox required but a step fails: exit 71",
+              p.returncode == 71, err)
+        check("... saying which step and why",
+              "sandbox could not be installed: privilege drop: "
+              "Operation not permitted" in err, err)
+        check("... and nothing on stdout", p.stdout == b"", p.stdout)
+    else:
+        check("best-effort: the session runs, exit 0",
+              p.returncode == 0 and len(p.stdout.splitlines()) == 2,
+              (p.returncode, err))
+        check("best-effort: each child says exactly what is missing",
+              err.count("sandbox best-effort: running without privilege "
+                        "drop: Operation not permitted") == 2, err)
+
+
 def main():
     for role, action in ATTEMPTS:
         attempt(role, action)
     allowed_attempt()
+    probe = subprocess.run(["unshare", "-Ur", "true"], capture_output=True)
+    if probe.returncode == 0 and os.geteuid() == 0:
+        # the frontend's root must exist, as a first session as root
+        # would have made it
+        os.makedirs("/run/sallyport-empty", 0o755, exist_ok=True)
+        sandbox_unavailable("required")
+        sandbox_unavailable("best-effort")
+    else:
+        check("sandbox failure tests # SKIP needs root and unshare -Ur",
+              True)
     done()
 
 
