@@ -57,6 +57,16 @@ test_hook_act(const char *action)
 	log_info("test hook: %s returned", action);
 }
 
+bool
+test_hook_is(const char *role, const char *action)
+{
+	const char *hook = getenv("SP_TEST_HOOK");
+	size_t n = strlen(role);
+
+	return hook != NULL && strncmp(hook, role, n) == 0 && hook[n] == ':' &&
+	    strcmp(hook + n + 1, action) == 0;
+}
+
 void
 test_hook_run(const char *role)
 {
@@ -151,6 +161,14 @@ test_hook_forge(const struct child_context *ctx, int action_fd)
 }
 
 #else
+
+bool
+test_hook_is(const char *role, const char *action)
+{
+	(void)role;
+	(void)action;
+	return false;
+}
 
 void
 test_hook_run(const char *role)

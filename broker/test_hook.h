@@ -10,7 +10,16 @@
 #ifndef SP_BROKER_TEST_HOOK_H
 #define SP_BROKER_TEST_HOOK_H
 
+#include <stdbool.h>
+
 struct child_context;
+
+/*
+ * True when SP_TEST_HOOK is exactly "ROLE:ACTION" (test build only; else
+ * always false).  The executor's "hold" leaves actions unanswered, as a
+ * slow target would.
+ */
+bool test_hook_is(const char *role, const char *action);
 
 /* role: "broker", "frontend" or "executor". */
 void test_hook_run(const char *role);
