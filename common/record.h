@@ -10,7 +10,10 @@
  *   token     a text of 1..RECORD_TOKEN_MAX bytes from a fixed alphabet
  *             (reasons: [a-z0-9-]; signal names: [A-Z0-9])
  *
- *   HELLO        u8 role, 32 bytes catalog fingerprint
+ *   HELLO        u8 role, 32 bytes catalog fingerprint (the sender's
+ *                protocol version is the header's: a peer of another
+ *                version is refused on its first record, and record_peek()
+ *                says which version it spoke)
  *   ACTION       u64 call id, u32 tool index, 32 bytes catalog fingerprint,
  *                u16 argument count, then per argument u8 kind (enum
  *                value_kind) and its payload: ABSENT nothing; STRING a text;
@@ -167,6 +170,7 @@ struct record_bytes {
 	size_t len;
 };
 
+/* Hello, cancel and audit ack own nothing and have no free function. */
 struct record_hello {
 	enum record_role role;
 	uint8_t fingerprint[HASH_SHA256_LEN];
@@ -218,7 +222,14 @@ struct record_result {
 	struct record_ssh_result ssh;	/* zero unless kind is SSH */
 };
 
-/* Owns reason and shapes; free with record_audit_event_free(). */
+/*
+ * Owns reason and shapes; free with record_audit_event_free().  Which
+ * fields a kind uses is listed at enum record_audit_kind; senders leave
+ * the others zero and the broker renders only those (the decoder checks
+ * ranges and the outcome rule, not that unused fields are zero).  Texts
+ * are bounded and NUL-free but not known to be UTF-8: the broker escapes
+ * them when it renders a JSON line.
+ */
 struct record_audit_event {
 	enum record_audit_kind kind;
 	uint32_t flags;			/* AUDIT_* */
@@ -247,9 +258,10 @@ void record_limits_default(struct record_limits *limits);
 const char *record_error_str(enum record_error e);
 
 /*
- * Reads the header only: *type is set when the version is RECORD_VERSION
- * and the type is known; *version is set whenever the header is complete,
- * so a caller can say which version a peer speaks.  Either may be NULL.
+ * Reads the header only, to pick a decoder: *type is set on RECORD_OK
+ * (version RECORD_VERSION, a known type, at most RECORD_MAX_BYTES);
+ * *version is set whenever the header is complete, so a caller can say
+ * which version a peer speaks.  Either may be NULL.
  */
 enum record_error record_peek(const uint8_t *data, size_t len,
     uint16_t *version, enum record_type *type);

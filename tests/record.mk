@@ -15,3 +15,26 @@ tests_unit_test_record_SOURCES = tests/unit/test_record.c \
 	tests/unit/test_record_audit.c $(RECORD_TEST_HELPERS)
 tests_unit_test_record_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_record_LDADD = libspcommon.a $(UNIT_LDADD) $(LIBCRYPTO_LIBS)
+
+# The fuzz target of every record decoder, built with clang's libFuzzer.
+FUZZ_RECORD_SRCS = tests/fuzz/fuzz_record.c tests/unit/record_equal.c \
+	common/buf.c common/record.c common/record_action.c \
+	common/record_result.c common/record_audit.c common/value.c \
+	common/log.c
+if HAVE_CLANG
+FUZZ_TARGETS += tests/fuzz/fuzz_record
+endif
+tests/fuzz/fuzz_record: $(FUZZ_RECORD_SRCS:%=$(srcdir)/%) config.h
+	@mkdir -p tests/fuzz
+	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ \
+	    $(FUZZ_RECORD_SRCS:%=$(srcdir)/%)
+EXTRA_DIST += $(FUZZ_RECORD_SRCS) tests/fuzz/corpus/fuzz_record
+
+# Regenerates the committed seeds after a layout change:
+#   make tests/fuzz/make_record_corpus &&
+#   tests/fuzz/make_record_corpus $(srcdir)/tests/fuzz/corpus/fuzz_record
+EXTRA_PROGRAMS = tests/fuzz/make_record_corpus
+tests_fuzz_make_record_corpus_SOURCES = tests/fuzz/make_record_corpus.c \
+	tests/unit/record_samples.c tests/unit/record_samples.h
+tests_fuzz_make_record_corpus_LDADD = libspcommon.a $(LIBCRYPTO_LIBS)
+CLEANFILES += $(EXTRA_PROGRAMS)

@@ -256,3 +256,36 @@ encode_ack(const struct record_audit_ack *ack)
 	    "encode audit ack");
 	return sample_take(&b);
 }
+
+/* A refused record must leave the writer as it was: one marker byte. */
+static enum record_error
+status_checked(struct buf *b, enum record_error e)
+{
+	if (e != RECORD_OK)
+		require(buf_len(b) == 1 && buf_ptr(b)[0] == 0x5a,
+		    "a refused record left bytes behind");
+	buf_free(b);
+	return e;
+}
+
+enum record_error
+encode_result_status(const struct record_result *r,
+    const struct record_limits *l)
+{
+	struct buf b;
+
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	require(buf_put_u8(&b, 0x5a) == BUF_OK, "marker");
+	return status_checked(&b, record_result_encode(r, l, &b));
+}
+
+enum record_error
+encode_event_status(const struct record_audit_event *ev,
+    const struct record_limits *l)
+{
+	struct buf b;
+
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	require(buf_put_u8(&b, 0x5a) == BUF_OK, "marker");
+	return status_checked(&b, record_audit_event_encode(ev, l, &b));
+}

@@ -63,4 +63,13 @@ struct sample encode_event(const struct record_audit_event *ev,
     const struct record_limits *l);
 struct sample encode_ack(const struct record_audit_ack *ack);
 
+/*
+ * The encoder's status for a record it may refuse, written to a roomy
+ * writer; aborts if a refusal left anything in the writer.
+ */
+enum record_error encode_result_status(const struct record_result *r,
+    const struct record_limits *l);
+enum record_error encode_event_status(const struct record_audit_event *ev,
+    const struct record_limits *l);
+
 #endif

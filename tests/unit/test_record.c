@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +281,13 @@ Test(record_all, peek_names_the_type_of_each_sample)
 		cr_assert_eq(version, RECORD_VERSION);
 		cr_assert_eq(record_peek(c[i].s.bytes, 3, NULL, NULL),
 		    RECORD_ERR_SHORT);
+		put_u16_at(c[i].s.bytes + 2, RECORD_AUDIT_ACK + 1);
+		cr_assert_eq(record_peek(c[i].s.bytes, c[i].s.len, &version,
+		    &type), RECORD_ERR_TYPE);
+		put_u16_at(c[i].s.bytes + 2, 0);
+		cr_assert_eq(record_peek(c[i].s.bytes, c[i].s.len, &version,
+		    &type), RECORD_ERR_TYPE);
+		cr_assert_eq(type, c[i].type, "left as it was on failure");
 	}
 	cases_free(c);
 }
@@ -393,3 +401,65 @@ Test(record_audit_ack, layout_roundtrip_and_status_range)
 	}
 }
 
+
+static decode_fn
+decoder_for(enum record_type type)
+{
+	switch (type) {
+	case RECORD_HELLO:
+		return decode_hello;
+	case RECORD_ACTION:
+		return decode_action;
+	case RECORD_RESULT:
+		return decode_result;
+	case RECORD_CANCEL:
+		return decode_cancel;
+	case RECORD_AUDIT_EVENT:
+		return decode_event;
+	case RECORD_AUDIT_ACK:
+		return decode_ack;
+	}
+	return NULL;
+}
+
+static void
+seed_check(const char *path)
+{
+	struct record_limits l = limits_default();
+	uint8_t bytes[4096];
+	enum record_type type;
+	FILE *f;
+	size_t n;
+
+	f = fopen(path, "rb");
+	cr_assert_not_null(f, "%s", path);
+	n = fread(bytes, 1, sizeof(bytes), f);
+	fclose(f);
+	cr_assert_eq(record_peek(bytes, n, NULL, &type), RECORD_OK, "%s", path);
+	cr_assert_eq(decoder_for(type)(bytes, n, &l), RECORD_OK, "%s", path);
+}
+
+/* A layout change must come with new seeds (tests/fuzz/make_record_corpus). */
+Test(record_all, every_fuzz_seed_is_a_current_record)
+{
+	const char *srcdir = getenv("SP_SRCDIR");
+	char dir[4096], path[4096 + 256];
+	struct dirent *d;
+	DIR *dp;
+	size_t seeds = 0;
+
+	if (srcdir == NULL)
+		cr_skip_test("SP_SRCDIR is not set (run through make check)");
+	snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/fuzz_record", srcdir);
+	dp = opendir(dir);
+	cr_assert_not_null(dp, "%s", dir);
+	while ((d = readdir(dp)) != NULL) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		seed_check(path);
+		seeds++;
+	}
+	closedir(dp);
+	cr_assert_geq(seeds, 6, "one seed per record type at least");
+}

@@ -90,6 +90,7 @@ Test(record_action, zero_values_roundtrip)
 	cr_assert_eq(record_action_decode(s.bytes, s.len, &l, &out), RECORD_OK);
 	cr_assert(record_action_equal(&in, &out));
 	cr_assert_null(out.args);
+	record_action_free(&out);
 	free(s.bytes);
 
 	in.args = args;

@@ -103,6 +103,7 @@ Test(record_result, limits_come_from_the_parameters)
 	l.max_payload_bytes = r.http.body.len - 1;
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out),
 	    RECORD_ERR_TOO_LONG);
+	cr_assert_eq(encode_result_status(&r, &l), RECORD_ERR_TOO_LONG);
 	l.max_payload_bytes = r.http.body.len;
 	/* The content type is the longest text of the sample. */
 	cr_assert_gt(r.http.content_type.len, r.message.len);
@@ -110,6 +111,7 @@ Test(record_result, limits_come_from_the_parameters)
 	l.max_text_bytes = r.http.content_type.len - 1;
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out),
 	    RECORD_ERR_TOO_LONG);
+	cr_assert_eq(encode_result_status(&r, &l), RECORD_ERR_TOO_LONG);
 	l.max_text_bytes = r.http.content_type.len;
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out), RECORD_OK);
 	record_result_free(&out);
@@ -147,6 +149,7 @@ Test(record_result, outcome_kind_and_flags_out_of_range_are_refused)
 	    RECORD_ERR_INCONSISTENT, "Retry-After without HTTP");
 	put_u32_at(s.bytes + 14, RESULT_REQUEST_SENT | RESULT_STARTED);
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out), RECORD_OK);
+	record_result_free(&out);
 	free(s.bytes);
 }
 
@@ -175,6 +178,7 @@ Test(record_result, http_fields_that_disagree_are_refused)
 	}
 	put_u16_at(s.bytes + 30, 0);
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out), RECORD_OK);
+	record_result_free(&out);
 	put_u16_at(s.bytes + 30, 599);
 	put_u32_at(s.bytes + 32, 30);
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out),
@@ -189,11 +193,11 @@ Test(record_result, http_fields_that_disagree_are_refused)
 
 	r.http.status = 100;
 	r.http.body_total = 2;
-	cr_assert_eq(record_result_encode(&r, &l, &(struct buf){ 0 }),
+	cr_assert_eq(encode_result_status(&r, &l),
 	    RECORD_ERR_INCONSISTENT);
 	r.http.body_total = 3;
 	r.http.status = 600;
-	cr_assert_eq(record_result_encode(&r, &l, &(struct buf){ 0 }),
+	cr_assert_eq(encode_result_status(&r, &l),
 	    RECORD_ERR_RANGE);
 }
 
@@ -211,11 +215,13 @@ Test(record_result, ssh_end_exit_status_and_signal_must_agree)
 	/* No end: neither exit status nor signal. */
 	s = encode_result(&r, &l);
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out), RECORD_OK);
+	record_result_free(&out);
 	put_u32_at(s.bytes + 31, 1);
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out),
 	    RECORD_ERR_INCONSISTENT);
 	s.bytes[30] = RECORD_SSH_END_EXIT;
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out), RECORD_OK);
+	record_result_free(&out);
 	s.bytes[30] = RECORD_SSH_END_SIGNAL;
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out),
 	    RECORD_ERR_INCONSISTENT, "signal end with no signal");
@@ -240,7 +246,7 @@ Test(record_result, ssh_end_exit_status_and_signal_must_agree)
 	free(s.bytes);
 
 	r.ssh.exit_status = 9;
-	cr_assert_eq(record_result_encode(&r, &l, &(struct buf){ 0 }),
+	cr_assert_eq(encode_result_status(&r, &l),
 	    RECORD_ERR_INCONSISTENT);
 }
 
@@ -264,7 +270,7 @@ Test(record_result, signal_name_outside_its_alphabet_is_refused)
 	}
 	free(s.bytes);
 	r.ssh.signal = text("Kill");
-	cr_assert_eq(record_result_encode(&r, &l, &(struct buf){ 0 }),
+	cr_assert_eq(encode_result_status(&r, &l),
 	    RECORD_ERR_CHAR);
 
 	memset(name, 'X', sizeof(name));
@@ -274,7 +280,7 @@ Test(record_result, signal_name_outside_its_alphabet_is_refused)
 	name[RECORD_TOKEN_MAX] = 'X';
 	name[RECORD_TOKEN_MAX + 1] = '\0';
 	r.ssh.signal = text(name);
-	cr_assert_eq(record_result_encode(&r, &l, &(struct buf){ 0 }),
+	cr_assert_eq(encode_result_status(&r, &l),
 	    RECORD_ERR_TOO_LONG);
 }
 
@@ -297,7 +303,7 @@ Test(record_result, stream_totals_below_what_is_shown_are_refused)
 	free(s.bytes);
 
 	r.ssh.out_total = r.ssh.out.len - 1;
-	cr_assert_eq(record_result_encode(&r, &l, &(struct buf){ 0 }),
+	cr_assert_eq(encode_result_status(&r, &l),
 	    RECORD_ERR_INCONSISTENT);
 }
 
@@ -323,7 +329,7 @@ Test(record_result, nul_inside_a_text_is_refused_but_allowed_in_bodies)
 
 	r.http.location = (struct record_text){ .ptr = (char *)"/a\0b",
 	    .len = 4 };
-	cr_assert_eq(record_result_encode(&r, &l, &(struct buf){ 0 }),
+	cr_assert_eq(encode_result_status(&r, &l),
 	    RECORD_ERR_CHAR);
 	cr_assert_not_null(memchr(sample_body, '\0', sample_body_len));
 }
@@ -340,3 +346,40 @@ Test(record_result, encoder_refuses_outcome_none)
 	buf_free(&b);
 }
 
+
+Test(record_result, kind_decides_what_follows)
+{
+	static const uint8_t kinds[] = { 3, 0x80, 0xff };
+	struct record_limits l = limits_default();
+	struct record_result r, out;
+	struct sample s;
+	size_t i;
+
+	/* An unknown kind with fields after it is out of range, not long. */
+	sample_http_fill(&r);
+	s = encode_result(&r, &l);
+	for (i = 0; i < sizeof(kinds); i++) {
+		s.bytes[13] = kinds[i];
+		cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out),
+		    RECORD_ERR_RANGE, "kind %u", kinds[i]);
+	}
+	/* HTTP fields read as SSH ones do not make a result. */
+	s.bytes[13] = RECORD_RESULT_SSH;
+	cr_assert_neq(record_result_decode(s.bytes, s.len, &l, &out),
+	    RECORD_OK);
+	free(s.bytes);
+
+	/* Retry-After belongs to HTTP alone. */
+	sample_ssh_fill(&r);
+	s = encode_result(&r, &l);
+	put_u32_at(s.bytes + 14, r.flags | RESULT_HAS_RETRY_AFTER);
+	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out),
+	    RECORD_ERR_INCONSISTENT);
+	free(s.bytes);
+	r.flags |= RESULT_HAS_RETRY_AFTER;
+	cr_assert_eq(encode_result_status(&r, &l), RECORD_ERR_INCONSISTENT);
+	r.kind = RECORD_RESULT_NONE;
+	cr_assert_eq(encode_result_status(&r, &l), RECORD_ERR_INCONSISTENT);
+	r.kind = 3;
+	cr_assert_eq(encode_result_status(&r, &l), RECORD_ERR_RANGE);
+}

@@ -1,0 +1,127 @@
+/*
+ * Writes the seed corpus of fuzz_record: one file per sample record, named
+ * after what it holds, into the directory given as the only argument.
+ * Run by hand after a layout change (see tests/record.mk); the output is
+ * committed under tests/fuzz/corpus/fuzz_record/.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/unit/record_samples.h"
+
+static int
+seed_write(const char *dir, const char *name, struct sample s)
+{
+	char path[4096];
+	FILE *f;
+	int ok;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    sizeof(path)) {
+		fprintf(stderr, "seed_write: path too long\n");
+		free(s.bytes);
+		return -1;
+	}
+	if ((f = fopen(path, "wb")) == NULL) {
+		perror(path);
+		free(s.bytes);
+		return -1;
+	}
+	ok = fwrite(s.bytes, 1, s.len, f) == s.len;
+	ok = fclose(f) == 0 && ok;
+	free(s.bytes);
+	if (!ok)
+		fprintf(stderr, "seed_write: %s: write failed\n", path);
+	return ok ? 0 : -1;
+}
+
+static int
+seeds_small(const char *dir)
+{
+	struct record_hello hello = { .role = RECORD_ROLE_FRONTEND };
+	struct record_cancel cancel = { .call_id = 0x0102030405060708ULL };
+	struct record_audit_ack ack = { .call_id = 3,
+	    .status = RECORD_AUDIT_WRITTEN };
+
+	fingerprint("catalog", hello.fingerprint);
+	return seed_write(dir, "hello", encode_hello(&hello)) |
+	    seed_write(dir, "cancel", encode_cancel(&cancel)) |
+	    seed_write(dir, "audit-ack", encode_ack(&ack));
+}
+
+static int
+seeds_action(const char *dir)
+{
+	struct record_limits l = limits_default();
+	struct value args[SAMPLE_ACTION_ARGS];
+	struct record_action a;
+	int rc;
+
+	sample_action_fill(&a, args);
+	rc = seed_write(dir, "action-varied", encode_action(&a, &l));
+	a.arg_count = 2;
+	rc |= seed_write(dir, "action-two", encode_action(&a, &l));
+	memset(&a, 0, sizeof(a));
+	return rc | seed_write(dir, "action-empty", encode_action(&a, &l));
+}
+
+static int
+seeds_result(const char *dir)
+{
+	struct record_limits l = limits_default();
+	struct record_result r;
+	int rc;
+
+	sample_http_fill(&r);
+	rc = seed_write(dir, "result-http", encode_result(&r, &l));
+	sample_ssh_fill(&r);
+	rc |= seed_write(dir, "result-ssh-signal", encode_result(&r, &l));
+	r.ssh.end = RECORD_SSH_END_EXIT;
+	r.ssh.signal = text("");
+	r.ssh.exit_status = 2;
+	rc |= seed_write(dir, "result-ssh-exit", encode_result(&r, &l));
+	memset(&r, 0, sizeof(r));
+	r.outcome = RECORD_OUTCOME_DENIED;
+	r.message = text("scope \"write\" not granted");
+	return rc | seed_write(dir, "result-denied", encode_result(&r, &l));
+}
+
+static int
+seeds_event(const char *dir)
+{
+	struct record_limits l = limits_default();
+	struct record_audit_event ev;
+	int rc;
+
+	sample_event_fill(&ev);
+	rc = seed_write(dir, "event-execution", encode_event(&ev, &l));
+	ev.kind = RECORD_AUDIT_INTENT;
+	ev.outcome = RECORD_OUTCOME_NONE;
+	ev.flags = 0;
+	memset(ev.sha256, 0, sizeof(ev.sha256));
+	rc |= seed_write(dir, "event-intent", encode_event(&ev, &l));
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = RECORD_AUDIT_REJECTION;
+	ev.flags = AUDIT_HAS_SHA256;
+	ev.frame_no = 4;
+	ev.reason = text("not-json");
+	ev.code = -32700;
+	fingerprint("{\"jsonrpc\":", ev.sha256);
+	return rc | seed_write(dir, "event-rejection", encode_event(&ev, &l));
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: make_record_corpus DIR\n");
+		return 64;
+	}
+	if ((seeds_small(argv[1]) | seeds_action(argv[1]) |
+	    seeds_result(argv[1]) | seeds_event(argv[1])) != 0)
+		return 1;
+	return 0;
+}
