@@ -50,12 +50,10 @@ check_policy(const char *path, const char *bytes, size_t len)
 	int status = SP_EXIT_CONFIG;
 
 	policy = policy_load(path, bytes, len, &diags);
-	if (policy != NULL)
+	if (policy != NULL) {
+		policy_check_catalog_pin(policy, path, &diags);
 		policy_check_credential_files(policy, path, &diags);
-	/*
-	 * HOOK(catalog): when policy->has_catalog_pin, compare it with the
-	 * catalog fingerprint here (policy/catalog.h, not yet merged).
-	 */
+	}
 	check_print(&diags);
 	if (policy != NULL && diags.errors == 0) {
 		fprintf(stderr, "%s: ok: %zu tools, %zu targets, %zu credentials, "

@@ -43,7 +43,7 @@ check_duplicate_keys(struct load_ctx *ctx, const cJSON *node)
 	if (!cJSON_IsObject(node) || n < 2)
 		return;
 	if ((m = calloc(n, sizeof(*m))) == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return;
 	}
 	for (c = node->child, i = 0; c != NULL; c = c->next, i++) {
@@ -183,6 +183,7 @@ static void
 load_catalog_pin(struct load_ctx *ctx, const cJSON *root)
 {
 	const cJSON *pin = ctx_member(ctx, root, "catalog_sha256", false);
+	const struct json_location *l;
 	struct policy *p = ctx->policy;
 
 	if (pin == NULL)
@@ -194,6 +195,10 @@ load_catalog_pin(struct load_ctx *ctx, const cJSON *root)
 		return;
 	}
 	p->has_catalog_pin = true;
+	if ((l = json_locations_find(&ctx->locs, pin)) != NULL) {
+		p->catalog_pin_line = l->line;
+		p->catalog_pin_col = l->col;
+	}
 }
 
 /* A list of uids or gids; each within uid_t without (uid_t)-1. */
@@ -212,7 +217,7 @@ load_id_list(struct load_ctx *ctx, const cJSON *match, const char *key,
 	}
 	*out = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(**out));
 	if (*out == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return;
 	}
 	cJSON_ArrayForEach(e, list)
@@ -262,7 +267,7 @@ load_profile_scopes(struct load_ctx *ctx, const cJSON *prof,
 	pr->scopes = calloc((size_t)cJSON_GetArraySize(list) + 1,
 	    sizeof(*pr->scopes));
 	if (pr->scopes == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return;
 	}
 	cJSON_ArrayForEach(e, list) {
@@ -281,7 +286,7 @@ load_profile_scopes(struct load_ctx *ctx, const cJSON *prof,
 		else if (scope_listed(pr, e->valuestring))
 			ctx_error(ctx, e, "scope %s is listed twice", q);
 		else if ((pr->scopes[pr->scope_count] =
-		    ctx_strdup(e->valuestring)) != NULL)
+		    ctx_strdup(ctx, e->valuestring)) != NULL)
 			pr->scope_count++;
 	}
 }
@@ -300,7 +305,7 @@ load_profiles(struct load_ctx *ctx, const cJSON *root)
 	p->profiles = calloc((size_t)cJSON_GetArraySize(all) + 1,
 	    sizeof(*p->profiles));
 	if (p->profiles == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return;
 	}
 	cJSON_ArrayForEach(prof, all) {
@@ -311,7 +316,7 @@ load_profiles(struct load_ctx *ctx, const cJSON *root)
 			    "^[a-z0-9][a-z0-9_.-]{0,63}$)", q);
 		}
 		pr = &p->profiles[p->profile_count++];
-		pr->name = ctx_strdup(prof->string);
+		pr->name = ctx_strdup(ctx, prof->string);
 		if (!ctx_require_object(ctx, prof))
 			continue;
 		ctx_known_keys(ctx, prof, keys);
@@ -384,12 +389,12 @@ policy_free(struct policy *p)
 }
 
 static struct policy *
-policy_new(void)
+policy_new(struct load_ctx *ctx)
 {
 	struct policy *p = calloc(1, sizeof(*p));
 
 	if (p == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return NULL;
 	}
 	p->on_invalid = POLICY_ON_INVALID_CLOSE;
@@ -440,16 +445,15 @@ policy_load(const char *display_name, const char *bytes, size_t len,
 	size_t errors_before = diags->errors, first = diags->count;
 	cJSON *root;
 
-	if ((ctx.policy = policy_new()) == NULL)
+	if ((ctx.policy = policy_new(&ctx)) == NULL)
 		return NULL;
 	if ((root = parse_text(&ctx)) != NULL) {
 		check_duplicate_keys(&ctx, root);
 		if (ctx_require_object(&ctx, root))
 			load_toplevel(&ctx, root);
-		if (diags->errors == errors_before && ctx.policy->server_name ==
-		    NULL && (ctx.policy->server_name = ctx_strdup("sallyport")) ==
-		    NULL)
-			diags->errors++;
+		if (diags->errors == errors_before &&
+		    ctx.policy->server_name == NULL)
+			ctx.policy->server_name = ctx_strdup(&ctx, "sallyport");
 	}
 	cJSON_Delete(root);
 	json_locations_free(&ctx.locs);

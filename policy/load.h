@@ -41,7 +41,8 @@ struct policy_diags {
  * Parses and validates len bytes of policy text.  display_name names the
  * text in diagnostics (a path, usually).  Returns a policy owned by the
  * caller (policy_free()) when no error was found, NULL otherwise; either
- * way every problem is appended to diags.  Files are not touched.
+ * way every problem is appended to diags.  Files are not touched, and a
+ * "catalog_sha256" pin is only parsed: see policy_check_catalog_pin().
  */
 struct policy *policy_load(const char *display_name, const char *bytes,
     size_t len, struct policy_diags *diags);
@@ -53,6 +54,15 @@ struct policy *policy_load(const char *display_name, const char *bytes,
  * Returns false when it appended an error.
  */
 bool policy_check_credential_files(const struct policy *policy,
+    const char *display_name, struct policy_diags *diags);
+
+/*
+ * Compares the policy's "catalog_sha256" pin, if any, with its catalog
+ * fingerprint (policy/catalog.h); a mismatch is an error at the pin.
+ * Kept out of policy_load() so that sp catalog can still show a changed
+ * catalog and its new fingerprint.  Returns false when it appended one.
+ */
+bool policy_check_catalog_pin(const struct policy *policy,
     const char *display_name, struct policy_diags *diags);
 
 /* Releases everything the tree owns, then the policy.  NULL is allowed. */

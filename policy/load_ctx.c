@@ -13,7 +13,7 @@
 #include "common/log.h"
 #include "policy/load_ctx.h"
 
-#define LOAD_PATH_MAX 256
+#define LOAD_PATH_MAX 512
 #define LOAD_MESSAGE_MAX 640
 
 /* A member name printed bare when it is plain, quoted otherwise. */
@@ -115,6 +115,26 @@ utf8_seq_len(unsigned char c)
 	return c < 0xf0 ? 3 : 4;
 }
 
+/*
+ * Invisible and direction-changing characters (zero-width, bidi
+ * embeddings, overrides and isolates, line and paragraph separators, BOM):
+ * shown escaped, so a message reads as the bytes it names.  Returns the
+ * code point, or 0 for any other character.
+ */
+static unsigned
+quote_invisible(const unsigned char *p)
+{
+	unsigned cp;
+
+	if ((p[0] != 0xe2 && p[0] != 0xef) || p[1] == 0 || p[2] == 0)
+		return 0;
+	cp = ((p[0] & 0x0fu) << 12) | ((p[1] & 0x3fu) << 6) | (p[2] & 0x3fu);
+	if ((cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff)
+		return cp;
+	return 0;
+}
+
 void
 ctx_quote(const char *s, char *buf, size_t size)
 {
@@ -136,7 +156,12 @@ ctx_quote(const char *s, char *buf, size_t size)
 			o += (size_t)snprintf(buf + o, size - o, "\\n");
 		else if (c < 0x20 || c == 0x7f)
 			o += (size_t)snprintf(buf + o, size - o, "\\u%04x", c);
-		else {
+		else if (quote_invisible((const unsigned char *)s) != 0) {
+			o += (size_t)snprintf(buf + o, size - o, "\\u%04x",
+			    quote_invisible((const unsigned char *)s));
+			s += 3;
+			continue;
+		} else {
 			n = utf8_seq_len(c);
 			memcpy(buf + o, s, n);
 			o += n;
@@ -202,13 +227,21 @@ ctx_member(struct load_ctx *ctx, const cJSON *obj, const char *key,
 	return m;
 }
 
+void
+ctx_out_of_memory(struct load_ctx *ctx)
+{
+	log_error("out of memory");
+	policy_diags_add(ctx->diags, POLICY_DIAG_ERROR, ctx->name, 1, 1,
+	    "out of memory while loading the policy");
+}
+
 char *
-ctx_strdup(const char *s)
+ctx_strdup(struct load_ctx *ctx, const char *s)
 {
 	char *d = strdup(s);
 
 	if (d == NULL)
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 	return d;
 }
 
@@ -225,7 +258,7 @@ ctx_string(struct load_ctx *ctx, const cJSON *obj, const char *key,
 		return false;
 	}
 	free(*out);
-	*out = ctx_strdup(m->valuestring);
+	*out = ctx_strdup(ctx, m->valuestring);
 	return *out != NULL;
 }
 
@@ -320,7 +353,7 @@ ctx_path(struct load_ctx *ctx, const cJSON *obj, const char *key,
 		return false;
 	}
 	free(*out);
-	*out = ctx_strdup(m->valuestring);
+	*out = ctx_strdup(ctx, m->valuestring);
 	return *out != NULL;
 }
 
@@ -339,7 +372,7 @@ ctx_add_secret_file(struct load_ctx *ctx, const char *path,
 		ncap = ctx->secret_cap ? ctx->secret_cap * 2 : 8;
 		grown = reallocarray(p->secret_files, ncap, sizeof(*grown));
 		if (grown == NULL) {
-			log_error("out of memory");
+			ctx_out_of_memory(ctx);
 			return false;
 		}
 		p->secret_files = grown;

@@ -26,6 +26,14 @@
 #define LOAD_ENTRY_FIRST LOAD_LOWER LOAD_DIGIT
 #define LOAD_ENTRY_REST LOAD_LOWER LOAD_DIGIT "_-."
 #define LOAD_SCOPE_REST LOAD_LOWER LOAD_DIGIT "_-.:"
+/*
+ * The type of an entry whose "type" was refused: outside the enum, so the
+ * checks that depend on it skip it.  Never seen outside the loader, which
+ * returns no policy once an error was reported.
+ */
+#define LOAD_CREDENTIAL_UNTYPED ((enum policy_credential_type)-1)
+#define LOAD_TARGET_UNTYPED ((enum policy_target_type)-1)
+
 #define LOAD_TIMEOUT_MIN 100
 #define LOAD_TIMEOUT_MAX 600000
 
@@ -103,11 +111,20 @@ bool load_header_name_ok(const char *name);
 bool load_base_url(struct load_ctx *ctx, const cJSON *node,
     struct policy_target *t);
 
+/* A "." or ".." segment in a URL path, also written as %2e. */
+bool load_path_has_dot_segment(const char *path);
+
 /* true for localhost, 127.0.0.0/8 and ::1. */
 bool load_host_is_loopback(const char *host);
 
-/* strdup that logs on failure. */
-char *ctx_strdup(const char *s);
+/*
+ * Allocation failed: logged, and counted as an error so that no partly
+ * built policy is ever returned.
+ */
+void ctx_out_of_memory(struct load_ctx *ctx);
+
+/* strdup that reports failure with ctx_out_of_memory(). */
+char *ctx_strdup(struct load_ctx *ctx, const char *s);
 
 /* Sections, each in its own file. */
 void load_credentials(struct load_ctx *ctx, const cJSON *root);

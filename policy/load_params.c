@@ -114,7 +114,7 @@ param_pattern(struct load_ctx *ctx, const cJSON *obj, struct policy_param *p)
 		    "regular expression: %s", why);
 		return;
 	}
-	if ((p->pattern = ctx_strdup(m->valuestring)) == NULL)
+	if ((p->pattern = ctx_strdup(ctx, m->valuestring)) == NULL)
 		regfree(&p->pattern_re);
 }
 
@@ -135,7 +135,7 @@ param_enum(struct load_ctx *ctx, const cJSON *obj, struct policy_param *p)
 	p->enum_values = calloc((size_t)cJSON_GetArraySize(list),
 	    sizeof(*p->enum_values));
 	if (p->enum_values == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return;
 	}
 	cJSON_ArrayForEach(e, list) {
@@ -155,7 +155,7 @@ param_enum(struct load_ctx *ctx, const cJSON *obj, struct policy_param *p)
 		else if (!constraint_check(p, &v, why, sizeof(why)))
 			ctx_error(ctx, e, "enum value %s %s", q, why);
 		else
-			p->enum_values[n++] = ctx_strdup(e->valuestring);
+			p->enum_values[n++] = ctx_strdup(ctx, e->valuestring);
 	}
 	p->enum_count = n;
 }
@@ -316,7 +316,7 @@ load_params(struct load_ctx *ctx, const cJSON *tool_obj,
 	tool->params = calloc((size_t)cJSON_GetArraySize(all) + 1,
 	    sizeof(*tool->params));
 	if (tool->params == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return false;
 	}
 	cJSON_ArrayForEach(e, all) {
@@ -327,7 +327,7 @@ load_params(struct load_ctx *ctx, const cJSON *tool_obj,
 			    "^[a-z][a-z0-9_]{0,63}$)", q);
 		}
 		p = &tool->params[tool->param_count++];
-		p->name = ctx_strdup(e->string);
+		p->name = ctx_strdup(ctx, e->string);
 		p->required = true;
 		p->max_length = POLICY_STRING_DEFAULT_MAX;
 		load_param(ctx, e, p);

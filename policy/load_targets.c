@@ -171,14 +171,14 @@ load_credentials(struct load_ctx *ctx, const cJSON *root)
 	p->credentials = calloc((size_t)cJSON_GetArraySize(all) + 1,
 	    sizeof(*p->credentials));
 	if (p->credentials == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return;
 	}
 	cJSON_ArrayForEach(e, all) {
 		check_entry_name(ctx, e, "credential");
 		c = &p->credentials[p->credential_count++];
-		c->name = ctx_strdup(e->string);
-		c->type = (enum policy_credential_type)-1;
+		c->name = ctx_strdup(ctx, e->string);
+		c->type = LOAD_CREDENTIAL_UNTYPED;
 		load_credential(ctx, e, c);
 	}
 }
@@ -235,7 +235,7 @@ target_credential(struct load_ctx *ctx, const cJSON *obj,
 	c = &ctx->policy->credentials[i];
 	t->has_credential = true;
 	t->credential_index = i;
-	if ((unsigned)c->type > CREDENTIAL_SSH_KEY)
+	if (c->type == LOAD_CREDENTIAL_UNTYPED)
 		return;		/* its own error is reported */
 	if (t->type == TARGET_SSH && c->type != CREDENTIAL_SSH_KEY)
 		ctx_error(ctx, ref, "credential %s is of type %s; an ssh target "
@@ -418,14 +418,14 @@ load_targets(struct load_ctx *ctx, const cJSON *root)
 	p->targets = calloc((size_t)cJSON_GetArraySize(all) + 1,
 	    sizeof(*p->targets));
 	if (p->targets == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return;
 	}
 	cJSON_ArrayForEach(e, all) {
 		check_entry_name(ctx, e, "target");
 		t = &p->targets[p->target_count++];
-		t->name = ctx_strdup(e->string);
-		t->type = (enum policy_target_type)-1;
+		t->name = ctx_strdup(ctx, e->string);
+		t->type = LOAD_TARGET_UNTYPED;
 		load_target(ctx, e, t);
 	}
 }

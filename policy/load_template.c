@@ -12,14 +12,14 @@
 #include "policy/load_template.h"
 
 static bool
-template_push(struct policy_template *t, bool is_param, const char *lit,
-    size_t len, size_t param)
+template_push(struct load_ctx *ctx, struct policy_template *t, bool is_param,
+    const char *lit, size_t len, size_t param)
 {
 	struct policy_template_part *grown, *part;
 
 	grown = reallocarray(t->parts, t->part_count + 1, sizeof(*grown));
 	if (grown == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return false;
 	}
 	t->parts = grown;
@@ -29,7 +29,7 @@ template_push(struct policy_template *t, bool is_param, const char *lit,
 	part->param_index = param;
 	if (!is_param) {
 		if ((part->literal = malloc(len + 1)) == NULL) {
-			log_error("out of memory");
+			ctx_out_of_memory(ctx);
 			return false;
 		}
 		memcpy(part->literal, lit, len);
@@ -41,12 +41,13 @@ template_push(struct policy_template *t, bool is_param, const char *lit,
 }
 
 static bool
-template_flush(struct policy_template *t, char *lit, size_t *len)
+template_flush(struct load_ctx *ctx, struct policy_template *t, char *lit,
+    size_t *len)
 {
 	bool ok = true;
 
 	if (*len > 0)
-		ok = template_push(t, false, lit, *len, 0);
+		ok = template_push(ctx, t, false, lit, *len, 0);
 	*len = 0;
 	return ok;
 }
@@ -77,7 +78,7 @@ template_placeholder(struct load_ctx *ctx, const cJSON *node,
 		return;
 	}
 	use->used[i] = true;
-	template_push(out, true, NULL, 0, i);
+	template_push(ctx, out, true, NULL, 0, i);
 }
 
 /*
@@ -114,7 +115,7 @@ load_template(struct load_ctx *ctx, const cJSON *node,
 
 	memset(out, 0, sizeof(*out));
 	if ((lit = malloc(n + 1)) == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return false;
 	}
 	while (*s != '\0') {
@@ -131,14 +132,14 @@ load_template(struct load_ctx *ctx, const cJSON *node,
 				    "literal brace)");
 				break;
 			}
-			template_flush(out, lit, &len);
+			template_flush(ctx, out, lit, &len);
 			template_placeholder(ctx, node, use, s + 1,
 			    (size_t)(end - s - 1), out);
 			s = end + 1;
 		} else
 			lit[len++] = *s++;
 	}
-	template_flush(out, lit, &len);
+	template_flush(ctx, out, lit, &len);
 	free(lit);
 	template_check_optional(ctx, node, use, out);
 	return ctx->diags->errors == before;

@@ -30,7 +30,7 @@ http_method(struct load_ctx *ctx, const cJSON *http, struct policy_tool *tool)
 		return;
 	for (k = methods; *k != NULL; k++)
 		if (cJSON_IsString(m) && strcmp(m->valuestring, *k) == 0) {
-			tool->http.method = ctx_strdup(*k);
+			tool->http.method = ctx_strdup(ctx, *k);
 			return;
 		}
 	ctx_error(ctx, m, "must be GET, HEAD, POST, PUT, PATCH or DELETE");
@@ -55,7 +55,7 @@ http_path(struct load_ctx *ctx, const cJSON *http, struct template_use *use,
 			    "path (a query goes in \"query\")");
 			return;
 		}
-	if (strstr(m->valuestring, "/../") || strstr(m->valuestring, "/./")) {
+	if (load_path_has_dot_segment(m->valuestring)) {
 		ctx_error(ctx, m, "has a '.' or '..' segment");
 		return;
 	}
@@ -77,7 +77,7 @@ http_pairs(struct load_ctx *ctx, const cJSON *http, const char *key,
 		return;
 	if ((*out = calloc((size_t)cJSON_GetArraySize(all) + 1, sizeof(**out)))
 	    == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return;
 	}
 	cJSON_ArrayForEach(e, all) {
@@ -100,7 +100,7 @@ http_pairs(struct load_ctx *ctx, const cJSON *http, const char *key,
 			    "characters");
 			continue;
 		}
-		(*out)[*count].name = ctx_strdup(e->string);
+		(*out)[*count].name = ctx_strdup(ctx, e->string);
 		use->optional_ok = true;
 		load_template(ctx, e, use, &(*out)[(*count)++].value);
 	}
@@ -119,7 +119,7 @@ load_body(struct load_ctx *ctx, const cJSON *node, struct template_use *use,
 		return;
 	}
 	if (node->string != NULL && depth > 0)
-		b->key = ctx_strdup(node->string);
+		b->key = ctx_strdup(ctx, node->string);
 	if (cJSON_IsNull(node))
 		b->kind = BODY_NULL;
 	else if (cJSON_IsBool(node)) {
@@ -128,7 +128,8 @@ load_body(struct load_ctx *ctx, const cJSON *node, struct template_use *use,
 	} else if (cJSON_IsNumber(node)) {
 		b->kind = BODY_NUMBER;
 		t = ctx_number_text(ctx, node, &len);
-		b->number_text = strndup(t, len);
+		if ((b->number_text = strndup(t, len)) == NULL)
+			ctx_out_of_memory(ctx);
 	} else if (cJSON_IsString(node)) {
 		b->kind = BODY_STRING;
 		use->optional_ok = true;
@@ -138,7 +139,7 @@ load_body(struct load_ctx *ctx, const cJSON *node, struct template_use *use,
 		b->children = calloc((size_t)cJSON_GetArraySize(node) + 1,
 		    sizeof(*b->children));
 		if (b->children == NULL) {
-			log_error("out of memory");
+			ctx_out_of_memory(ctx);
 			return;
 		}
 		cJSON_ArrayForEach(c, node)
@@ -172,7 +173,7 @@ load_http(struct load_ctx *ctx, const cJSON *http, struct template_use *use,
 		ctx_error_key(ctx, body, "a %s request has no body",
 		    tool->http.method);
 	if ((tool->http.body = calloc(1, sizeof(*tool->http.body))) == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return;
 	}
 	load_body(ctx, body, use, tool->http.body, 0);
@@ -200,7 +201,7 @@ load_ssh(struct load_ctx *ctx, const cJSON *ssh, struct template_use *use,
 	}
 	if ((tool->ssh.argv = calloc((size_t)n, sizeof(*tool->ssh.argv))) ==
 	    NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return;
 	}
 	use->optional_ok = false;
@@ -246,7 +247,7 @@ tool_name(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool,
 			    q, i);
 			return;
 		}
-	tool->name = ctx_strdup(m->valuestring);
+	tool->name = ctx_strdup(ctx, m->valuestring);
 }
 
 static void
@@ -267,7 +268,7 @@ tool_description(struct load_ctx *ctx, const cJSON *obj,
 		    POLICY_DESCRIPTION_MAX);
 }
 
-/* The target must exist; returns its type, or -1. */
+/* The target must exist; returns its type, or -1 when unknown. */
 static int
 tool_target(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool)
 {
@@ -284,6 +285,8 @@ tool_target(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool)
 	for (i = 0; i < ctx->policy->target_count; i++)
 		if (strcmp(ctx->policy->targets[i].name, m->valuestring) == 0) {
 			tool->target_index = i;
+			if (ctx->policy->targets[i].type == LOAD_TARGET_UNTYPED)
+				return -1;
 			return (int)ctx->policy->targets[i].type;
 		}
 	ctx_quote(m->valuestring, q, sizeof(q));
@@ -402,7 +405,7 @@ load_tool(struct load_ctx *ctx, const cJSON *obj, size_t index)
 	if (!load_params(ctx, obj, tool))
 		return;
 	if ((use.used = calloc(tool->param_count + 1, sizeof(bool))) == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return;
 	}
 	before = ctx->diags->errors;
@@ -427,13 +430,11 @@ load_tools(struct load_ctx *ctx, const cJSON *root)
 	}
 	p->tools = calloc((size_t)cJSON_GetArraySize(all) + 1, sizeof(*p->tools));
 	if (p->tools == NULL) {
-		log_error("out of memory");
+		ctx_out_of_memory(ctx);
 		return;
 	}
-	cJSON_ArrayForEach(e, all) {
-		p->tools[p->tool_count].kind = (enum policy_tool_kind)-1;
+	cJSON_ArrayForEach(e, all)
 		load_tool(ctx, e, p->tool_count++);
-	}
 }
 
 static void

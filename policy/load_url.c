@@ -33,6 +33,39 @@ load_host_is_loopback(const char *host)
 	    memcmp(a6, one6, sizeof(a6)) == 0;
 }
 
+/* One segment, "%2e" read as '.': servers decode it before resolving. */
+static bool
+segment_is_dots(const char *seg, size_t len)
+{
+	size_t dots = 0, i = 0;
+
+	while (i < len) {
+		if (seg[i] == '.')
+			i++;
+		else if (len - i >= 3 && strncasecmp(seg + i, "%2e", 3) == 0)
+			i += 3;
+		else
+			return false;
+		dots++;
+	}
+	return dots == 1 || dots == 2;
+}
+
+bool
+load_path_has_dot_segment(const char *path)
+{
+	const char *seg = path, *end;
+
+	for (;;) {
+		end = strchr(seg, '/');
+		if (segment_is_dots(seg, end ? (size_t)(end - seg) : strlen(seg)))
+			return true;
+		if (end == NULL)
+			return false;
+		seg = end + 1;
+	}
+}
+
 static bool
 url_is_hex(char c)
 {
@@ -53,16 +86,15 @@ url_check_path(const char *path)
 		if (*p == '%' && (!url_is_hex(p[1]) || !url_is_hex(p[2])))
 			return "has a '%' not followed by two hex digits";
 	}
-	if (strstr(path, "/./") || strstr(path, "/../") ||
-	    (strlen(path) >= 2 && strcmp(path + strlen(path) - 2, "/.") == 0) ||
-	    (strlen(path) >= 3 && strcmp(path + strlen(path) - 3, "/..") == 0))
+	if (load_path_has_dot_segment(path))
 		return "has a '.' or '..' segment";
 	return NULL;
 }
 
 /* Host (brackets removed from an IPv6 literal) and port from authority. */
 static const char *
-url_split_authority(char *auth, struct policy_target *t, bool https)
+url_split_authority(struct load_ctx *ctx, char *auth, struct policy_target *t,
+    bool https)
 {
 	char *port = NULL, *end;
 	unsigned char a6[16];
@@ -78,7 +110,7 @@ url_split_authority(char *auth, struct policy_target *t, bool https)
 			port = end + 2;
 		else if (end[1] != '\0')
 			return "has text after the IPv6 address";
-		t->host = ctx_strdup(auth + 1);
+		t->host = ctx_strdup(ctx, auth + 1);
 	} else {
 		if ((port = strchr(auth, ':')) != NULL)
 			*port++ = '\0';
@@ -86,7 +118,7 @@ url_split_authority(char *auth, struct policy_target *t, bool https)
 		    HOST_CHARS, 253))
 			return "needs a host name in lower case letters, digits, "
 			    "'-' and '.'";
-		t->host = ctx_strdup(auth);
+		t->host = ctx_strdup(ctx, auth);
 	}
 	t->port = https ? 443 : 80;
 	if (port == NULL)
@@ -101,7 +133,7 @@ url_split_authority(char *auth, struct policy_target *t, bool https)
 
 /* Splits url (modified in place); returns NULL or what is wrong. */
 static const char *
-url_split(char *url, struct policy_target *t)
+url_split(struct load_ctx *ctx, char *url, struct policy_target *t)
 {
 	char *rest, *path;
 	const char *why;
@@ -123,12 +155,12 @@ url_split(char *url, struct policy_target *t)
 		return "must not hold user information (put secrets in a credential)";
 	if ((why = url_check_path(path ? path : "")) != NULL)
 		return why;
-	t->base_path = ctx_strdup(path ? path : "");
+	t->base_path = ctx_strdup(ctx, path ? path : "");
 	if (path != NULL)
 		*path = '\0';
-	if ((why = url_split_authority(rest, t, https)) != NULL)
+	if ((why = url_split_authority(ctx, rest, t, https)) != NULL)
 		return why;
-	t->scheme = ctx_strdup(https ? "https" : "http");
+	t->scheme = ctx_strdup(ctx, https ? "https" : "http");
 	if (t->base_path != NULL)
 		for (n = strlen(t->base_path); n > 0 &&
 		    t->base_path[n - 1] == '/'; n--)
@@ -147,9 +179,9 @@ load_base_url(struct load_ctx *ctx, const cJSON *node,
 		ctx_error(ctx, node, "must be a string");
 		return false;
 	}
-	if ((copy = ctx_strdup(node->valuestring)) == NULL)
+	if ((copy = ctx_strdup(ctx, node->valuestring)) == NULL)
 		return false;
-	why = url_split(copy, t);
+	why = url_split(ctx, copy, t);
 	free(copy);
 	if (why == NULL && t->host != NULL && strcmp(t->scheme, "http") == 0 &&
 	    !load_host_is_loopback(t->host))
@@ -158,7 +190,7 @@ load_base_url(struct load_ctx *ctx, const cJSON *node,
 		ctx_error(ctx, node, "%s", why);
 		return false;
 	}
-	t->base_url = ctx_strdup(node->valuestring);
+	t->base_url = ctx_strdup(ctx, node->valuestring);
 	return t->base_url != NULL && t->host != NULL && t->scheme != NULL &&
 	    t->base_path != NULL;
 }

@@ -214,6 +214,7 @@ struct policy {
 	char *state_dir;
 	bool has_catalog_pin;
 	uint8_t catalog_pin[HASH_SHA256_LEN];
+	unsigned catalog_pin_line, catalog_pin_col;	/* where it is written */
 
 	struct policy_credential *credentials;
 	size_t credential_count;

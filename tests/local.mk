@@ -68,3 +68,7 @@ tests_unit_test_hash_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_hash_LDADD = libspcommon.a $(UNIT_LDADD) $(LIBCRYPTO_LIBS)
 include tests/sandbox.mk
 include tests/proc.mk
+
+if HAVE_CLANG
+FUZZ_TARGETS += tests/fuzz/fuzz_policy_load
+endif

@@ -116,10 +116,12 @@ with tempfile.TemporaryDirectory() as tmp:
     base = catalog(src)
 
     changed = json.loads(json.dumps(doc))
-    changed["tools"][0]["description"] += "!"
+    changed["tools"][0]["description"] += "\u00e9"
     moved = catalog(write(tmp, "changed.json", changed))
     check(moved is not None and base is not None and moved[1] != base[1],
           "one more character in a description changes the fingerprint")
+    check(moved is not None and base is not None and moved[3] == base[3] + 1,
+          "and the size grows by one character, not by its two bytes")
 
     pinned = json.loads(json.dumps(doc))
     pinned["catalog_sha256"] = base[1] if base else "0" * 64

@@ -146,6 +146,18 @@ def run_all(root):
     check("syntax error: located", r.returncode == 78 and
           r.stderr == syntax + ":2:13: unexpected character\n", r.stderr)
 
+    # A catalog pin that no longer matches fails the check, at the pin.
+    good = install("ssh-ops.json", root)
+    with open(good, encoding="utf-8") as f:
+        text = f.read()
+    stale = write(root, "stale.json", text.replace(
+        '"sallyport": 1,', '"sallyport": 1, "catalog_sha256": "%s",' % ("0" * 64), 1))
+    r = sp("check", "--config", stale)
+    check("stale catalog_sha256: exit 78, located at the pin",
+          r.returncode == 78 and r.stderr.startswith(
+              stale + ":2:37: catalog_sha256 is " + "0" * 64 +
+              " but the catalog's fingerprint is "), r.stderr)
+
     # Lookup order: --config, then $SP_CONFIG.
     good = install("ssh-ops.json", root)
     r = sp("check", env={"SP_CONFIG": good})

@@ -588,3 +588,31 @@ Test(expand, the_whole_pipeline_on_a_loaded_policy)
 	value_array_free(v, grep->param_count);
 	policy_free(p);
 }
+
+Test(buf, the_maximum_is_exact_and_a_failure_sticks)
+{
+	struct policy_buf b;
+	size_t len = 0;
+	char *s;
+
+	policy_buf_init(&b, 5);
+	cr_assert(policy_buf_append(&b, "abc", 3));
+	cr_assert(policy_buf_printf(&b, "%d", 42));
+	cr_assert_eq(b.len, 5);
+	cr_assert_not(policy_buf_append_byte(&b, 'x'), "one past the maximum");
+	cr_assert_not(policy_buf_append(&b, "", 0), "failed stays failed");
+	cr_assert_null(policy_buf_steal(&b, &len));
+	cr_assert_null(b.data);
+
+	policy_buf_init(&b, 1000);
+	cr_assert(policy_buf_append_str(&b, "\xe6\x97\xa5"));
+	s = policy_buf_steal(&b, &len);
+	cr_assert_str_eq(s, "\xe6\x97\xa5");
+	cr_assert_eq(len, 3);
+	free(s);
+	policy_buf_init(&b, 10);
+	s = policy_buf_steal(&b, &len);
+	cr_assert_str_eq(s, "", "an empty buffer steals as an empty string");
+	cr_assert_eq(len, 0);
+	free(s);
+}

@@ -1,8 +1,6 @@
 /*
- * policy_load(): one test per rule of DESIGN.md section 4, each asserting
- * the exact diagnostic and that it points at the offending text.  The
- * expected line:col is computed from where a unique needle sits in the
- * policy text, so a test states "this message, at this piece of text".
+ * policy_load(): syntax, keys, references, tools, params and templates;
+ * one test per rule, each asserting the exact diagnostic at its place.
  */
 #include "config.h"
 
@@ -11,110 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/load.h"
-
-#define HEAD "{\"sallyport\": 1,\n"
-#define T_HTTP "\"targets\": {\"api\": {\"type\": \"http\", " \
-	"\"base_url\": \"https://api.example.com\"}},\n"
-#define TOOL_HEAD "\"tools\": [{\"name\": \"t\", \"description\": \"d\", " \
-	"\"target\": \"api\", \"scope\": \"read\",\n"
-/* A policy with one http tool whose action and params are given. */
-#define TOOL(rest) HEAD T_HTTP TOOL_HEAD rest "}]}"
-#define GET_ID "\"http\": {\"method\": \"GET\", \"path\": \"/items/{id}\"},\n"
-
-/* 1-based line and code-point column of needle, which must be unique. */
-static void
-position_of(const char *text, const char *needle, unsigned *line,
-    unsigned *col)
-{
-	const char *at = strstr(text, needle), *p;
-
-	cr_assert_not_null(at, "needle %s not in the text", needle);
-	cr_assert_null(strstr(at + 1, needle), "needle %s not unique", needle);
-	*line = 1;
-	*col = 1;
-	for (p = text; p < at; p++) {
-		if (*p == '\n') {
-			(*line)++;
-			*col = 1;
-		} else if (((unsigned char)*p & 0xc0) != 0x80)
-			(*col)++;
-	}
-}
-
-static char *
-joined(const struct policy_diags *d)
-{
-	size_t i, n = 1;
-	char *s;
-
-	for (i = 0; i < d->count; i++)
-		n += strlen(d->items[i].text) + 1;
-	s = calloc(1, n);
-	for (i = 0; i < d->count; i++) {
-		strcat(s, d->items[i].text);
-		strcat(s, "\n");
-	}
-	return s;
-}
-
-static bool
-has_line(const struct policy_diags *d, const char *want)
-{
-	size_t i;
-
-	for (i = 0; i < d->count; i++)
-		if (strcmp(d->items[i].text, want) == 0)
-			return true;
-	return false;
-}
-
-/* The text is refused with want among its diagnostics, at needle. */
-static void
-expect_among(const char *text, const char *needle, const char *message)
-{
-	struct policy_diags d = { 0 };
-	struct policy *p = policy_load("t.json", text, strlen(text), &d);
-	unsigned line, col;
-	char want[1024], *all = joined(&d);
-
-	position_of(text, needle, &line, &col);
-	snprintf(want, sizeof(want), "t.json:%u:%u: %s", line, col, message);
-	cr_assert_null(p, "policy accepted; want %s", want);
-	cr_assert(has_line(&d, want), "want: %s\ngot:\n%s", want, all);
-	free(all);
-	policy_diags_free(&d);
-}
-
-/* As expect_among, and that diagnostic is the only one. */
-static void
-expect_only(const char *text, const char *needle, const char *message)
-{
-	struct policy_diags d = { 0 };
-	struct policy *p = policy_load("t.json", text, strlen(text), &d);
-	char *all = joined(&d);
-
-	cr_assert_null(p);
-	cr_assert_eq(d.count, 1, "want one diagnostic, got:\n%s", all);
-	free(all);
-	policy_free(p);
-	policy_diags_free(&d);
-	expect_among(text, needle, message);
-}
-
-static struct policy *
-load_ok(const char *text)
-{
-	struct policy_diags d = { 0 };
-	struct policy *p = policy_load("t.json", text, strlen(text), &d);
-	char *all = joined(&d);
-
-	cr_assert_not_null(p, "refused:\n%s", all);
-	cr_assert_eq(d.count, 0, "diagnostics:\n%s", all);
-	free(all);
-	policy_diags_free(&d);
-	return p;
-}
+#include "tests/unit/policy_load_expect.h"
 
 Test(load_syntax, error_points_at_the_bad_character)
 {
@@ -349,126 +244,6 @@ Test(load_params, key_of_another_type_refused)
 	    "tools[0].params.id: unknown key \"pattern\" for a integer param");
 }
 
-Test(load_targets, https_unless_loopback)
-{
-	struct policy *p;
-
-	expect_only(HEAD "\"targets\": {\"api\": {\"type\": \"http\", "
-	    "\"base_url\": \"http://api.example.com\"}}}", "\"http://",
-	    "targets.api.base_url: uses http:// for a host that is not "
-	    "loopback; use https://");
-	expect_only(HEAD "\"targets\": {\"api\": {\"type\": \"http\", "
-	    "\"base_url\": \"http://128.0.0.1\"}}}", "\"http://",
-	    "targets.api.base_url: uses http:// for a host that is not "
-	    "loopback; use https://");
-	p = load_ok(HEAD "\"targets\": {\"a\": {\"type\": \"http\", \"base_url\": "
-	    "\"http://127.9.0.1:8080/v1/\"}, \"b\": {\"type\": \"http\", "
-	    "\"base_url\": \"http://[::1]\"}, \"c\": {\"type\": \"http\", "
-	    "\"base_url\": \"http://localhost\"}, \"d\": {\"type\": \"http\", "
-	    "\"base_url\": \"https://api.example.com\"}}}");
-	cr_assert_str_eq(p->targets[0].host, "127.9.0.1");
-	cr_assert_eq(p->targets[0].port, 8080);
-	cr_assert_str_eq(p->targets[0].base_path, "/v1");
-	cr_assert(p->targets[0].allow_loopback);
-	cr_assert_str_eq(p->targets[1].host, "::1");
-	cr_assert_eq(p->targets[1].port, 80);
-	cr_assert_str_eq(p->targets[2].scheme, "http");
-	cr_assert_eq(p->targets[3].port, 443);
-	cr_assert_not(p->targets[3].allow_loopback);
-	policy_free(p);
-}
-
-Test(load_targets, base_url_has_no_userinfo_query_fragment)
-{
-	expect_only(HEAD "\"targets\": {\"api\": {\"type\": \"http\", "
-	    "\"base_url\": \"https://u:p@api.example.com\"}}}", "\"https://",
-	    "targets.api.base_url: must not hold user information (put secrets "
-	    "in a credential)");
-	expect_only(HEAD "\"targets\": {\"api\": {\"type\": \"http\", "
-	    "\"base_url\": \"https://api.example.com/x?a=1\"}}}", "\"https://",
-	    "targets.api.base_url: must not have a query or a fragment");
-	expect_only(HEAD "\"targets\": {\"api\": {\"type\": \"http\", "
-	    "\"base_url\": \"https://api.example.com#f\"}}}", "\"https://",
-	    "targets.api.base_url: must not have a query or a fragment");
-	expect_only(HEAD "\"targets\": {\"api\": {\"type\": \"http\", "
-	    "\"base_url\": \"https://api.example.com:70000\"}}}", "\"https://",
-	    "targets.api.base_url: has a bad port (1 to 65535)");
-	expect_only(HEAD "\"targets\": {\"api\": {\"type\": \"http\", "
-	    "\"base_url\": \"ftp://api.example.com\"}}}", "\"ftp://",
-	    "targets.api.base_url: must start with https:// (or http:// for a "
-	    "loopback host)");
-	expect_only(HEAD "\"targets\": {\"api\": {\"type\": \"http\", "
-	    "\"base_url\": \"https://api.example.com/a/../b\"}}}", "\"https://",
-	    "targets.api.base_url: has a '.' or '..' segment");
-}
-
-#define SSH_HEAD HEAD "\"credentials\": {\"k\": {\"type\": \"ssh-key\", " \
-	"\"private_key\": \"/k\"}},\n\"targets\": {\"web\": {\"type\": \"ssh\", " \
-	"\"host\": \"web1.example.com\", \"user\": \"ops\", \"credential\": \"k\""
-
-Test(load_targets, ssh_host_key_required_in_one_form)
-{
-	struct policy *p;
-
-	expect_only(SSH_HEAD "}}}", "{\"type\": \"ssh\"", "targets.web: an ssh "
-	    "target needs \"known_hosts\" or \"host_key_sha256\": host keys are "
-	    "always verified");
-	expect_only(SSH_HEAD ", \"known_hosts\": \"/kh\", \"host_key_sha256\": "
-	    "\"SHA256:x\"}}}", "\"host_key_sha256\"", "targets.web: give "
-	    "\"known_hosts\" or \"host_key_sha256\", not both");
-	expect_only(SSH_HEAD ", \"host_key_sha256\": \"SHA256:abc\"}}}",
-	    "\"SHA256:abc\"", "targets.web.host_key_sha256: must be \"SHA256:\" "
-	    "and 43 base64 characters (as ssh-keygen -l prints) or 64 hex digits");
-	/* 43 characters whose last one carries bits past the 32 bytes. */
-	expect_only(SSH_HEAD ", \"host_key_sha256\": "
-	    "\"SHA256:ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa1\"}}}",
-	    "\"SHA256:ung", "targets.web.host_key_sha256: must be \"SHA256:\" "
-	    "and 43 base64 characters (as ssh-keygen -l prints) or 64 hex digits");
-	expect_only(SSH_HEAD ", \"known_hosts\": \"/kh\", "
-	    "\"strict_host_key_checking\": false}}}", "\"strict_host_key_checking\"",
-	    "targets.web: unknown key \"strict_host_key_checking\"");
-	/* The OpenSSH form and hex name the same digest. */
-	p = load_ok(SSH_HEAD ", \"host_key_sha256\": "
-	    "\"SHA256:ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0\"}, "
-	    "\"w2\": {\"type\": \"ssh\", \"host\": \"10.0.0.2\", \"user\": \"ops\", "
-	    "\"credential\": \"k\", \"host_key_sha256\": "
-	    "\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\"}}}");
-	cr_assert(p->targets[0].has_host_key_sha256);
-	cr_assert_eq(memcmp(p->targets[0].host_key_sha256,
-	    p->targets[1].host_key_sha256, 32), 0);
-	cr_assert_eq(p->targets[0].port, 22);
-	policy_free(p);
-}
-
-Test(load_credentials, types_and_their_keys)
-{
-	expect_only(HEAD "\"credentials\": {\"c\": {\"type\": \"token\", "
-	    "\"file\": \"/f\"}}}", "\"token\"", "credentials.c.type: unknown "
-	    "credential type \"token\" (bearer, basic, header, ssh-key)");
-	expect_only(HEAD "\"credentials\": {\"c\": {\"type\": \"header\", "
-	    "\"file\": \"/f\"}}}", "{\"type\": \"header\"",
-	    "credentials.c: missing \"header_name\"");
-	expect_only(HEAD "\"credentials\": {\"c\": {\"type\": \"header\", "
-	    "\"file\": \"/f\", \"header_name\": \"X Key\"}}}", "\"X Key\"",
-	    "credentials.c.header_name: must be an HTTP header name other than "
-	    "Host, Content-Length, Transfer-Encoding, Connection, Authorization");
-	expect_only(HEAD "\"credentials\": {\"c\": {\"type\": \"bearer\", "
-	    "\"file\": \"/f\", \"private_key\": \"/k\"}}}", "\"private_key\"",
-	    "credentials.c: \"private_key\" does not apply to a credential of "
-	    "type bearer");
-	expect_only(HEAD "\"credentials\": {\"c\": {\"type\": \"basic\", "
-	    "\"file\": \"f\"}}}", "\"f\"", "credentials.c.file: must be an "
-	    "absolute path");
-}
-
-Test(load_credentials, target_needs_a_fitting_type)
-{
-	expect_only(HEAD "\"credentials\": {\"b\": {\"type\": \"bearer\", "
-	    "\"file\": \"/f\"}},\n\"targets\": {\"web\": {\"type\": \"ssh\", "
-	    "\"host\": \"h\", \"user\": \"ops\", \"known_hosts\": \"/kh\", "
-	    "\"credential\": \"b\"}}}", "\"b\"}}}", "targets.web.credential: "
-	    "credential \"b\" is of type bearer; an ssh target needs an ssh-key");
-}
 
 Test(load_templates, brace_syntax)
 {
@@ -521,6 +296,30 @@ Test(load_templates, ssh_command_is_literal)
 	    "placeholder");
 }
 
+/* Dot segments, plain or percent-encoded, anywhere in the literal path. */
+Test(load_templates, path_has_no_dot_segments)
+{
+	static const char *const paths[] = { "/a/../b", "/a/..", "/./a",
+	    "/a/%2e%2e/b", "/a/%2E.", "/x/.%2e" };
+	char text[1024], needle[64];
+	size_t i;
+	struct policy *p;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		snprintf(needle, sizeof(needle), "\"%s\"", paths[i]);
+		snprintf(text, sizeof(text), TOOL("\"http\": {\"method\": \"GET\", "
+		    "\"path\": \"%s\"}"), paths[i]);
+		expect_only(text, needle, "tools[0].http.path: has a '.' or "
+		    "'..' segment");
+	}
+	p = load_ok(TOOL("\"http\": {\"method\": \"GET\", \"path\": "
+	    "\"/a..b/.well-known/%2e%2ex\"}"));
+	policy_free(p);
+	expect_only(HEAD "\"targets\": {\"api\": {\"type\": \"http\", "
+	    "\"base_url\": \"https://api.example.com/v1/%2E%2e\"}}}", "\"https://",
+	    "targets.api.base_url: has a '.' or '..' segment");
+}
+
 Test(load_templates, get_has_no_body_and_action_fits_target)
 {
 	expect_only(TOOL("\"http\": {\"method\": \"GET\", \"path\": \"/\", "
@@ -530,143 +329,34 @@ Test(load_templates, get_has_no_body_and_action_fits_target)
 	    "tools[0]: the target is an http target; use \"http\"");
 }
 
-Test(load_top, limits_server_and_pin)
+Test(load_tools, action_members)
 {
-	expect_only("{\"sallyport\": 1, \"limits\": {\"max_inflight\": 0}}", "0}",
-	    "limits.max_inflight: must be between 1 and 256");
-	expect_only("{\"sallyport\": 1, \"limits\": {\"call_timeout_ms\": "
-	    "600001}}", "600001", "limits.call_timeout_ms: must be between 100 "
-	    "and 600000");
-	expect_only("{\"sallyport\": 1, \"server\": {\"on_invalid\": \"drop\"}}",
-	    "\"drop\"", "server.on_invalid: must be \"close\" or \"reject\"");
-	expect_only("{\"sallyport\": 1, \"server\": {\"sandbox\": \"off\"}}",
-	    "\"off\"", "server.sandbox: must be \"required\" or \"best-effort\"");
-	expect_only("{\"sallyport\": 1, \"catalog_sha256\": \"abc\"}", "\"abc\"",
-	    "catalog_sha256: must be 64 hexadecimal digits (the fingerprint "
-	    "printed by sp catalog)");
+	expect_only(TOOL("\"http\": {\"method\": \"TRACE\", \"path\": \"/\"}"),
+	    "\"TRACE\"", "tools[0].http.method: must be GET, HEAD, POST, PUT, "
+	    "PATCH or DELETE");
+	expect_only(TOOL("\"http\": {\"method\": \"GET\", \"path\": \"/\", "
+	    "\"headers\": {\"Host\": \"evil.example\"}}"), "\"Host\"",
+	    "tools[0].http.headers: \"Host\" is not a header name a policy may "
+	    "set");
+	expect_only(TOOL("\"http\": {\"method\": \"GET\", \"path\": \"/\", "
+	    "\"headers\": {\"X-A\": \"a\\r\\nX-Injected: 1\"}}"), "\"a\\r",
+	    "tools[0].http.headers.X-A: a header value cannot hold control "
+	    "characters");
+	expect_only(TOOL("\"http\": {\"method\": \"GET\", \"path\": \"/\", "
+	    "\"query\": {\"a=b\": \"c\"}}"), "\"a=b\"",
+	    "tools[0].http.query: bad query name \"a=b\"");
+	expect_only(TOOL("\"http\": {\"method\": \"GET\", \"path\": \"/\"}, "
+	    "\"ssh\": {\"argv\": [\"df\"]}"), "\"ssh\"",
+	    "tools[0]: a tool has \"http\" or \"ssh\", not both");
+	expect_only(TOOL("\"http\": {\"method\": \"GET\", \"path\": \"/\"}, "
+	    "\"idempotent\": true"), "\"idempotent\"",
+	    "tools[0]: \"idempotent\" applies only to a mutating tool");
+	expect_among(TOOL("\"http\": {\"method\": \"GET\", \"path\": \"/\"}, "
+	    "\"params\": {\"Id\": {\"type\": \"integer\"}}"), "\"Id\"",
+	    "tools[0].params: bad param name \"Id\" (want ^[a-z][a-z0-9_]{0,63}$)");
+	expect_only(SSH_HEAD ", \"known_hosts\": \"/kh\"}},\n\"tools\": "
+	    "[{\"name\": \"t\", \"description\": \"d\", \"target\": \"web\", "
+	    "\"scope\": \"r\", \"ssh\": {\"argv\": []}}]}", "[]",
+	    "tools[0].ssh.argv: must be an array of 1 to 256 strings");
 }
 
-Test(load_top, settings_reach_the_struct)
-{
-	struct policy *p = load_ok("{\"sallyport\": 1, \"server\": {\"name\": "
-	    "\"gw\", \"on_invalid\": \"reject\", \"sandbox\": \"best-effort\"}, "
-	    "\"limits\": {\"max_inflight\": 3, \"call_timeout_ms\": 2500}, "
-	    "\"catalog_sha256\": \"ba7816bf8f01cfea414140de5dae2223b00361a396177a"
-	    "9cb410ff61f20015ad\"}");
-
-	cr_assert_str_eq(p->server_name, "gw");
-	cr_assert_eq(p->on_invalid, POLICY_ON_INVALID_REJECT);
-	cr_assert_eq(p->sandbox, POLICY_SANDBOX_BEST_EFFORT);
-	cr_assert_eq(p->limits.max_inflight, 3);
-	cr_assert_eq(p->limits.call_timeout_ms, 2500);
-	cr_assert_eq(p->limits.calls_per_session, 200);
-	cr_assert(p->has_catalog_pin);
-	cr_assert_eq(p->catalog_pin[0], 0xba);
-	policy_free(p);
-}
-
-Test(load_profiles, scopes_and_match)
-{
-	struct policy *p;
-
-	expect_only("{\"sallyport\": 1, \"profiles\": {\"p\": {\"scopes\": "
-	    "[\"read\", \"*\"]}}}", "\"*\"", "profiles.p.scopes[1]: \"*\": there "
-	    "is no wildcard scope; list each scope");
-	expect_only("{\"sallyport\": 1, \"profiles\": {\"p\": {\"scopes\": [], "
-	    "\"match\": {\"uid\": [-1]}}}}", "-1", "profiles.p.match.uid[0]: must "
-	    "be between 0 and 4294967294");
-	p = load_ok("{\"sallyport\": 1, \"profiles\": {\"none\": {\"scopes\": []},"
-	    " \"ops\": {\"scopes\": [\"read\", \"write\"], \"match\": {\"uid\": "
-	    "[1001, 0], \"gid\": [7]}}}}");
-	cr_assert_eq(p->profile_count, 2);
-	cr_assert_eq(p->profiles[0].scope_count, 0);
-	cr_assert_eq(p->profiles[1].scope_count, 2);
-	cr_assert_eq(p->profiles[1].match_uid_count, 2);
-	cr_assert_eq(p->profiles[1].match_uids[0], 1001);
-	cr_assert_eq(p->profiles[1].match_gids[0], 7);
-	policy_free(p);
-}
-
-Test(load_all, every_problem_is_reported)
-{
-	const char *text = "{\"sallyport\": 1, \"x\": 1,\n"
-	    "\"server\": {\"sandbox\": \"no\"},\n"
-	    "\"targets\": {\"api\": {\"type\": \"http\", \"base_url\": "
-	    "\"http://example.com\"}},\n"
-	    "\"tools\": [{\"name\": \"T\", \"description\": \"d\", \"target\": "
-	    "\"api\", \"scope\": \"r\", \"http\": {\"method\": \"GET\", "
-	    "\"path\": \"/{nope}\"}}],\n"
-	    "\"profiles\": {\"p\": {\"scopes\": [\"*\"]}}}";
-	struct policy_diags d = { 0 };
-	struct policy *p = policy_load("t.json", text, strlen(text), &d);
-	char *all = joined(&d);
-
-	cr_assert_null(p);
-	cr_assert_eq(d.count, 6, "got:\n%s", all);
-	cr_assert_eq(d.errors, 6);
-	cr_assert(strstr(all, "t.json:1:18: unknown key \"x\"\n"), "%s", all);
-	cr_assert(strstr(all, "t.json:2:23: server.sandbox:"), "%s", all);
-	cr_assert(strstr(all, "t.json:3:49: targets.api.base_url:"), "%s", all);
-	cr_assert(strstr(all, "t.json:4:20: tools[0].name:"), "%s", all);
-	cr_assert(strstr(all, "t.json:4:110: tools[0].http.path:"), "%s", all);
-	cr_assert(strstr(all, "t.json:5:31: profiles.p.scopes[0]:"), "%s", all);
-	free(all);
-	policy_diags_free(&d);
-}
-
-/* Quotes, newlines, $() and multibyte text stay inside one line. */
-Test(load_all, hostile_values_keep_messages_on_one_line)
-{
-	const char *text = "{\"sallyport\": 1, \"a\\n\\\"b$(id)\\u001b[31m\xe2\x80\xae"
-	    "\xc3\xa9\": 1}";
-	struct policy_diags d = { 0 };
-	struct policy *p = policy_load("dir/\nx.json", text, strlen(text), &d);
-	const char *s;
-
-	cr_assert_null(p);
-	cr_assert_eq(d.count, 1);
-	for (s = d.items[0].text; *s != '\0'; s++)
-		cr_assert((unsigned char)*s >= 0x20 && *s != 0x7f,
-		    "control character in %s", d.items[0].text);
-	cr_assert_str_eq(d.items[0].text, "dir/?x.json:1:18: unknown key "
-	    "\"a\\n\\\"b$(id)\\u001b[31m\xe2\x80\xae\xc3\xa9\"");
-	policy_diags_free(&d);
-}
-
-Test(load_all, design_example_loads_into_the_model)
-{
-	FILE *f;
-	char path[4096], *text;
-	long n;
-	struct policy *p;
-	const struct policy_tool *t;
-
-	snprintf(path, sizeof(path), "%s/contrib/examples/design.json",
-	    getenv("SP_SRCDIR") ? getenv("SP_SRCDIR") : ".");
-	cr_assert_not_null(f = fopen(path, "r"), "%s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	text = calloc(1, (size_t)n + 1);
-	cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	p = load_ok(text);
-	cr_assert_eq(p->tool_count, 3);
-	cr_assert_eq(p->target_count, 2);
-	cr_assert_eq(p->secret_file_count, 2);
-	t = &p->tools[1];
-	cr_assert_str_eq(t->name, "create_item");
-	cr_assert(t->mutating && t->confirm);
-	cr_assert_eq(t->http.body->kind, BODY_OBJECT);
-	cr_assert_eq(t->http.body->child_count, 2);
-	cr_assert_str_eq(t->http.body->children[1].key, "qty");
-	cr_assert_eq(t->http.body->children[1].string.part_count, 1);
-	cr_assert(t->http.body->children[1].string.parts[0].is_param);
-	t = &p->tools[2];
-	cr_assert_eq(t->kind, TOOL_SSH);
-	cr_assert_eq(t->ssh.argc, 3);
-	cr_assert_eq(t->params[0].enum_count, 2);
-	cr_assert_eq(p->targets[p->tools[2].target_index].type, TARGET_SSH);
-	policy_free(p);
-	free(text);
-}
