@@ -3,14 +3,16 @@
 its sandbox is on, kills that child with SIGSYS; the broker says which
 role died and why, ends the other child and exits 70."""
 import os
+import signal
 import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (INITIALIZE, SP, SP_TEST, check, done,  # noqa
-                      finish, only_protocol, policy, request,
-                      sanitized_build, sp_env, start, tmpdir)
+from proc_lib import (INITIALIZE, SP, SP_TEST, check,  # noqa
+                      confined_children, done, finish, gone_within,
+                      only_protocol, policy, request, sanitized_build,
+                      sp_env, start, tmpdir)
 
 SANITIZED = sanitized_build()
 
@@ -48,6 +50,20 @@ def attempt(role, action):
     other = "executor" if role == "frontend" else "frontend"
     check("%s: the %s did not die on its own" % (what, other),
           "%s died" % other not in err, err)
+
+
+def broker_attempt(action):
+    """The broker's own filter: no open, no socket, no exec.  Killed, it
+    takes both children with it (parent-death signal)."""
+    tmp = tmpdir()
+    p = start(policy(tmp), binary=SP_TEST, hook="broker:" + action)
+    kids = confined_children(p.pid, timeout=1.0)
+    status, out, err = finish(p, INITIALIZE)
+    check("broker %s: killed by SIGSYS" % action,
+          status == -signal.SIGSYS and "%s returned" % action not in err,
+          (status, err))
+    check("broker %s: its children are gone" % action,
+          gone_within(kids.values(), 1.0), kids)
 
 
 def allowed_attempt():
@@ -88,6 +104,8 @@ def sandbox_unavailable(mode):
 def main():
     for role, action in ATTEMPTS:
         attempt(role, action)
+    for action in ("open", "socket", "execve"):
+        broker_attempt(action)
     allowed_attempt()
     probe = subprocess.run(["unshare", "-Ur", "true"], capture_output=True)
     if probe.returncode == 0 and os.geteuid() == 0:
