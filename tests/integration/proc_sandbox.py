@@ -66,6 +66,16 @@ def broker_attempt(action):
           gone_within(kids.values(), 1.0), kids)
 
 
+def installed_binary_has_no_hooks():
+    """Only tests/sp-test reads SP_TEST_HOOK; sp ignores it."""
+    tmp = tmpdir()
+    p = start(policy(tmp), hook="frontend:execve")
+    status, out, err = finish(p, INITIALIZE + request(1, "ping"))
+    check("sp (not the test build) ignores SP_TEST_HOOK",
+          status == 0 and "test hook" not in err and
+          len(out.splitlines()) == 2, (status, err))
+
+
 def allowed_attempt():
     """The executor may read a file (resolver configuration): no kill."""
     tmp = tmpdir()
@@ -107,6 +117,7 @@ def main():
     for action in ("open", "socket", "execve"):
         broker_attempt(action)
     allowed_attempt()
+    installed_binary_has_no_hooks()
     probe = subprocess.run(["unshare", "-Ur", "true"], capture_output=True)
     if probe.returncode == 0 and os.geteuid() == 0:
         # the frontend's root must exist, as a first session as root
