@@ -142,8 +142,8 @@ start_both(struct start_fds *f, const char *profile, int client_out,
 	return kids[CHILD_FRONTEND].pid != -1;
 }
 
-static void
-children_abort(struct child kids[CHILD_COUNT])
+void
+children_kill(struct child kids[CHILD_COUNT])
 {
 	int i;
 
@@ -183,6 +183,6 @@ children_start(const char *policy, size_t len, const char *profile,
 	}
 	start_fds_close(&f);
 	if (!ok)
-		children_abort(kids);
+		children_kill(kids);
 	return ok;
 }

@@ -38,4 +38,10 @@ struct child {
 bool children_start(const char *policy, size_t len, const char *profile,
     int client_out, struct child kids[CHILD_COUNT]);
 
+/*
+ * Kills, reaps and closes whatever of kids is still there: for a broker
+ * that cannot go on (its own sandbox failed), not a session's end.
+ */
+void children_kill(struct child kids[CHILD_COUNT]);
+
 #endif

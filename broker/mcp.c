@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,15 +282,12 @@ static int
 mcp_run(struct mcp_session *s, int client_out)
 {
 	struct supervise_summary sum;
-	int i;
 
 	if (!children_start(s->bytes, s->len, s->profile != NULL ?
 	    s->profile->name : "", client_out, s->kids))
 		return SP_EXIT_INTERNAL;
 	if (!mcp_confine(s)) {
-		for (i = 0; i < CHILD_COUNT; i++)
-			(void)kill(s->kids[i].pid, SIGKILL);
-		(void)supervise_run(s->sv, s->kids, &sum);
+		children_kill(s->kids);
 		return SP_EXIT_SANDBOX;
 	}
 	test_hook_run("broker");

@@ -434,7 +434,8 @@ supervise_run(struct supervisor *sv, struct child kids[CHILD_COUNT],
 		    event_add(sv->ev_control[i], NULL) == -1)
 			return false;
 	}
-	if (event_add(sv->ev_tick, &tick) == -1)
+	/* Group syncs of the audit log; without one, nothing to wake for. */
+	if (sv->log != NULL && event_add(sv->ev_tick, &tick) == -1)
 		return false;
 	supervise_reap(sv);	/* a child may have died already */
 	if (kids[CHILD_FRONTEND].pid != 0 || kids[CHILD_EXECUTOR].pid != 0)
