@@ -24,4 +24,7 @@ int cmd_check(int argc, char **argv);
 /* sp catalog [--config FILE] [--profile NAME] (broker/cmd_catalog.c). */
 int cmd_catalog(int argc, char **argv);
 
+/* sp mcp [--config FILE] [--profile NAME] (broker/mcp.c) */
+int cmd_mcp(int argc, char **argv);
+
 #endif

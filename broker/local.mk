@@ -9,3 +9,13 @@ AUDIT_SOURCES = \
 sp_SOURCES += $(AUDIT_SOURCES) broker/cmd_audit.c
 sp_SOURCES += broker/cmd_check.c
 sp_SOURCES += broker/cmd_catalog.c
+# sp mcp: the broker, its children and their supervision
+PROC_SOURCES = \
+	broker/mcp.c \
+	broker/children.c broker/children.h \
+	broker/child_role.c broker/child_role.h \
+	broker/supervise.c broker/supervise.h \
+	broker/peer.c broker/peer.h \
+	broker/test_hook.c broker/test_hook.h \
+	$(FRONTEND_SOURCES) $(EXECUTOR_MAIN_SOURCES)
+sp_SOURCES += $(PROC_SOURCES)

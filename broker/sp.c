@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "broker/commands.h"
+#include "executor/executor.h"
+#include "frontend/frontend.h"
 #include "common/log.h"
 
 struct sp_command {
@@ -20,6 +22,10 @@ static const struct sp_command sp_commands[] = {
 	{ "audit", cmd_audit, "audit verify [--key FILE] FILE" },
 	{ "check", cmd_check, "check [--config FILE]" },
 	{ "catalog", cmd_catalog, "catalog [--config FILE] [--profile NAME]" },
+	{ "mcp", cmd_mcp, "mcp [--config FILE] [--profile NAME]" },
+	/* Internal roles the broker execs; not for people, so no usage. */
+	{ ".frontend", frontend_main, NULL },
+	{ ".executor", executor_main, NULL },
 	{ NULL, NULL, NULL },
 };
 
@@ -30,7 +36,8 @@ sp_usage(void)
 
 	fprintf(stderr, "usage: sp COMMAND [ARGS]\n");
 	for (c = sp_commands; c->name != NULL; c++)
-		fprintf(stderr, "       sp %s\n", c->usage);
+		if (c->usage != NULL)
+			fprintf(stderr, "       sp %s\n", c->usage);
 }
 
 int

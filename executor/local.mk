@@ -17,3 +17,7 @@ HTTP_ENGINE_SOURCES = \
 	executor/http_retry.c executor/http_retry.h
 
 libspexecutor_a_SOURCES = $(SSH_ENGINE_SOURCES) $(HTTP_ENGINE_SOURCES)
+
+# the executor role's entry: record checks and dispatch
+EXECUTOR_MAIN_SOURCES = \
+	executor/executor.h executor/main.c

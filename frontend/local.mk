@@ -6,3 +6,9 @@ libspfrontend_a_SOURCES = \
 	frontend/mcp_session_impl.h frontend/mcp_call.c \
 	frontend/result_render.c frontend/result_render.h \
 	frontend/sanitize.c frontend/sanitize.h
+
+# the frontend role: stdio transport, protocol writer, MCP session
+FRONTEND_SOURCES = \
+	frontend/frontend.h frontend/main.c \
+	frontend/writer.c frontend/writer.h \
+	frontend/session.c frontend/session.h

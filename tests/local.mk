@@ -68,5 +68,5 @@ tests_unit_test_hash_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_hash_LDADD = libspcommon.a $(UNIT_LDADD) $(LIBCRYPTO_LIBS)
 include tests/sandbox.mk
 include tests/ssh.mk
-
 include tests/session.mk
+include tests/proc.mk

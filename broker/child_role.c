@@ -1,0 +1,161 @@
+/*
+ * Start-up shared by the frontend and executor roles (broker/child_role.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "broker/child_role.h"
+#include "broker/commands.h"
+#include "common/log.h"
+#include "policy/authz.h"
+#include "policy/catalog.h"
+#include "policy/load.h"
+
+#define CHILD_FALLBACK_USER "nobody"
+
+/* pread, so neither child moves the offset the other reads from. */
+static char *
+child_read_policy(size_t *len)
+{
+	struct stat st;
+	char *bytes;
+	size_t off = 0;
+	ssize_t n;
+
+	if (fstat(CHILD_FD_POLICY, &st) == -1 || st.st_size < 0 ||
+	    (uint64_t)st.st_size > POLICY_TEXT_MAX) {
+		log_error("fstat policy fd: %s", strerror(errno));
+		return NULL;
+	}
+	if ((bytes = malloc((size_t)st.st_size + 1)) == NULL)
+		return NULL;
+	while (off < (size_t)st.st_size) {
+		n = pread(CHILD_FD_POLICY, bytes + off, (size_t)st.st_size - off,
+		    (off_t)off);
+		if (n <= 0) {
+			log_error("pread policy fd: %s",
+			    n == 0 ? "short" : strerror(errno));
+			free(bytes);
+			return NULL;
+		}
+		off += (size_t)n;
+	}
+	bytes[off] = '\0';
+	*len = off;
+	return bytes;
+}
+
+void
+child_context_load(struct child_context *ctx, enum sandbox_role role,
+    const char *profile_name)
+{
+	struct policy_diags diags = { 0 };
+	char *bytes;
+	size_t len;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->role = role;
+	if ((bytes = child_read_policy(&len)) == NULL)
+		exit(SP_EXIT_INTERNAL);
+	(void)close(CHILD_FD_POLICY);
+	ctx->policy = policy_load("policy", bytes, len, &diags);
+	policy_diags_free(&diags);
+	free(bytes);
+	if (ctx->policy == NULL)
+		fatal(SP_EXIT_INTERNAL, "the policy handed over does not load");
+	if (profile_name[0] != '\0' && (ctx->profile =
+	    policy_profile_by_name(ctx->policy, profile_name)) == NULL)
+		fatal(SP_EXIT_INTERNAL, "no profile named '%s'", profile_name);
+	if (!policy_catalog_fingerprint(ctx->policy, ctx->fingerprint))
+		fatal(SP_EXIT_INTERNAL, "cannot compute the catalog fingerprint");
+	child_record_limits(ctx->policy, &ctx->limits);
+}
+
+/* The uid to become when root: run_as for the executor, else nobody. */
+static void
+child_drop_target(const struct child_context *ctx, struct sandbox_spec *spec)
+{
+	const char *user = CHILD_FALLBACK_USER;
+
+	if (geteuid() != 0)
+		return;
+	if (ctx->role == SANDBOX_ROLE_EXECUTOR && ctx->policy->run_as != NULL)
+		user = ctx->policy->run_as;
+	if (!sandbox_user_ids(user, &spec->uid, &spec->gid))
+		fatal(SP_EXIT_SANDBOX, "cannot drop to user '%s': %s", user,
+		    strerror(errno));
+	if (ctx->role == SANDBOX_ROLE_FRONTEND)
+		spec->chroot_dir = CHILD_EMPTY_DIR;
+}
+
+void
+child_confine(const struct child_context *ctx)
+{
+	struct sandbox_spec spec;
+	struct sandbox_report report;
+
+	memset(&spec, 0, sizeof(spec));
+	spec.role = ctx->role;
+	spec.mode = ctx->policy->sandbox == POLICY_SANDBOX_BEST_EFFORT ?
+	    SANDBOX_BEST_EFFORT : SANDBOX_REQUIRED;
+	spec.parent = getppid();
+	child_drop_target(ctx, &spec);
+	if (!sandbox_confine(&spec, &report))
+		fatal(SP_EXIT_SANDBOX, "sandbox could not be installed: %s",
+		    report.text);
+	if (report.n_missing > 0)
+		log_warn("sandbox best-effort: running without %s", report.text);
+}
+
+void
+child_context_free(struct child_context *ctx)
+{
+	policy_free(ctx->policy);
+	memset(ctx, 0, sizeof(*ctx));
+}
+
+void
+child_record_limits(const struct policy *policy, struct record_limits *limits)
+{
+	size_t i, j, max_args = 0, max_len = 0;
+	const struct policy_tool *t;
+
+	for (i = 0; i < policy->tool_count; i++) {
+		t = &policy->tools[i];
+		if (t->param_count > max_args)
+			max_args = t->param_count;
+		for (j = 0; j < t->param_count; j++)
+			if (t->params[j].type == PARAM_STRING &&
+			    t->params[j].max_length > max_len)
+				max_len = t->params[j].max_length;
+	}
+	record_limits_default(limits);
+	if (max_args < limits->max_args)
+		limits->max_args = max_args;
+	/* A code point is at most 4 bytes of UTF-8. */
+	if (max_len < limits->max_arg_bytes / 4)
+		limits->max_arg_bytes = max_len * 4;
+	if (policy->limits.result_max_chars < limits->max_payload_bytes / 4)
+		limits->max_payload_bytes = policy->limits.result_max_chars * 4;
+}
+
+bool
+child_send_record(int fd, const struct buf *record)
+{
+	ssize_t n;
+
+	do {
+		n = send(fd, buf_ptr(record), buf_len(record), MSG_NOSIGNAL);
+	} while (n == -1 && errno == EINTR);
+	if (n == -1 || (size_t)n != buf_len(record)) {
+		log_error("send: %s", n == -1 ? strerror(errno) : "short");
+		return false;
+	}
+	return true;
+}

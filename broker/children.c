@@ -1,0 +1,188 @@
+/*
+ * Starting the children of a session (broker/children.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "broker/child_role.h"
+#include "broker/children.h"
+#include "common/log.h"
+#include "common/spawn.h"
+
+#define SELF_EXE "/proc/self/exe"
+
+/* Fds the broker holds while starting the children. */
+struct start_fds {
+	int policy;
+	int action[2];
+	int control[CHILD_COUNT][2];
+	int devnull;
+};
+
+static void
+start_fds_close(struct start_fds *f)
+{
+	int *all[] = { &f->policy, &f->action[0], &f->action[1],
+	    &f->control[0][1], &f->control[1][1], &f->devnull };
+	size_t i;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (*all[i] >= 0) {
+			(void)close(*all[i]);
+			*all[i] = -1;
+		}
+}
+
+/* The same bytes for both children, and neither can change them. */
+static int
+policy_memfd(const char *policy, size_t len)
+{
+	size_t off = 0;
+	ssize_t n;
+	int fd;
+
+	if ((fd = memfd_create("sp-policy", MFD_CLOEXEC |
+	    MFD_ALLOW_SEALING)) == -1) {
+		log_error("memfd_create: %s", strerror(errno));
+		return -1;
+	}
+	while (off < len) {
+		if ((n = write(fd, policy + off, len - off)) <= 0) {
+			log_error("write: %s", strerror(errno));
+			(void)close(fd);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_WRITE | F_SEAL_SEAL) == -1) {
+		log_error("F_ADD_SEALS: %s", strerror(errno));
+		(void)close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool
+start_fds_open(struct start_fds *f, const char *policy, size_t len)
+{
+	int type = SOCK_SEQPACKET | SOCK_CLOEXEC;
+
+	if ((f->policy = policy_memfd(policy, len)) == -1)
+		return false;
+	if (socketpair(AF_UNIX, type, 0, f->action) == -1 ||
+	    socketpair(AF_UNIX, type, 0, f->control[CHILD_FRONTEND]) == -1 ||
+	    socketpair(AF_UNIX, type, 0, f->control[CHILD_EXECUTOR]) == -1) {
+		log_error("socketpair: %s", strerror(errno));
+		return false;
+	}
+	if ((f->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1) {
+		log_error("open /dev/null: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* The frontend's chroot must exist before it starts (root only). */
+static bool
+empty_dir_ready(void)
+{
+	if (geteuid() != 0)
+		return true;
+	if (mkdir(CHILD_EMPTY_DIR, 0755) == -1 && errno != EEXIST) {
+		log_error("mkdir %s: %s", CHILD_EMPTY_DIR, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static pid_t
+start_one(const char *role, const char *profile, const struct spawn_fd *map,
+    size_t n)
+{
+	char *const argv[] = { (char *)"sp", (char *)role, (char *)profile,
+	    NULL };
+
+	return spawn_child(SELF_EXE, argv, map, n);
+}
+
+static bool
+start_both(struct start_fds *f, const char *profile, int client_out,
+    struct child kids[CHILD_COUNT])
+{
+	const struct spawn_fd fe_map[] = {
+		{ client_out, STDOUT_FILENO },
+		{ f->policy, CHILD_FD_POLICY },
+		{ f->action[0], CHILD_FD_ACTION },
+		{ f->control[CHILD_FRONTEND][1], CHILD_FD_CONTROL },
+	};
+	const struct spawn_fd ex_map[] = {
+		{ f->devnull, STDIN_FILENO },
+		{ STDERR_FILENO, STDOUT_FILENO },
+		{ f->policy, CHILD_FD_POLICY },
+		{ f->action[1], CHILD_FD_ACTION },
+		{ f->control[CHILD_EXECUTOR][1], CHILD_FD_CONTROL },
+	};
+
+	kids[CHILD_EXECUTOR].pid = start_one(CHILD_ROLE_EXECUTOR, profile,
+	    ex_map, sizeof(ex_map) / sizeof(ex_map[0]));
+	if (kids[CHILD_EXECUTOR].pid == -1)
+		return false;
+	kids[CHILD_FRONTEND].pid = start_one(CHILD_ROLE_FRONTEND, profile,
+	    fe_map, sizeof(fe_map) / sizeof(fe_map[0]));
+	return kids[CHILD_FRONTEND].pid != -1;
+}
+
+void
+children_kill(struct child kids[CHILD_COUNT])
+{
+	int i;
+
+	for (i = 0; i < CHILD_COUNT; i++) {
+		if (kids[i].pid > 0) {
+			(void)kill(kids[i].pid, SIGKILL);
+			(void)waitpid(kids[i].pid, NULL, 0);
+			kids[i].pid = 0;
+		}
+		if (kids[i].control >= 0)
+			(void)close(kids[i].control);
+		kids[i].control = -1;
+	}
+}
+
+bool
+children_start(const char *policy, size_t len, const char *profile,
+    int client_out, struct child kids[CHILD_COUNT])
+{
+	struct start_fds f;
+	bool ok;
+	int i;
+
+	memset(kids, 0, sizeof(*kids) * CHILD_COUNT);
+	memset(&f, -1, sizeof(f));
+	kids[CHILD_FRONTEND].role = "frontend";
+	kids[CHILD_EXECUTOR].role = "executor";
+	ok = empty_dir_ready() && start_fds_open(&f, policy, len) &&
+	    start_both(&f, profile, client_out, kids);
+	for (i = 0; i < CHILD_COUNT; i++)
+		kids[i].control = f.control[i][0];
+	/* The client is the frontend's now. */
+	if (ok && (dup2(f.devnull, STDIN_FILENO) == -1 ||
+	    close(client_out) == -1)) {
+		log_error("dup2: %s", strerror(errno));
+		ok = false;
+	}
+	start_fds_close(&f);
+	if (!ok)
+		children_kill(kids);
+	return ok;
+}

@@ -1,0 +1,47 @@
+/*
+ * Starting the two children of a session (DESIGN.md section 1,
+ * invariants 5 and 7): the broker forks and execs itself
+ * (/proc/self/exe) as `sp .frontend PROFILE` and `sp .executor PROFILE`,
+ * each with exactly the fds of broker/child_role.h:
+ *
+ *   frontend  0 client's stdin  1 client's stdout  2 stderr
+ *   executor  0 /dev/null       1 stderr           2 stderr
+ *   both      3 policy memfd (sealed)  4 action channel  5 control channel
+ *
+ * The action channel is one SOCK_SEQPACKET socketpair between the
+ * children; each control channel a socketpair to the broker.
+ */
+#ifndef SP_BROKER_CHILDREN_H
+#define SP_BROKER_CHILDREN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum child_slot { CHILD_FRONTEND = 0, CHILD_EXECUTOR = 1, CHILD_COUNT = 2 };
+
+/* A started child; control is the broker's end of its channel (owned). */
+struct child {
+	const char *role;	/* "frontend" or "executor", static */
+	pid_t pid;		/* 0 once reaped */
+	int control;		/* -1 once closed */
+	int status;		/* wait status once reaped */
+};
+
+/*
+ * Starts both children handing them policy (len bytes, borrowed) and the
+ * profile name ("" for none).  client_out is the saved fd of the client's
+ * stdout; it is given to the frontend and closed here, and fd 0 of the
+ * broker is pointed at /dev/null, so the frontend alone holds the client.
+ * On failure logs, kills what was started and returns false.
+ */
+bool children_start(const char *policy, size_t len, const char *profile,
+    int client_out, struct child kids[CHILD_COUNT]);
+
+/*
+ * Kills, reaps and closes whatever of kids is still there: for a broker
+ * that cannot go on (its own sandbox failed), not a session's end.
+ */
+void children_kill(struct child kids[CHILD_COUNT]);
+
+#endif

@@ -1,0 +1,323 @@
+/*
+ * sp mcp [--config FILE] [--profile NAME]: the broker (DESIGN.md
+ * section 1).  In order: fd 1 saved for the frontend and pointed at
+ * stderr; the policy read once and validated; the profile fixed; the
+ * audit log opened; both children started with the same policy bytes;
+ * the broker confined; then supervision until the session ends.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "broker/audit_log.h"
+#include "broker/child_role.h"
+#include "broker/children.h"
+#include "broker/commands.h"
+#include "broker/peer.h"
+#include "broker/supervise.h"
+#include "broker/test_hook.h"
+#include "common/log.h"
+#include "common/sandbox.h"
+#include "policy/catalog.h"
+#include "policy/load.h"
+#include "policy/source.h"
+
+/* Used when no policy file exists at all: a gateway with no tools. */
+static const char mcp_default_policy[] =
+    "{ \"sallyport\": 1, \"profiles\": { \"default\": { \"scopes\": [] } } }";
+
+#define MCP_SESSION_BYTES 8
+
+struct mcp_args {
+	const char *config;
+	const char *profile;
+};
+
+/* Everything the session holds; released by mcp_session_free(). */
+struct mcp_session {
+	char *bytes;			/* policy text, owned */
+	size_t len;
+	struct policy *policy;
+	const struct policy_profile *profile;
+	const char *profile_from;	/* how the profile was chosen */
+	char peer[64];			/* "uid 1001 gid 1001", or none */
+	uint8_t fingerprint[HASH_SHA256_LEN];
+	struct record_limits limits;
+	char id[MCP_SESSION_BYTES * 2 + 1];
+	struct audit_log *log;
+	struct event_base *base;
+	struct supervisor *sv;
+	struct child kids[CHILD_COUNT];
+};
+
+static bool
+mcp_parse_args(int argc, char **argv, struct mcp_args *a)
+{
+	int i;
+
+	memset(a, 0, sizeof(*a));
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+			a->config = argv[++i];
+		else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
+			a->profile = argv[++i];
+		else
+			return false;
+	}
+	return true;
+}
+
+/* The policy text by the lookup order of DESIGN.md section 3. */
+static bool
+mcp_read_policy(const char *option, struct mcp_session *s)
+{
+	const char *path = policy_config_path(option);
+	char why[256];
+
+	if (strcmp(path, POLICY_SYSTEM_PATH) == 0 &&
+	    access(path, F_OK) == -1 && errno == ENOENT) {
+		log_warn("no policy at %s: using the embedded default, which "
+		    "declares no tools", path);
+		s->len = sizeof(mcp_default_policy) - 1;
+		s->bytes = strdup(mcp_default_policy);
+		return s->bytes != NULL;
+	}
+	if (!policy_read_file(path, &s->bytes, &s->len, why, sizeof(why))) {
+		log_error("%s: %s", path, why);
+		return false;
+	}
+	return true;
+}
+
+/* Prints every diagnostic; true when none is an error. */
+static bool
+mcp_report(struct policy_diags *diags)
+{
+	size_t i;
+	bool ok = diags->errors == 0;
+
+	for (i = 0; i < diags->count; i++)
+		log_error("%s", diags->items[i].text);
+	policy_diags_free(diags);
+	return ok;
+}
+
+/* Read, validate, check credential files and the pin: else exit 78. */
+static bool
+mcp_load_policy(const char *option, struct mcp_session *s)
+{
+	const char *name = policy_config_path(option);
+	struct policy_diags diags = { 0 };
+	char why[256];
+
+	if (!mcp_read_policy(option, s))
+		return false;
+	s->policy = policy_load(name, s->bytes, s->len, &diags);
+	if (s->policy != NULL)
+		(void)policy_check_credential_files(s->policy, name, &diags);
+	if (!mcp_report(&diags) || s->policy == NULL)
+		return false;
+	if (!policy_catalog_verify_pin(s->policy, why, sizeof(why))) {
+		log_error("%s: %s", name, why);
+		return false;
+	}
+	child_record_limits(s->policy, &s->limits);
+	return policy_catalog_fingerprint(s->policy, s->fingerprint);
+}
+
+static bool
+mcp_session_id(struct mcp_session *s)
+{
+	uint8_t raw[MCP_SESSION_BYTES];
+
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+		log_error("getrandom: %s", strerror(errno));
+		return false;
+	}
+	hash_hex(raw, sizeof(raw), s->id);
+	return true;
+}
+
+static bool
+mcp_open_audit(struct mcp_session *s)
+{
+	uint8_t key[AUDIT_KEY_MAX];
+	size_t key_len = 0;
+
+	if (s->policy->audit_path == NULL) {
+		log_warn("the policy names no audit path: nothing is audited");
+		return true;
+	}
+	if (s->policy->audit_key_file != NULL &&
+	    !audit_key_read(s->policy->audit_key_file, key, &key_len))
+		return false;
+	s->log = audit_log_open(s->policy->audit_path,
+	    key_len > 0 ? key : NULL, key_len, s->id);
+	explicit_bzero(key, sizeof(key));
+	return s->log != NULL;
+}
+
+static bool
+mcp_audit_start(struct mcp_session *s)
+{
+	char hex[HASH_SHA256_HEX_LEN + 1];
+	cJSON *m;
+	bool ok;
+
+	if (s->log == NULL)
+		return true;
+	hash_hex(s->fingerprint, sizeof(s->fingerprint), hex);
+	if ((m = cJSON_CreateObject()) == NULL)
+		return false;
+	cJSON_AddStringToObject(m, "profile", s->profile != NULL ?
+	    s->profile->name : "");
+	cJSON_AddStringToObject(m, "profile_from", s->profile_from);
+	cJSON_AddStringToObject(m, "peer", s->peer);
+	cJSON_AddStringToObject(m, "policy_sha256", hex);
+	cJSON_AddStringToObject(m, "version", PACKAGE_VERSION);
+	ok = audit_log_append(s->log, "session-start", m, true);
+	cJSON_Delete(m);
+	return ok;
+}
+
+static void
+mcp_audit_end(struct mcp_session *s, const struct supervise_summary *sum)
+{
+	cJSON *m;
+
+	if (s->log == NULL)
+		return;
+	if ((m = cJSON_CreateObject()) != NULL) {
+		cJSON_AddStringToObject(m, "why", sum->why);
+		cJSON_AddNumberToObject(m, "status", sum->status);
+		cJSON_AddNumberToObject(m, "rejections", (double)sum->rejections);
+		cJSON_AddNumberToObject(m, "violations", (double)sum->violations);
+		if (!audit_log_append(s->log, "session-end", m, true))
+			log_error("session-end could not be audited");
+	}
+	cJSON_Delete(m);
+	/* The anchor kept outside the file (DESIGN.md section 6). */
+	log_info("audit: session %s ended, last hash %s", s->id,
+	    audit_log_last_hash(s->log));
+}
+
+/* The broker's own filter: no exec, no open, no new sockets. */
+static bool
+mcp_confine(struct mcp_session *s)
+{
+	pid_t pids[CHILD_COUNT];
+	const char *missing = NULL;
+	int i;
+
+	for (i = 0; i < CHILD_COUNT; i++)
+		pids[i] = s->kids[i].pid;
+	if (!sandbox_no_new_privs())
+		missing = "no-new-privs";
+	else if (!sandbox_load_filter(SANDBOX_ROLE_BROKER, pids, CHILD_COUNT))
+		missing = "seccomp filter";
+	if (missing == NULL)
+		return true;
+	if (s->policy->sandbox != POLICY_SANDBOX_BEST_EFFORT) {
+		log_error("sandbox could not be installed: %s: %s", missing,
+		    strerror(errno));
+		return false;
+	}
+	log_warn("sandbox best-effort: broker running without %s: %s",
+	    missing, strerror(errno));
+	return true;
+}
+
+static void
+mcp_session_free(struct mcp_session *s)
+{
+	supervise_free(s->sv);
+	if (s->base != NULL)
+		event_base_free(s->base);
+	if (s->log != NULL && !audit_log_close(s->log))
+		log_error("the audit log could not be synced");
+	policy_free(s->policy);
+	free(s->bytes);
+}
+
+/* Everything before the children: exit statuses 78 and 70. */
+static int
+mcp_prepare(const struct mcp_args *a, struct mcp_session *s)
+{
+	uid_t uid;
+	gid_t gid;
+
+	if (!mcp_load_policy(a->config, s))
+		return SP_EXIT_CONFIG;
+	s->profile = peer_pick_profile(s->policy, a->profile, STDIN_FILENO,
+	    &s->profile_from);
+	if (a->profile != NULL && s->profile == NULL) {
+		log_error("no profile named '%s' in the policy", a->profile);
+		return SP_EXIT_USAGE;
+	}
+	if (s->profile == NULL)
+		log_warn("no profile matches this client: no tools");
+	if (peer_credentials(STDIN_FILENO, &uid, &gid))
+		(void)snprintf(s->peer, sizeof(s->peer), "uid %u gid %u",
+		    (unsigned)uid, (unsigned)gid);
+	else
+		(void)snprintf(s->peer, sizeof(s->peer), "not a unix socket");
+	if (!mcp_session_id(s) || !mcp_open_audit(s) || !mcp_audit_start(s))
+		return SP_EXIT_INTERNAL;
+	if ((s->base = event_base_new()) == NULL ||
+	    (s->sv = supervise_new(s->base, s->log, &s->limits, s->fingerprint,
+	    s->policy->limits.call_timeout_ms)) == NULL)
+		return SP_EXIT_INTERNAL;
+	return SP_EXIT_OK;
+}
+
+static int
+mcp_run(struct mcp_session *s, int client_out)
+{
+	struct supervise_summary sum;
+
+	if (!children_start(s->bytes, s->len, s->profile != NULL ?
+	    s->profile->name : "", client_out, s->kids))
+		return SP_EXIT_INTERNAL;
+	if (!mcp_confine(s)) {
+		children_kill(s->kids);
+		return SP_EXIT_SANDBOX;
+	}
+	test_hook_run("broker");
+	if (!supervise_run(s->sv, s->kids, &sum))
+		return SP_EXIT_INTERNAL;
+	mcp_audit_end(s, &sum);
+	return sum.status;
+}
+
+int
+cmd_mcp(int argc, char **argv)
+{
+	struct mcp_session s;
+	struct mcp_args a;
+	int client_out, status;
+
+	/* Before anything else: fd 1 is the frontend's alone. */
+	if ((client_out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) == -1 ||
+	    !sandbox_stdout_to_stderr())
+		fatal(SP_EXIT_INTERNAL, "cannot set fd 1 aside: %s",
+		    strerror(errno));
+	if (!mcp_parse_args(argc, argv, &a)) {
+		log_error("usage: sp mcp [--config FILE] [--profile NAME]");
+		return SP_EXIT_USAGE;
+	}
+	memset(&s, 0, sizeof(s));
+	if ((status = mcp_prepare(&a, &s)) == SP_EXIT_OK)
+		status = mcp_run(&s, client_out);
+	else
+		(void)close(client_out);
+	mcp_session_free(&s);
+	return status;
+}

@@ -1,0 +1,474 @@
+/*
+ * Supervision of a session's children (broker/supervise.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "broker/commands.h"
+#include "broker/supervise.h"
+#include "common/log.h"
+#include "common/spawn.h"
+
+/* How long a frontend asked to stop may take before it is killed. */
+#define SUPERVISE_STOP_GRACE_MS 2000
+#define SUPERVISE_TICK_MS AUDIT_LOG_SYNC_MS
+/*
+ * After a child dies unasked, the other is given this long to be reaped
+ * on its own before it is killed: a child that died of its peer's death
+ * (closed channel) is then not mistaken for the cause.
+ */
+#define SUPERVISE_SETTLE_MS 50
+
+static const int supervise_signals[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
+#define NSIGNALS (sizeof(supervise_signals) / sizeof(supervise_signals[0]))
+
+struct supervisor {
+	struct event_base *base;
+	struct audit_log *log;
+	const struct record_limits *limits;
+	const uint8_t *fingerprint;
+	uint32_t call_timeout_ms;
+	struct event *ev_signal[NSIGNALS];
+	struct event *ev_control[CHILD_COUNT];
+	struct event *ev_grace;		/* ends what is left, at once */
+	struct event *ev_settle;	/* ends the rest after a death */
+	struct event *ev_tick;		/* audit group sync */
+	bool greeted[CHILD_COUNT];
+	bool killed[CHILD_COUNT];	/* ended by the broker: expected */
+	bool abnormal;			/* a child died unasked */
+	uint8_t *recbuf;		/* RECORD_MAX_BYTES */
+	bool ending;			/* the session is ending in order */
+	char end_why[32];		/* "signal TERM" when ending */
+	bool status_set;
+	struct child *kids;
+	struct supervise_summary *sum;
+};
+
+static void
+supervise_kill_all(struct supervisor *sv)
+{
+	int i;
+
+	for (i = 0; i < CHILD_COUNT; i++) {
+		if (sv->kids[i].pid <= 0)
+			continue;
+		sv->killed[i] = true;
+		if (kill(sv->kids[i].pid, SIGKILL) == -1)
+			log_error("kill %s: %s", sv->kids[i].role,
+			    strerror(errno));
+	}
+}
+
+static void
+supervise_set_status(struct supervisor *sv, int status, const char *why)
+{
+	if (sv->status_set)
+		return;
+	sv->status_set = true;
+	sv->sum->status = status;
+	(void)snprintf(sv->sum->why, sizeof(sv->sum->why), "%s", why);
+}
+
+static void
+supervise_arm(struct event *ev, uint32_t ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	(void)event_add(ev, &tv);
+}
+
+/*
+ * The child whose death ended the session: one killed by a signal the
+ * broker did not send, else one that exited unasked.  When one child
+ * dies the other often exits at once on the closed channel, and either
+ * may be reaped first, so the cause is chosen after both are gone.
+ */
+static const struct child *
+supervise_cause(const struct supervisor *sv)
+{
+	int i;
+
+	for (i = 0; i < CHILD_COUNT; i++)
+		if (!sv->killed[i] && WIFSIGNALED(sv->kids[i].status))
+			return &sv->kids[i];
+	for (i = 0; i < CHILD_COUNT; i++)
+		if (!sv->killed[i] && WIFEXITED(sv->kids[i].status) &&
+		    WEXITSTATUS(sv->kids[i].status) != 0)
+			return &sv->kids[i];
+	return &sv->kids[CHILD_FRONTEND];
+}
+
+/* Says which role died and why; the status is 70, or 71 for a sandbox. */
+static void
+supervise_report_death(struct supervisor *sv)
+{
+	const struct child *c = supervise_cause(sv);
+	char how[96], why[sizeof(sv->sum->why)];
+	int code = SP_EXIT_INTERNAL;
+
+	spawn_describe_exit(c->status, how, sizeof(how));
+	log_error("%s died: %s; the session ended", c->role, how);
+	if (WIFEXITED(c->status) && WEXITSTATUS(c->status) == SP_EXIT_SANDBOX)
+		code = SP_EXIT_SANDBOX;
+	(void)snprintf(why, sizeof(why), "%s %s", c->role, how);
+	sv->status_set = false;
+	supervise_set_status(sv, code, why);
+}
+
+static bool
+supervise_normal_frontend_end(const struct child *c)
+{
+	return WIFEXITED(c->status) && (WEXITSTATUS(c->status) == SP_EXIT_OK ||
+	    WEXITSTATUS(c->status) == SP_EXIT_MALFORMED);
+}
+
+static void
+supervise_child_gone(struct supervisor *sv, int slot)
+{
+	struct child *c = &sv->kids[slot];
+
+	if (slot == CHILD_FRONTEND && supervise_normal_frontend_end(c)) {
+		supervise_set_status(sv, WEXITSTATUS(c->status),
+		    sv->ending ? sv->end_why : WEXITSTATUS(c->status) ==
+		    SP_EXIT_OK ? "end of input" : "malformed input");
+		/* In-flight work may finish, bounded by the call timeout. */
+		supervise_arm(sv->ev_grace, sv->call_timeout_ms);
+		return;
+	}
+	/* The executor leaves with 0 only once the frontend closed the
+	 * action channel; a frontend still running then ends on its own. */
+	if (slot == CHILD_EXECUTOR && WIFEXITED(c->status) &&
+	    WEXITSTATUS(c->status) == 0)
+		return;
+	if (sv->killed[slot] || sv->abnormal)	/* expected, or known */
+		return;
+	sv->abnormal = true;
+	supervise_arm(sv->ev_settle, SUPERVISE_SETTLE_MS);
+}
+
+/*
+ * Reaps every child that has ended, then judges them frontend first: an
+ * executor that left because the frontend closed the channel is not a
+ * failure, whichever exit waitpid() happened to return first.
+ */
+static void
+supervise_reap(struct supervisor *sv)
+{
+	bool gone[CHILD_COUNT] = { false, false };
+	int status, i;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		for (i = 0; i < CHILD_COUNT; i++)
+			if (sv->kids[i].pid == pid) {
+				sv->kids[i].pid = 0;
+				sv->kids[i].status = status;
+				gone[i] = true;
+			}
+	for (i = 0; i < CHILD_COUNT; i++)
+		if (gone[i])
+			supervise_child_gone(sv, i);
+	if (sv->kids[CHILD_FRONTEND].pid == 0 &&
+	    sv->kids[CHILD_EXECUTOR].pid == 0)
+		(void)event_base_loopbreak(sv->base);
+}
+
+static void
+supervise_on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct supervisor *sv = arg;
+
+	(void)what;
+	if (sig == SIGCHLD) {
+		supervise_reap(sv);
+		return;
+	}
+	if (sv->ending)
+		return;
+	sv->ending = true;
+	log_info("SIG%s: ending the session", sigabbrev_np((int)sig));
+	(void)snprintf(sv->end_why, sizeof(sv->end_why), "signal %s",
+	    sigabbrev_np((int)sig));
+	if (sv->kids[CHILD_FRONTEND].pid > 0)
+		(void)kill(sv->kids[CHILD_FRONTEND].pid, SIGTERM);
+	supervise_arm(sv->ev_grace,
+	    SUPERVISE_STOP_GRACE_MS + sv->call_timeout_ms);
+	/* The frontend's own end sets the status; this is the fallback. */
+	if (sv->kids[CHILD_FRONTEND].pid == 0)
+		supervise_set_status(sv, SP_EXIT_OK, sv->end_why);
+}
+
+static void
+supervise_on_grace(evutil_socket_t fd, short what, void *arg)
+{
+	struct supervisor *sv = arg;
+
+	(void)fd;
+	(void)what;
+	log_warn("a child did not end in time; killing it");
+	supervise_set_status(sv, SP_EXIT_INTERNAL, "a child did not end");
+	supervise_kill_all(sv);
+}
+
+static void
+supervise_on_settle(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	supervise_kill_all(arg);
+}
+
+static void
+supervise_on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct supervisor *sv = arg;
+
+	(void)fd;
+	(void)what;
+	if (sv->log != NULL && !audit_log_tick(sv->log, audit_log_now_ms()))
+		sv->sum->audit_failures++;
+}
+
+
+static const char *
+supervise_kind_name(enum record_audit_kind kind)
+{
+	switch (kind) {
+	case RECORD_AUDIT_REJECTION: return "rejection";
+	case RECORD_AUDIT_INTENT: return "intent";
+	case RECORD_AUDIT_EXECUTION: return "execution";
+	case RECORD_AUDIT_VIOLATION: return "violation";
+	default: return "cancellation";
+	}
+}
+
+/* The record's members; never the offending bytes, only their hash. */
+static cJSON *
+supervise_event_members(const struct child *c,
+    const struct record_audit_event *ev)
+{
+	char hex[HASH_SHA256_HEX_LEN + 1];
+	cJSON *m = cJSON_CreateObject();
+
+	if (m == NULL)
+		return NULL;
+	cJSON_AddStringToObject(m, "from", c->role);
+	if (ev->kind == RECORD_AUDIT_REJECTION) {
+		cJSON_AddNumberToObject(m, "frame", (double)ev->frame_no);
+		cJSON_AddNumberToObject(m, "code", ev->code);
+	} else if (ev->call_id != 0) {
+		cJSON_AddNumberToObject(m, "call", (double)ev->call_id);
+		cJSON_AddNumberToObject(m, "tool", ev->tool_index);
+	}
+	if (ev->reason.len > 0)
+		cJSON_AddStringToObject(m, "reason", ev->reason.ptr);
+	if (ev->flags & AUDIT_HAS_SHA256) {
+		hash_hex(ev->sha256, sizeof(ev->sha256), hex);
+		cJSON_AddStringToObject(m, "sha256", hex);
+	}
+	return m;
+}
+
+static void
+supervise_audit_event(struct supervisor *sv, const struct child *c,
+    const uint8_t *rec, size_t len)
+{
+	struct record_audit_event ev;
+	enum record_error e;
+	cJSON *m;
+
+	if ((e = record_audit_event_decode(rec, len, sv->limits, &ev)) !=
+	    RECORD_OK) {
+		log_error("%s sent a bad audit event: %s", c->role,
+		    record_error_str(e));
+		return;
+	}
+	if (ev.kind == RECORD_AUDIT_REJECTION)
+		sv->sum->rejections++;
+	else if (ev.kind == RECORD_AUDIT_VIOLATION)
+		sv->sum->violations++;
+	if (sv->log != NULL) {
+		m = supervise_event_members(c, &ev);
+		if (m == NULL || !audit_log_append(sv->log,
+		    supervise_kind_name(ev.kind), m, false))
+			sv->sum->audit_failures++;
+		cJSON_Delete(m);
+	}
+	record_audit_event_free(&ev);
+}
+
+static bool
+supervise_hello(struct supervisor *sv, int slot, const uint8_t *rec,
+    size_t len)
+{
+	static const enum record_role roles[CHILD_COUNT] = {
+		[CHILD_FRONTEND] = RECORD_ROLE_FRONTEND,
+		[CHILD_EXECUTOR] = RECORD_ROLE_EXECUTOR,
+	};
+	struct record_hello h;
+
+	if (record_hello_decode(rec, len, &h) != RECORD_OK ||
+	    h.role != roles[slot] ||
+	    memcmp(h.fingerprint, sv->fingerprint, HASH_SHA256_LEN) != 0)
+		return false;
+	sv->greeted[slot] = true;
+	return true;
+}
+
+static void
+supervise_control_closed(struct supervisor *sv, int slot)
+{
+	(void)event_del(sv->ev_control[slot]);
+	(void)close(sv->kids[slot].control);
+	sv->kids[slot].control = -1;
+}
+
+/* After the children are gone: what they sent last is still audited. */
+static void
+supervise_drain(struct supervisor *sv, int slot)
+{
+	enum record_type type;
+	ssize_t n;
+
+	while ((n = recv(sv->kids[slot].control, sv->recbuf, RECORD_MAX_BYTES,
+	    MSG_DONTWAIT | MSG_TRUNC)) > 0) {
+		if ((size_t)n <= RECORD_MAX_BYTES && sv->greeted[slot] &&
+		    record_peek(sv->recbuf, (size_t)n, NULL, &type) ==
+		    RECORD_OK && type == RECORD_AUDIT_EVENT)
+			supervise_audit_event(sv, &sv->kids[slot], sv->recbuf,
+			    (size_t)n);
+		else if (!sv->greeted[slot])
+			(void)supervise_hello(sv, slot, sv->recbuf, (size_t)n);
+	}
+}
+
+static void
+supervise_on_control(evutil_socket_t fd, short what, void *arg)
+{
+	struct supervisor *sv = arg;
+	enum record_type type;
+	int slot = sv->kids[CHILD_FRONTEND].control == fd ? CHILD_FRONTEND :
+	    CHILD_EXECUTOR;
+	ssize_t n;
+
+	(void)what;
+	n = recv(fd, sv->recbuf, RECORD_MAX_BYTES, MSG_TRUNC);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		supervise_control_closed(sv, slot);
+		return;
+	}
+	if ((size_t)n > RECORD_MAX_BYTES ||
+	    (!sv->greeted[slot] && !supervise_hello(sv, slot, sv->recbuf,
+	    (size_t)n))) {
+		log_error("%s broke the control protocol", sv->kids[slot].role);
+		supervise_set_status(sv, SP_EXIT_INTERNAL, "protocol broken");
+		supervise_kill_all(sv);
+		supervise_control_closed(sv, slot);
+		return;
+	}
+	if (record_peek(sv->recbuf, (size_t)n, NULL, &type) == RECORD_OK &&
+	    type == RECORD_AUDIT_EVENT)
+		supervise_audit_event(sv, &sv->kids[slot], sv->recbuf,
+		    (size_t)n);
+}
+
+struct supervisor *
+supervise_new(struct event_base *base, struct audit_log *log,
+    const struct record_limits *limits,
+    const uint8_t fingerprint[HASH_SHA256_LEN], uint32_t call_timeout_ms)
+{
+	struct supervisor *sv;
+	size_t i;
+
+	if ((sv = calloc(1, sizeof(*sv))) == NULL)
+		return NULL;
+	sv->base = base;
+	sv->log = log;
+	sv->limits = limits;
+	sv->fingerprint = fingerprint;
+	sv->call_timeout_ms = call_timeout_ms;
+	for (i = 0; i < NSIGNALS; i++)
+		if ((sv->ev_signal[i] = evsignal_new(base, supervise_signals[i],
+		    supervise_on_signal, sv)) == NULL ||
+		    event_add(sv->ev_signal[i], NULL) == -1)
+			goto fail;
+	sv->ev_grace = evtimer_new(base, supervise_on_grace, sv);
+	sv->ev_settle = evtimer_new(base, supervise_on_settle, sv);
+	sv->ev_tick = event_new(base, -1, EV_PERSIST, supervise_on_tick, sv);
+	sv->recbuf = malloc(RECORD_MAX_BYTES);
+	if (sv->ev_grace != NULL && sv->ev_settle != NULL &&
+	    sv->ev_tick != NULL && sv->recbuf != NULL)
+		return sv;
+fail:
+	log_error("cannot set up the supervision loop");
+	supervise_free(sv);
+	return NULL;
+}
+
+bool
+supervise_run(struct supervisor *sv, struct child kids[CHILD_COUNT],
+    struct supervise_summary *summary)
+{
+	struct timeval tick = { 0, SUPERVISE_TICK_MS * 1000 };
+	int i;
+
+	memset(summary, 0, sizeof(*summary));
+	sv->kids = kids;
+	sv->sum = summary;
+	for (i = 0; i < CHILD_COUNT; i++) {
+		sv->ev_control[i] = event_new(sv->base, kids[i].control,
+		    EV_READ | EV_PERSIST, supervise_on_control, sv);
+		if (sv->ev_control[i] == NULL ||
+		    event_add(sv->ev_control[i], NULL) == -1)
+			return false;
+	}
+	/* Group syncs of the audit log; without one, nothing to wake for. */
+	if (sv->log != NULL && event_add(sv->ev_tick, &tick) == -1)
+		return false;
+	supervise_reap(sv);	/* a child may have died already */
+	if (kids[CHILD_FRONTEND].pid != 0 || kids[CHILD_EXECUTOR].pid != 0)
+		(void)event_base_dispatch(sv->base);
+	if (sv->abnormal)
+		supervise_report_death(sv);
+	for (i = 0; i < CHILD_COUNT; i++)
+		if (kids[i].control >= 0) {
+			supervise_drain(sv, i);
+			supervise_control_closed(sv, i);
+		}
+	return true;
+}
+
+void
+supervise_free(struct supervisor *sv)
+{
+	size_t i;
+
+	if (sv == NULL)
+		return;
+	for (i = 0; i < NSIGNALS; i++)
+		if (sv->ev_signal[i] != NULL)
+			event_free(sv->ev_signal[i]);
+	for (i = 0; i < CHILD_COUNT; i++)
+		if (sv->ev_control[i] != NULL)
+			event_free(sv->ev_control[i]);
+	if (sv->ev_grace != NULL)
+		event_free(sv->ev_grace);
+	if (sv->ev_settle != NULL)
+		event_free(sv->ev_settle);
+	if (sv->ev_tick != NULL)
+		event_free(sv->ev_tick);
+	free(sv->recbuf);
+	free(sv);
+}

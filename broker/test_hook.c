@@ -1,0 +1,186 @@
+/*
+ * Test hooks (broker/test_hook.h).  Compiled empty unless SP_TEST_HOOKS.
+ */
+#include "config.h"
+
+#include "broker/test_hook.h"
+
+#ifdef SP_TEST_HOOKS
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "broker/child_role.h"
+#include "common/log.h"
+
+/* A line that must never be mistaken for protocol. */
+static const char test_hook_noise[] = "NOISE from a test hook on fd 1\n";
+
+static void
+test_hook_connect(void)
+{
+	struct sockaddr_in sin;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(9);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	/* fd 0 is not a socket: only the syscall matters. */
+	(void)connect(0, (struct sockaddr *)&sin, sizeof(sin));
+}
+
+static void
+test_hook_act(const char *action)
+{
+	char *const argv[] = { (char *)"/bin/true", NULL };
+
+	log_info("test hook: %s", action);
+	if (strcmp(action, "open") == 0)
+		(void)open("/etc/passwd", O_RDONLY);
+	else if (strcmp(action, "open-write") == 0)
+		(void)open("/tmp/sp-test-hook", O_WRONLY | O_CREAT, 0600);
+	else if (strcmp(action, "socket") == 0)
+		(void)socket(AF_UNIX, SOCK_STREAM, 0);
+	else if (strcmp(action, "connect") == 0)
+		test_hook_connect();
+	else if (strcmp(action, "execve") == 0)
+		(void)execve(argv[0], argv, NULL);
+	else if (strcmp(action, "noise") == 0)
+		(void)!write(1, test_hook_noise, sizeof(test_hook_noise) - 1);
+	else
+		log_error("unknown test hook action '%s'", action);
+	log_info("test hook: %s returned", action);
+}
+
+bool
+test_hook_is(const char *role, const char *action)
+{
+	const char *hook = getenv("SP_TEST_HOOK");
+	size_t n = strlen(role);
+
+	return hook != NULL && strncmp(hook, role, n) == 0 && hook[n] == ':' &&
+	    strcmp(hook + n + 1, action) == 0;
+}
+
+void
+test_hook_run(const char *role)
+{
+	const char *hook = getenv("SP_TEST_HOOK");
+	size_t n = strlen(role);
+
+	if (hook != NULL && strncmp(hook, role, n) == 0 && hook[n] == ':')
+		test_hook_act(hook + n + 1);
+}
+
+enum forge_case {
+	FORGE_INDEX, FORGE_FINGERPRINT, FORGE_VALUES, FORGE_SCOPE, FORGE_GOOD,
+	FORGE_COUNT
+};
+
+/* A valid value with quotes, a newline, $() and multibyte text. */
+static const char forge_text[] = "it's \"$(id)\"\n%2e%2e \xc3\xa9t\xc3\xa9";
+
+static const char *const forge_names[FORGE_COUNT] = {
+	"index", "fingerprint", "values", "scope", "good",
+};
+
+/* One action record for case c, call id c + 1. */
+static bool
+forge_encode(const struct child_context *ctx, enum forge_case c,
+    struct buf *out)
+{
+	char long_value[200];
+	struct value v;
+	struct record_action a;
+	bool ok;
+
+	memset(long_value, 'A', sizeof(long_value));
+	memset(&a, 0, sizeof(a));
+	memset(&v, 0, sizeof(v));
+	a.call_id = (uint64_t)c + 1;
+	a.tool_index = c == FORGE_INDEX ? (uint32_t)ctx->policy->tool_count :
+	    c == FORGE_SCOPE ? 1 : 0;
+	memcpy(a.fingerprint, ctx->fingerprint, HASH_SHA256_LEN);
+	if (c == FORGE_FINGERPRINT)
+		a.fingerprint[7] ^= 0x20;
+	if (c == FORGE_VALUES)
+		ok = value_set_string(&v, long_value, sizeof(long_value));
+	else
+		ok = value_set_string(&v, forge_text, strlen(forge_text));
+	if (!ok)
+		return false;
+	a.args = &v;
+	a.arg_count = 1;
+	ok = record_action_encode(&a, &ctx->limits, out) == RECORD_OK;
+	value_free(&v);
+	return ok;
+}
+
+static void
+forge_reply(const struct child_context *ctx, int fd, const char *name)
+{
+	uint8_t rec[4096];
+	struct record_result r;
+	ssize_t n;
+
+	n = recv(fd, rec, sizeof(rec), 0);
+	if (n <= 0 || record_result_decode(rec, (size_t)n, &ctx->limits,
+	    &r) != RECORD_OK) {
+		log_info("forge %s: no result", name);
+		return;
+	}
+	log_info("forge %s: call %llu outcome %d: %s", name,
+	    (unsigned long long)r.call_id, (int)r.outcome, r.message.ptr);
+	record_result_free(&r);
+}
+
+void
+test_hook_forge(const struct child_context *ctx, int action_fd)
+{
+	static const uint8_t garbage[] = { 0, 1, 0, 2, 0xff, 0xff };
+	const char *hook = getenv("SP_TEST_HOOK");
+	struct buf out;
+	int c;
+
+	if (hook == NULL || strcmp(hook, "frontend:forge") != 0)
+		return;
+	for (c = 0; c < FORGE_COUNT; c++) {
+		buf_init_writer(&out, RECORD_MAX_BYTES);
+		if (forge_encode(ctx, (enum forge_case)c, &out) &&
+		    child_send_record(action_fd, &out))
+			forge_reply(ctx, action_fd, forge_names[c]);
+		buf_free(&out);
+	}
+	/* Undecodable: no call id, so no answer; only the audit sees it. */
+	(void)send(action_fd, garbage, sizeof(garbage), MSG_NOSIGNAL);
+}
+
+#else
+
+bool
+test_hook_is(const char *role, const char *action)
+{
+	(void)role;
+	(void)action;
+	return false;
+}
+
+void
+test_hook_run(const char *role)
+{
+	(void)role;
+}
+
+void
+test_hook_forge(const struct child_context *ctx, int action_fd)
+{
+	(void)ctx;
+	(void)action_fd;
+}
+
+#endif

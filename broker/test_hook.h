@@ -1,0 +1,37 @@
+/*
+ * Test-only misbehaviour (tests/sp-test, built with SP_TEST_HOOKS): a
+ * process told so by SP_TEST_HOOK="ROLE:ACTION" misbehaves once, after its
+ * sandbox is on, so a test can see the sandbox or the fd 1 rule hold.
+ * ROLE is broker, frontend or executor; ACTION is open (/etc/passwd,
+ * read-only), open-write (a file in /tmp), socket, connect, execve or
+ * noise (writes to fd 1).  In every other build test_hook_run() does
+ * nothing and reads no environment.
+ */
+#ifndef SP_BROKER_TEST_HOOK_H
+#define SP_BROKER_TEST_HOOK_H
+
+#include <stdbool.h>
+
+struct child_context;
+
+/*
+ * True when SP_TEST_HOOK is exactly "ROLE:ACTION" (test build only; else
+ * always false).  The executor's "hold" leaves actions unanswered, as a
+ * slow target would.
+ */
+bool test_hook_is(const char *role, const char *action);
+
+/* role: "broker", "frontend" or "executor". */
+void test_hook_run(const char *role);
+
+/*
+ * SP_TEST_HOOK="frontend:forge": a compromised frontend.  Right after
+ * the hello it sends the executor action records that each break one of
+ * its checks (tool index, fingerprint, values, scope, encoding), then
+ * one good record, and logs the outcome the executor answered to each.
+ * Tool 0 must have a string param of maxLength < 200; tool 1, when
+ * present, a scope the profile lacks.
+ */
+void test_hook_forge(const struct child_context *ctx, int action_fd);
+
+#endif

@@ -1,0 +1,161 @@
+/*
+ * The protocol writer (frontend/writer.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+
+#include "common/log.h"
+#include "frontend/writer.h"
+
+struct writer {
+	int fd;
+	struct evbuffer *queue;
+	struct event *ev_write;
+	writer_cb drained;
+	writer_cb finished;
+	void *arg;
+	bool was_full;
+	bool finishing;
+	bool gone;		/* the client closed its end: drop output */
+	bool pollable;		/* false for a regular file: write at once */
+};
+
+static void
+writer_done_if_empty(struct writer *w)
+{
+	if (w->finishing && (w->gone || evbuffer_get_length(w->queue) == 0)) {
+		w->finishing = false;
+		w->finished(w->arg);
+	}
+}
+
+/* One write; false when the client is gone. */
+static bool
+writer_write_once(struct writer *w)
+{
+	if (evbuffer_write(w->queue, w->fd) != -1 || errno == EAGAIN ||
+	    errno == EINTR)
+		return true;
+	log_error("write: %s", strerror(errno));
+	w->gone = true;
+	(void)evbuffer_drain(w->queue, evbuffer_get_length(w->queue));
+	return false;
+}
+
+static void
+writer_on_writable(evutil_socket_t fd, short what, void *arg)
+{
+	struct writer *w = arg;
+
+	(void)fd;
+	(void)what;
+	/* A regular file takes everything now; a pipe what it can. */
+	while (writer_write_once(w) && !w->pollable &&
+	    evbuffer_get_length(w->queue) > 0)
+		;
+	if (evbuffer_get_length(w->queue) > 0 && !w->gone)
+		(void)event_add(w->ev_write, NULL);
+	if (w->was_full && !writer_is_full(w)) {
+		w->was_full = false;
+		w->drained(w->arg);
+	}
+	writer_done_if_empty(w);
+}
+
+struct writer *
+writer_new(struct event_base *base, int fd, writer_cb drained,
+    writer_cb finished, void *arg)
+{
+	struct writer *w;
+	int flags;
+
+	if ((flags = fcntl(fd, F_GETFL)) == -1 ||
+	    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1) {
+		log_error("fcntl: %s", strerror(errno));
+		return NULL;
+	}
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return NULL;
+	w->fd = fd;
+	w->pollable = fd_is_pollable(fd);
+	w->drained = drained;
+	w->finished = finished;
+	w->arg = arg;
+	w->queue = evbuffer_new();
+	w->ev_write = event_new(base, fd, EV_WRITE, writer_on_writable, w);
+	if (w->queue == NULL || w->ev_write == NULL) {
+		log_error("out of memory");
+		writer_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+bool
+writer_send(struct writer *w, const char *msg, size_t len)
+{
+	if (w->gone)
+		return false;
+	if (evbuffer_add(w->queue, msg, len) == -1 ||
+	    evbuffer_add(w->queue, "\n", 1) == -1) {
+		log_error("out of memory");
+		return false;
+	}
+	if (!w->pollable) {
+		writer_on_writable(w->fd, EV_WRITE, w);
+		return !w->gone;
+	}
+	if (writer_is_full(w))
+		w->was_full = true;
+	return event_add(w->ev_write, NULL) == 0;
+}
+
+bool
+writer_is_full(const struct writer *w)
+{
+	return evbuffer_get_length(w->queue) > WRITER_QUEUE_HIGH;
+}
+
+void
+writer_finish(struct writer *w)
+{
+	w->finishing = true;
+	writer_done_if_empty(w);
+}
+
+void
+writer_free(struct writer *w)
+{
+	if (w == NULL)
+		return;
+	if (w->ev_write != NULL)
+		event_free(w->ev_write);
+	if (w->queue != NULL)
+		evbuffer_free(w->queue);
+	free(w);
+}
+
+bool
+fd_is_pollable(int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep;
+	bool ok;
+
+	if ((ep = epoll_create1(EPOLL_CLOEXEC)) == -1) {
+		log_error("epoll_create1: %s", strerror(errno));
+		return true;
+	}
+	ok = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0;
+	(void)close(ep);
+	return ok;
+}

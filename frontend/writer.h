@@ -1,0 +1,53 @@
+/*
+ * The protocol writer: the one place that writes fd 1 (DESIGN.md
+ * invariant 1).  Messages are queued whole, each followed by '\n', and
+ * written as fd 1 accepts them.  The queue is bounded: when it holds more
+ * than WRITER_QUEUE_HIGH bytes, writer_is_full() says so and the session
+ * stops reading new requests until the client has read enough.
+ */
+#ifndef SP_FRONTEND_WRITER_H
+#define SP_FRONTEND_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct event_base;
+struct writer;
+
+#define WRITER_QUEUE_HIGH (4u * 1024 * 1024)
+
+/*
+ * Called when the queue drops back below its bound (resume reading) and
+ * when it is empty after writer_finish() (end the session).  arg is
+ * borrowed.
+ */
+typedef void (*writer_cb)(void *arg);
+
+/*
+ * A writer on fd (set non-blocking), driven by base (borrowed).  The
+ * caller owns the result and frees it with writer_free().  NULL after
+ * logging.
+ */
+struct writer *writer_new(struct event_base *base, int fd, writer_cb drained,
+    writer_cb finished, void *arg);
+
+/* Queues one message (len bytes, no newline inside; a '\n' is added).
+ * false when the client is gone (the message is dropped). */
+bool writer_send(struct writer *w, const char *msg, size_t len);
+
+bool writer_is_full(const struct writer *w);
+
+/* No more messages: call finished once everything queued is written
+ * (at once when the queue is empty or the client is gone). */
+void writer_finish(struct writer *w);
+
+void writer_free(struct writer *w);
+
+/*
+ * Whether epoll can watch fd.  Regular files and some devices
+ * (/dev/null) cannot; they never block, so they are read or written
+ * directly.  Needs epoll_create1, so it runs before confinement.
+ */
+bool fd_is_pollable(int fd);
+
+#endif

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Measures (prints, does not assert) the cold start of sp mcp -- from
+process start to the initialize response, median of 20 -- and the
+resident memory of the three processes together in an idle session."""
+import os
+import statistics
+import sys
+import time
+
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from proc_lib import (INITIALIZE, check, confined_children, done,  # noqa
+                      finish, policy, start, status_field, tmpdir)
+
+RUNS = 20
+
+
+def cold_start(cfg):
+    t0 = time.monotonic()
+    p = start(cfg)
+    p.stdin.write(INITIALIZE)
+    p.stdin.flush()
+    line = p.stdout.readline()
+    elapsed = time.monotonic() - t0
+    status, _, _ = finish(p)
+    return elapsed, line, status
+
+
+def rss_kib(pid):
+    v = status_field(pid, "VmRSS")
+    return int(v.split()[0]) if v else 0
+
+
+def pss_kib(pid):
+    """Proportional share: shared library pages split among users."""
+    try:
+        with open("/proc/%d/smaps_rollup" % pid) as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def main():
+    tmp = tmpdir()
+    cfg = policy(tmp, audit=False)
+    times, ok = [], True
+    for _ in range(RUNS):
+        elapsed, line, status = cold_start(cfg)
+        ok = ok and b'"protocolVersion"' in line and status == 0
+        times.append(elapsed * 1000)
+    check("%d cold starts answered initialize and ended with 0" % RUNS, ok)
+    print("# cold start to initialize response: median %.2f ms "
+          "(min %.2f, max %.2f) over %d runs" %
+          (statistics.median(times), min(times), max(times), RUNS))
+    p = start(cfg)
+    p.stdin.write(INITIALIZE)
+    p.stdin.flush()
+    p.stdout.readline()
+    kids = confined_children(p.pid)
+    time.sleep(0.2)
+    parts = {"broker": rss_kib(p.pid)}
+    parts.update({r: rss_kib(k) for r, k in kids.items()})
+    pss = pss_kib(p.pid) + sum(pss_kib(k) for k in kids.values())
+    finish(p)
+    check("RSS read for the three processes", len(parts) == 3, parts)
+    print("# idle RSS: %d KiB total (%s)" % (sum(parts.values()), ", ".join(
+        "%s %d KiB" % kv for kv in sorted(parts.items()))))
+    print("# idle PSS (shared pages split): %d KiB total" % pss)
+    done()
+
+
+main()

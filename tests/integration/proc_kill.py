@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""kill -9 of any one process ends the session: the executor -> the
+broker ends the frontend and exits 70; the frontend -> the executor is
+gone within 1 s; the broker -> both children are gone within 1 s."""
+import json
+import os
+import signal
+import sys
+import time
+
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from proc_lib import (INITIALIZE, SP_TEST, check, confined_children,  # noqa
+                      done, finish, gone_within, policy, request, start,
+                      stop, tmpdir)
+
+
+def session():
+    tmp = tmpdir()
+    p = start(policy(tmp))
+    p.stdin.write(INITIALIZE)
+    p.stdin.flush()
+    return p, confined_children(p.pid)
+
+
+def kill_child(role):
+    p, kids = session()
+    other = "executor" if role == "frontend" else "frontend"
+    if not check("%s test: both children up" % role, len(kids) == 2, kids):
+        stop(p)
+        return
+    t0 = time.monotonic()
+    os.kill(kids[role], signal.SIGKILL)
+    gone = gone_within([kids[other]], 1.0)
+    check("kill -9 %s: the %s is gone within 1 s (%.0f ms)" %
+          (role, other, (time.monotonic() - t0) * 1000), gone)
+    try:
+        p.wait(timeout=5)
+    except Exception:
+        pass
+    status, out, err = finish(p)
+    check("kill -9 %s: sp mcp exits 70" % role, status == 70, err)
+    check("kill -9 %s: stderr says which role died and why" % role,
+          "%s died: killed by SIGKILL" % role in err, err)
+    check("kill -9 %s: nothing left running" % role,
+          gone_within(kids.values(), 1.0))
+
+
+def kill_broker():
+    p, kids = session()
+    if not check("broker test: both children up", len(kids) == 2, kids):
+        stop(p)
+        return
+    t0 = time.monotonic()
+    os.kill(p.pid, signal.SIGKILL)
+    gone = gone_within(kids.values(), 1.0)
+    check("kill -9 broker: both children gone within 1 s (%.0f ms)" %
+          ((time.monotonic() - t0) * 1000), gone)
+    stop(p)
+
+
+def kill_executor_in_flight():
+    """A call in flight when the executor dies may have been applied:
+    the client is told "unknown", never "failed"."""
+    tmp = tmpdir()
+    p = start(policy(tmp), binary=SP_TEST, hook="executor:hold")
+    call_id = "slow \"1\" $(x) \u00e9"
+    p.stdin.write(INITIALIZE + request(call_id, "tools/call", {
+        "name": "get_item", "arguments": {"id": "42"}}))
+    p.stdin.flush()
+    p.stdout.readline()
+    kids = confined_children(p.pid)
+    time.sleep(0.2)
+    os.kill(kids["executor"], signal.SIGKILL)
+    status, out, err = finish(p)
+    answers = [json.loads(l) for l in out.splitlines()]
+    res = answers[0].get("result", {}) if answers else {}
+    check("executor killed mid-call: the call is answered once",
+          len(answers) == 1 and answers[0].get("id") == call_id, out)
+    check("... with outcome unknown, as an error, saying what to check",
+          res.get("structuredContent", {}).get("outcome") == "unknown" and
+          res.get("isError") is True and
+          "check the target" in res["structuredContent"].get("message", ""),
+          out)
+    check("... and the session ends with 70", status == 70, err)
+
+
+def main():
+    kill_child("executor")
+    kill_child("frontend")
+    kill_broker()
+    kill_executor_in_flight()
+    done()
+
+
+main()

@@ -1,0 +1,209 @@
+"""Helpers for the process tests: start the real `sp mcp` (or the test
+build tests/sp-test, which has the test hooks), find its children through
+/proc, read what the kernel says about them, and report TAP."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SP = os.environ.get("SP_BIN", "./sp")
+BUILDDIR = os.environ.get("SP_BUILDDIR", ".")
+SP_TEST = os.path.join(BUILDDIR, "tests", "sp-test")
+
+_count = 0
+_failures = 0
+
+
+def check(name, cond, detail=""):
+    """One TAP line; a failure shows its detail as a comment."""
+    global _count, _failures
+    _count += 1
+    print("%s %d - %s" % ("ok" if cond else "not ok", _count, name))
+    if not cond:
+        _failures += 1
+        for line in str(detail).splitlines() or [""]:
+            print("# " + line)
+    sys.stdout.flush()
+    return cond
+
+
+def done():
+    print("1..%d" % _count)
+    sys.exit(1 if _failures else 0)
+
+
+def sanitized_build():
+    """ASan's runtime makes syscalls no production filter allows."""
+    try:
+        with open(os.path.join(BUILDDIR, "Makefile")) as f:
+            return any(l.startswith("CFLAGS =") and "-fsanitize" in l
+                       for l in f)
+    except OSError:
+        return False
+
+
+def sp_env(hook=None, extra=None):
+    """The environment for sp.  LeakSanitizer stops the world with
+    ptrace and clone, which no sandboxed process may do, so a sanitizer
+    build runs with leak detection off (ASan itself still checks)."""
+    e = dict(os.environ)
+    e.pop("SP_TEST_HOOK", None)
+    if hook is not None:
+        e["SP_TEST_HOOK"] = hook
+    if sanitized_build():
+        e["ASAN_OPTIONS"] = ":".join(
+            x for x in (e.get("ASAN_OPTIONS"), "detect_leaks=0") if x)
+    if extra:
+        e.update(extra)
+    return e
+
+
+def policy(tmp, audit=True, **extra):
+    """A small valid policy with one HTTP tool; returns its path."""
+    doc = {
+        "sallyport": 1,
+        "server": {"name": "proc-test"},
+        "limits": {"call_timeout_ms": 2000},
+        "targets": {"api": {"type": "http",
+                            "base_url": "http://127.0.0.1:9"}},
+        "tools": [{"name": "get_item", "description": "Read one item.",
+                   "target": "api", "scope": "read",
+                   "http": {"method": "GET", "path": "/items/{id}"},
+                   "params": {"id": {"type": "string", "maxLength": 64}}}],
+        "profiles": {"default": {"scopes": ["read"]}},
+    }
+    if audit:
+        doc["audit"] = {"path": os.path.join(tmp, "audit.jsonl")}
+    doc.update(extra)
+    path = os.path.join(tmp, "policy.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def request(rid, method, params=None):
+    msg = {"jsonrpc": "2.0", "id": rid, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return (json.dumps(msg) + "\n").encode()
+
+
+INITIALIZE = request(0, "initialize", {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "proc-test", "version": "1"}})
+
+
+def start(config, binary=None, hook=None, env=None, **kw):
+    """sp mcp with pipes on 0, 1 and 2."""
+    return subprocess.Popen([binary or SP, "mcp", "--config", config],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=sp_env(hook, env),
+                            **kw)
+
+
+def children(pid):
+    """The broker's children as {role: pid}, read from /proc."""
+    kids = {}
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return kids
+    for t in tasks:
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, t)) as f:
+                pids = [int(x) for x in f.read().split()]
+        except OSError:
+            continue
+        for c in pids:
+            role = cmdline_role(c)
+            if role:
+                kids[role] = c
+    return kids
+
+
+def cmdline_role(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return None
+    for role in ("frontend", "executor"):
+        if len(argv) > 1 and argv[1] == ("." + role).encode():
+            return role
+    return None
+
+
+def status_field(pid, name):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(name + ":"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        return None
+    return None
+
+
+def confined_children(pid, timeout=5.0):
+    """Waits until both children run under their seccomp filter."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        kids = children(pid)
+        if len(kids) == 2 and all(status_field(p, "Seccomp") == "2"
+                                  for p in kids.values()):
+            return kids
+        time.sleep(0.01)
+    return children(pid)
+
+
+def alive(pid):
+    """True while pid exists and is not a zombie."""
+    state = status_field(pid, "State")
+    return state is not None and not state.startswith("Z")
+
+
+def gone_within(pids, seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if not any(alive(p) for p in pids):
+            return True
+        time.sleep(0.005)
+    return not any(alive(p) for p in pids)
+
+
+def finish(p, data=b"", timeout=10):
+    """Writes data, closes stdin, returns (status, stdout, stderr)."""
+    try:
+        out, err = p.communicate(data, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        return None, out, err.decode("utf-8", "replace")
+    return p.returncode, out, err.decode("utf-8", "replace")
+
+
+def stop(p):
+    if p.poll() is None:
+        p.kill()
+    p.communicate()
+
+
+def only_protocol(out):
+    """Each line of out is one JSON-RPC 2.0 object; returns the bad one."""
+    for line in out.split(b"\n")[:-1]:
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            return line
+        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
+            return line
+    if not out.endswith(b"\n") and out:
+        return out.split(b"\n")[-1]
+    return None
+
+
+def tmpdir():
+    return tempfile.mkdtemp(prefix="sp-proc-")
