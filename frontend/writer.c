@@ -125,6 +125,12 @@ writer_is_full(const struct writer *w)
 	return evbuffer_get_length(w->queue) > WRITER_QUEUE_HIGH;
 }
 
+size_t
+writer_queued(const struct writer *w)
+{
+	return evbuffer_get_length(w->queue);
+}
+
 void
 writer_finish(struct writer *w)
 {

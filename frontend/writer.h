@@ -37,6 +37,9 @@ bool writer_send(struct writer *w, const char *msg, size_t len);
 
 bool writer_is_full(const struct writer *w);
 
+/* Bytes queued and not yet written to fd. */
+size_t writer_queued(const struct writer *w);
+
 /* No more messages: call finished once everything queued is written
  * (at once when the queue is empty or the client is gone). */
 void writer_finish(struct writer *w);
