@@ -1,0 +1,5 @@
+# the frontend end to end: hostile lines, noise, backpressure, the SDK
+# client, the sanitizer and cancellation through the real sp mcp
+FRONT_TESTS = tests/integration/front_hostile.py
+TESTS += $(FRONT_TESTS)
+EXTRA_DIST += $(FRONT_TESTS) tests/integration/front_lib.py
