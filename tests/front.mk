@@ -1,5 +1,6 @@
 # the frontend end to end: hostile lines, noise, backpressure, the SDK
 # client, the sanitizer and cancellation through the real sp mcp
-FRONT_TESTS = tests/integration/front_hostile.py
+FRONT_TESTS = tests/integration/front_hostile.py \
+	tests/integration/front_backpressure.py
 TESTS += $(FRONT_TESTS)
 EXTRA_DIST += $(FRONT_TESTS) tests/integration/front_lib.py
