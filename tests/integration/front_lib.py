@@ -13,16 +13,19 @@ from proc_lib import request, tmpdir  # noqa: E402
 
 SRCDIR = os.environ.get("SP_SRCDIR", ".")
 TARGET = os.path.join(SRCDIR, "tests", "integration", "http_target.py")
+FRONT_TARGET = os.path.join(SRCDIR, "tests", "integration", "front_target.py")
 
 
 class Target:
-    """http_target.py on 127.0.0.1, a free port; its log in tmp."""
+    """script (http_target.py unless said) on 127.0.0.1, a free port; its
+    log in tmp."""
 
-    def __init__(self, tmp, lifetime=60):
-        self.log = os.path.join(tmp, "requests.jsonl")
+    def __init__(self, tmp, lifetime=60, script=TARGET):
+        self.log = os.path.join(tmp, "requests-%s.jsonl" %
+                                os.path.basename(script))
         open(self.log, "w").close()
         self.proc = subprocess.Popen(
-            [sys.executable, TARGET, "--log", self.log,
+            [sys.executable, script, "--log", self.log,
              "--lifetime", str(lifetime)], stdout=subprocess.PIPE)
         self.port = int(self.proc.stdout.readline())
 
@@ -116,5 +119,5 @@ def executor_has_engine(msgs):
     return True
 
 
-__all__ = ["Target", "policy", "call", "first_bad_line", "messages",
+__all__ = ["Target", "FRONT_TARGET", "policy", "call", "first_bad_line", "messages",
            "executor_has_engine", "tmpdir"]
