@@ -9,6 +9,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import proc_lib  # noqa: E402
 from proc_lib import request, tmpdir  # noqa: E402
 
 SRCDIR = os.environ.get("SP_SRCDIR", ".")
@@ -119,5 +120,18 @@ def executor_has_engine(msgs):
     return True
 
 
-__all__ = ["Target", "FRONT_TARGET", "policy", "call", "first_bad_line", "messages",
+def todo(name, cond, reason, detail=""):
+    """A behaviour another branch has not built yet: TAP's TODO, so the
+    run passes while it fails and fails (XPASS) once it works, which says
+    to turn this back into a plain check."""
+    proc_lib._count += 1
+    print("%s %d - %s # TODO %s" % ("ok" if cond else "not ok",
+                                    proc_lib._count, name, reason))
+    if not cond:
+        for line in str(detail).splitlines() or [""]:
+            print("# " + line)
+    sys.stdout.flush()
+
+
+__all__ = ["todo", "Target", "FRONT_TARGET", "policy", "call", "first_bad_line", "messages",
            "executor_has_engine", "tmpdir"]
