@@ -10,3 +10,12 @@ EXTRA_DIST += $(FRONT_TESTS) tests/integration/front_lib.py \
 	tests/integration/front_target.py
 EXTRA_DIST += tests/sdk/package.json tests/sdk/package-lock.json
 EXTRA_DIST += contrib/examples/demo.json
+
+# `make bench-front` (also under `make bench`): printed, not asserted.
+bench-front: sp
+	SP_BIN='$(abs_top_builddir)/sp' SP_SRCDIR='$(abs_top_srcdir)' \
+	SP_BUILDDIR='$(abs_top_builddir)' \
+	python3 $(abs_top_srcdir)/tests/bench/front_bench.py
+bench: bench-front
+EXTRA_DIST += tests/bench/front_bench.py
+.PHONY: bench-front
