@@ -30,6 +30,11 @@
 
 #define FRONTEND_READ_CHUNK 65536
 
+/* The writer's drained callback is what resumes reading after the
+ * session's output bound stopped it, so it must fire below that bound. */
+_Static_assert(WRITER_QUEUE_RESUME < MCP_OUTPUT_QUEUE_BOUND,
+    "the writer must wake the loop below the session's output bound");
+
 struct frontend {
 	struct child_context ctx;
 	struct event_base *base;

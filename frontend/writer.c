@@ -29,6 +29,12 @@ struct writer {
 	bool pollable;		/* false for a regular file: write at once */
 };
 
+static bool
+writer_is_full(const struct writer *w)
+{
+	return evbuffer_get_length(w->queue) > WRITER_QUEUE_RESUME;
+}
+
 static void
 writer_done_if_empty(struct writer *w)
 {
@@ -117,12 +123,6 @@ writer_send(struct writer *w, const char *msg, size_t len)
 	if (writer_is_full(w))
 		w->was_full = true;
 	return event_add(w->ev_write, NULL) == 0;
-}
-
-bool
-writer_is_full(const struct writer *w)
-{
-	return evbuffer_get_length(w->queue) > WRITER_QUEUE_HIGH;
 }
 
 size_t
