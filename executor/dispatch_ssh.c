@@ -120,6 +120,18 @@ dispatch_ssh_stream(struct record_bytes *b, uint64_t *total,
 	*total = s->total < b->len ? b->len : s->total;
 }
 
+/* Appends "; stdout cut at N of M bytes" when a stream was cut. */
+static void
+dispatch_ssh_cut_note(char *buf, size_t size, const char *name, size_t shown,
+    uint64_t total)
+{
+	size_t n = strlen(buf);
+
+	if (total > shown && n < size)
+		snprintf(buf + n, size - n, "; %s cut at %zu of %llu bytes",
+		    name, shown, (unsigned long long)total);
+}
+
 static void
 dispatch_ssh_done(const struct ssh_result *res, void *arg)
 {
@@ -158,6 +170,10 @@ dispatch_ssh_done(const struct ssh_result *res, void *arg)
 		    lim->max_payload_bytes);
 		dispatch_ssh_stream(&r.ssh.err, &r.ssh.err_total, &res->err,
 		    lim->max_payload_bytes);
+		dispatch_ssh_cut_note(message, sizeof(message), "stdout",
+		    r.ssh.out.len, r.ssh.out_total);
+		dispatch_ssh_cut_note(message, sizeof(message), "stderr",
+		    r.ssh.err.len, r.ssh.err_total);
 	}
 	r.message.ptr = message;
 	r.message.len = strnlen(message, lim->max_text_bytes);
