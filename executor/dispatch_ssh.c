@@ -152,8 +152,10 @@ dispatch_ssh_done(const struct ssh_result *res, void *arg)
 		r.ssh.end = RECORD_SSH_END_EXIT;
 		r.ssh.exit_status = res->exit_status;
 		status = res->exit_status;
-		snprintf(message, sizeof(message), "exit status %d",
-		    res->exit_status);
+		snprintf(message, sizeof(message), "exit status %d (stdout "
+		    "%llu bytes, stderr %llu bytes)", res->exit_status,
+		    (unsigned long long)res->out.total,
+		    (unsigned long long)res->err.total);
 	} else if (res->signal != NULL) {
 		r.kind = RECORD_RESULT_SSH;
 		r.ssh.end = RECORD_SSH_END_SIGNAL;

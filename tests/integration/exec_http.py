@@ -186,10 +186,10 @@ def phase_many(cfg, api, other, tmp):
     quick = got[41][1] - sent[41] if 41 in got else 99
     check("503 Retry-After: 120 returns at once saying so (%.2f s)" % quick,
           len(long_) == 1 and "wait 120 s" in message(got.get(41)) and
-          quick < 1.5, got.get(41))
+          quick < 3, got.get(41))
     slow = got[10][1] - sent[10] if 10 in got else 0
     check("a slow server hits the 1500 ms budget, named (%.2f s)" % slow,
-          "1500 ms" in message(got.get(10)) and 1.3 < slow < 3.5 and
+          "1500 ms" in message(got.get(10)) and 1.3 < slow < 5 and
           outcome(got.get(10)) in ("failed", "unknown"), got.get(10))
     check("the server closing after a POST: unknown",
           outcome(got.get(60)) == "unknown" and
