@@ -37,8 +37,11 @@ def session(cfg, over_socket, args=(), extra=b""):
         p = subprocess.Popen(cmd, stdin=theirs, stdout=theirs,
                              stderr=subprocess.PIPE, env=sp_env())
         theirs.close()
-        ours.sendall(msgs)
-        ours.shutdown(socket.SHUT_WR)
+        try:
+            ours.sendall(msgs)
+            ours.shutdown(socket.SHUT_WR)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # refused before reading input: what it wrote follows
         out = b""
         while True:
             try:
