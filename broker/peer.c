@@ -93,8 +93,8 @@ peer_requested(const struct policy *policy, const char *requested,
 		return NULL;
 	}
 	if (!peer_fits(p, uid, gid)) {
-		log_error("profile '%s' does not match "
-		    "uid %u gid %u", requested, (unsigned)uid, (unsigned)gid);
+		log_error("profile '%s' does not match uid %u gid %u",
+		    requested, (unsigned)uid, (unsigned)gid);
 		*from = "refused";
 		return NULL;
 	}
