@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "common/json.h"
 #include "policy/args.h"
 #include "policy/constraint.h"
 #include "policy/expand.h"
@@ -525,7 +526,15 @@ pipeline_values(const struct policy_tool *t, const char *json)
 	struct args_error_report err = { 0 };
 	struct value *v = NULL;
 	char reason[256], *text;
-	cJSON *args = cJSON_Parse(json);
+	struct json_doc doc;
+	struct json_error jerr;
+	cJSON *args;
+
+	/* As the frontend parses it: integers are read from their tokens. */
+	cr_assert(json_parse_frame((const uint8_t *)json, strlen(json),
+	    JSON_DEPTH_DEFAULT, &doc, &jerr), "%s: %s", json, jerr.reason);
+	args = doc.root;
+	doc.root = NULL;
 
 	if (!policy_args_validate(t, args, &v, &err)) {
 		text = args_error_report_text(&err, t->name);
