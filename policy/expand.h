@@ -39,13 +39,22 @@ bool expand_value_text(const struct policy_param *p, const struct value *v,
 bool expand_percent_encode(const char *bytes, size_t len,
     struct policy_buf *out);
 
+/*
+ * True if seg[0..len) is "." or "..", with "%2e"/"%2E" read as '.':
+ * servers decode a segment before resolving it, so "%2e%2e" is "..".
+ * Shared by the loader (literal paths) and expand_http_path (results).
+ */
+bool expand_segment_is_dots(const char *seg, size_t len);
+
 /* One POSIX shell word: '...' with each ' written as '\''. */
 bool expand_shell_quote(const char *bytes, size_t len, struct policy_buf *out);
 
 /*
  * http.path (relative to the target's base path): literals as written,
  * each value percent-encoded as (part of) one segment.  A value may not be
- * empty, and the result may hold no "." or ".." segment.
+ * empty, and no segment of the result may be "." or ".." even when
+ * percent-encoded (expand_segment_is_dots): the loader already refuses
+ * templates that could form "%2e", this is defence in depth.
  */
 bool expand_http_path(const struct policy_tool *tool,
     const struct value *values, struct policy_buf *out, char *why,

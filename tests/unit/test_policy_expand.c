@@ -136,6 +136,52 @@ Test(expand, a_path_never_gets_a_dot_segment_or_an_empty_value)
 	cr_assert_str_eq(why, "get_file: leaf is needed in the path");
 }
 
+/*
+ * Review F4, defence in depth: even a template the loader would refuse
+ * ("/docs/%2e{v}/x") cannot produce a segment that decodes to "..".
+ */
+static struct policy_template_part dotted_parts[] = {
+	{ .literal = "/docs/%2e", .literal_len = 9 },
+	{ .is_param = true, .param_index = 0 },
+	{ .literal = "/x", .literal_len = 2 },
+};
+static const struct policy_tool dotted_tool = {
+	.name = "get_doc", .kind = TOOL_HTTP,
+	.http = { .method = "GET", .path = { dotted_parts, 3 } },
+	.params = path_params, .param_count = 1,
+};
+
+static bool
+dotted_path(const char *v, char *why)
+{
+	struct value val = { 0 };
+	struct policy_buf b;
+	bool ok;
+
+	set_str(&val, v);
+	policy_buf_init(&b, 4096);
+	ok = expand_http_path(&dotted_tool, &val, &b, why, WHY_SIZE);
+	policy_buf_free(&b);
+	value_free(&val);
+	return ok;
+}
+
+Test(expand, a_path_never_gets_an_encoded_dot_segment)
+{
+	char why[WHY_SIZE];
+
+	cr_assert_not(dotted_path(".", why));
+	cr_assert_str_eq(why, "get_doc: the path would hold a dot segment");
+	cr_assert(dotted_path("a", why), "%s", why);
+	cr_assert(dotted_path(".a", why), "%s", why);
+	cr_assert(expand_segment_is_dots("%2E%2e", 6));
+	cr_assert(expand_segment_is_dots(".%2E", 4));
+	cr_assert(expand_segment_is_dots("%2e", 3));
+	cr_assert_not(expand_segment_is_dots("%2e%2e%2e", 9));
+	cr_assert_not(expand_segment_is_dots("%252e", 5));
+	cr_assert_not(expand_segment_is_dots("", 0));
+}
+
 Test(expand, integer_path_value)
 {
 	struct value v = { .kind = VALUE_INTEGER, .u.integer = -42 };
