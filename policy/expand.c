@@ -59,6 +59,10 @@ expand_percent_encode(const char *bytes, size_t len, struct policy_buf *out)
 	return !out->failed;
 }
 
+/*
+ * fish reads \' and \\ as escapes even inside '...', so both are written
+ * outside the quotes, where sh and fish alike read \' and \\ literally.
+ */
 bool
 expand_shell_quote(const char *bytes, size_t len, struct policy_buf *out)
 {
@@ -70,6 +74,8 @@ expand_shell_quote(const char *bytes, size_t len, struct policy_buf *out)
 	for (i = 0; i < len; i++) {
 		if (bytes[i] == '\'')
 			policy_buf_append_str(out, "'\\''");
+		else if (bytes[i] == '\\')
+			policy_buf_append_str(out, "'\\\\'");
 		else
 			policy_buf_append_byte(out, bytes[i]);
 	}

@@ -46,7 +46,15 @@ bool expand_percent_encode(const char *bytes, size_t len,
  */
 bool expand_segment_is_dots(const char *seg, size_t len);
 
-/* One POSIX shell word: '...' with each ' written as '\''. */
+/*
+ * One shell word: '...' with each ' written as '\'' and each \ as '\\'
+ * (the quote closed, an escaped character, the quote reopened).  Read the
+ * same, as exactly that word, by the POSIX sh family (sh, dash, bash, ksh,
+ * zsh) and by fish, which treats \' and \\ inside '...' as escapes.  The
+ * csh family (csh, tcsh) is not supported: a newline inside quotes is an
+ * error there, and '!' is history expansion.  The target account's login
+ * shell runs the command (sshd), so it must be one of the supported ones.
+ */
 bool expand_shell_quote(const char *bytes, size_t len, struct policy_buf *out);
 
 /*
