@@ -13,7 +13,7 @@
 #define ARGS_PATH_SHOWN_MAX 40		/* characters of a member name shown */
 /* Header (tool names are short) plus shown lines plus "and N more". */
 #define ARGS_ERROR_TEXT_MAX 4096
-#define ARGS_INTEGER_MAX 9007199254740991	/* 2^53-1, exact in a double */
+#define ARGS_INTEGER_MAX INT64_C(9007199254740991)	/* 2^53-1 */
 
 /* Cuts s in place to at most max code points, marking the cut with "...". */
 static void
