@@ -156,7 +156,9 @@ load_limits(struct load_ctx *ctx, const cJSON *root)
 	load_limit(ctx, l, "max_inflight", 1, 256, &lim->max_inflight);
 	load_limit(ctx, l, "calls_per_session", 1, 1000000,
 	    &lim->calls_per_session);
-	load_limit(ctx, l, "result_max_chars", 1024, 1000000,
+	/* A result travels in one record whose payload is at most
+	 * RECORD_PAYLOAD_CAP bytes, i.e. 16384 characters of 4-byte UTF-8. */
+	load_limit(ctx, l, "result_max_chars", 1024, 16384,
 	    &lim->result_max_chars);
 	load_limit(ctx, l, "call_timeout_ms", LOAD_TIMEOUT_MIN,
 	    LOAD_TIMEOUT_MAX, &timeout);

@@ -138,6 +138,9 @@ Test(load_top, limits_server_and_pin)
 	expect_only("{\"sallyport\": 1, \"limits\": {\"call_timeout_ms\": "
 	    "600001}}", "600001", "limits.call_timeout_ms: must be between 100 "
 	    "and 600000");
+	expect_only("{\"sallyport\": 1, \"limits\": {\"result_max_chars\": "
+	    "16385}}", "16385", "limits.result_max_chars: must be between 1024 "
+	    "and 16384");
 	expect_only("{\"sallyport\": 1, \"server\": {\"on_invalid\": \"drop\"}}",
 	    "\"drop\"", "server.on_invalid: must be \"close\" or \"reject\"");
 	expect_only("{\"sallyport\": 1, \"server\": {\"sandbox\": \"off\"}}",
