@@ -1,0 +1,5 @@
+# tests of sp connect, the systemd units and the sp(1) man page
+OPS_TESTS = \
+	tests/integration/ops_connect.py
+TESTS += $(OPS_TESTS)
+EXTRA_DIST += $(OPS_TESTS)
