@@ -21,3 +21,5 @@ PROC_SOURCES = \
 sp_SOURCES += $(PROC_SOURCES)
 # sp connect: the stdin/stdout relay to a system instance's socket
 sp_SOURCES += broker/cmd_connect.c
+EXTRA_DIST += contrib/systemd/sallyport.socket \
+	contrib/systemd/sallyport@.service contrib/systemd/README.md

@@ -1,5 +1,6 @@
 # tests of sp connect, the systemd units and the sp(1) man page
 OPS_TESTS = \
-	tests/integration/ops_connect.py
+	tests/integration/ops_connect.py \
+	tests/integration/ops_units.py
 TESTS += $(OPS_TESTS)
 EXTRA_DIST += $(OPS_TESTS)
