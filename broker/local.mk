@@ -23,3 +23,4 @@ sp_SOURCES += $(PROC_SOURCES)
 sp_SOURCES += broker/cmd_connect.c
 EXTRA_DIST += contrib/systemd/sallyport.socket \
 	contrib/systemd/sallyport@.service contrib/systemd/README.md
+dist_man_MANS += docs/sp.1
