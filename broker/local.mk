@@ -24,3 +24,4 @@ sp_SOURCES += broker/cmd_connect.c
 EXTRA_DIST += contrib/systemd/sallyport.socket \
 	contrib/systemd/sallyport@.service contrib/systemd/README.md
 dist_man_MANS += docs/sp.1
+EXTRA_DIST += docs/threat-model.md
