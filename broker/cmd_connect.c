@@ -18,7 +18,8 @@
  * Exit statuses: 0 the server ended the stream (whatever its own status:
  * a system instance's is in its journal); 64 usage, or a path that does
  * not fit a unix socket address; 69 (EX_UNAVAILABLE) the socket cannot be
- * connected; 74 (EX_IOERR) a read or write failed while relaying.
+ * connected; 74 (EX_IOERR) stdin or stdout is not open, or a read or
+ * write failed while relaying.
  */
 #include "config.h"
 
@@ -65,6 +66,7 @@ enum relay_step {
 	RELAY_FAILED,
 };
 
+/* A connected socket, or -1.  The caller checked that path fits sun_path. */
 static int
 connect_socket(const char *path)
 {
@@ -161,8 +163,10 @@ relay_want(const struct relay_dir *d, struct pollfd *in, struct pollfd *out)
 static bool
 relay_ready(const struct pollfd *p)
 {
-	return p->fd != -1 &&
-	    (p->revents & (POLLIN | POLLOUT | POLLHUP | POLLERR)) != 0;
+	/* POLLNVAL too: an fd closed under us fails its read or write
+	 * once, instead of waking poll for ever. */
+	return p->fd != -1 && (p->revents &
+	    (POLLIN | POLLOUT | POLLHUP | POLLERR | POLLNVAL)) != 0;
 }
 
 /* One poll round over both directions. */
@@ -236,6 +240,24 @@ relay_run(int sock)
 	return st == RELAY_DONE ? SP_EXIT_OK : SP_EXIT_IOERR;
 }
 
+/*
+ * Both ends of the relay must be open: a closed fd 0 or 1 would be
+ * reused by the socket, and the relay would talk to itself.
+ */
+static bool
+stdio_open(void)
+{
+	if (fcntl(STDIN_FILENO, F_GETFD) == -1) {
+		log_error("stdin is not open: %s", strerror(errno));
+		return false;
+	}
+	if (fcntl(STDOUT_FILENO, F_GETFD) == -1) {
+		log_error("stdout is not open: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
 int
 cmd_connect(int argc, char **argv)
 {
@@ -251,6 +273,8 @@ cmd_connect(int argc, char **argv)
 		    argv[1], sizeof(sun.sun_path) - 1);
 		return SP_EXIT_USAGE;
 	}
+	if (!stdio_open())
+		return SP_EXIT_IOERR;
 	/* A peer gone is an EPIPE to handle, not a signal that kills. */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
 		log_error("signal: %s", strerror(errno));

@@ -28,7 +28,7 @@ int cmd_catalog(int argc, char **argv);
 int cmd_mcp(int argc, char **argv);
 
 /* sp connect SOCKET: relay stdin/stdout to a unix socket
- * (broker/cmd_connect.c); 69 when it cannot connect, 74 on a relay I/O
+ * (broker/cmd_connect.c); 69 when it cannot connect, 74 on an I/O
  * error. */
 #define SP_EXIT_UNAVAILABLE 69
 #define SP_EXIT_IOERR 74

@@ -261,6 +261,22 @@ def test_server_ends_first(tmp):
           out == b"hello \xc3\xa9\n", (status, out, err))
 
 
+def test_closed_stdio(tmp):
+    path = os.path.join(tmp, "closed.sock")
+    server = Server(path, echo_then_trailer)
+    try:
+        p = subprocess.run([SP, "connect", path], env=sp_env(),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           preexec_fn=lambda: os.close(0), timeout=TIMEOUT)
+    finally:
+        server.stop()
+    err = p.stderr.decode("utf-8", "replace")
+    # Else the socket would take fd 0 and the relay would talk to itself.
+    check("stdin not open: exit 74 with one line, not a spin",
+          p.returncode == 74 and len(err.splitlines()) == 1 and
+          "stdin" in err, (p.returncode, err))
+
+
 def test_unavailable(tmp):
     missing = os.path.join(tmp, 'no "such" $(dir) é', "mcp.sock")
     status, out, err = connect(missing, b"{}\n")
@@ -296,6 +312,7 @@ def main():
         test_mcp(tmp)
         test_bytes(tmp)
         test_server_ends_first(tmp)
+        test_closed_stdio(tmp)
         test_unavailable(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
