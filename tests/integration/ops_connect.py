@@ -120,12 +120,20 @@ def hello_and_hang_up(conn):
     conn.close()
 
 
+def connect_env():
+    """sp connect runs no sandbox, so unlike sp mcp it keeps the caller's
+    sanitizer options: under ASan its leaks are checked too."""
+    e = dict(os.environ)
+    e.pop("SP_TEST_HOOK", None)
+    return e
+
+
 def connect(path, data, user=None, stdin=None):
     """sp connect with data on stdin; (status, stdout, stderr)."""
     kw = {}
     if user is not None:
         kw = {"user": user, "group": user, "extra_groups": []}
-    p = subprocess.Popen([SP, "connect", path], env=sp_env(),
+    p = subprocess.Popen([SP, "connect", path], env=connect_env(),
                          stdin=stdin if stdin is not None else
                          subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, **kw)
@@ -265,7 +273,7 @@ def test_closed_stdio(tmp):
     path = os.path.join(tmp, "closed.sock")
     server = Server(path, echo_then_trailer)
     try:
-        p = subprocess.run([SP, "connect", path], env=sp_env(),
+        p = subprocess.run([SP, "connect", path], env=connect_env(),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            preexec_fn=lambda: os.close(0), timeout=TIMEOUT)
     finally:
@@ -298,8 +306,8 @@ def test_unavailable(tmp):
     status, out, err = connect(os.path.join(tmp, "x" * 120), b"")
     check("a path too long for sun_path is a usage error (64)",
           status == 64 and len(err.splitlines()) == 1, (status, err))
-    p = subprocess.run([SP, "connect"], capture_output=True, env=sp_env(),
-                       timeout=TIMEOUT)
+    p = subprocess.run([SP, "connect"], capture_output=True,
+                       env=connect_env(), timeout=TIMEOUT)
     check("no socket argument: usage (64)",
           p.returncode == 64 and b"sp connect SOCKET" in p.stderr,
           p.stderr)
