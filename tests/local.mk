@@ -72,3 +72,4 @@ include tests/session.mk
 include tests/proc.mk
 include tests/front.mk
 include tests/exec.mk
+include tests/ops.mk
