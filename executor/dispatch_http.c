@@ -203,23 +203,16 @@ dispatch_http_outcome(enum http_outcome o)
 	}
 }
 
-/* The status and the engine's words; and how much of the body is shown. */
+/* The status, then the engine's words (which say when a body was cut). */
 static void
 dispatch_http_message(const struct http_result *res, char *buf, size_t size)
 {
-	int n;
-
 	if (res->message[0] == '\0')
-		n = snprintf(buf, size, "HTTP %ld", res->status);
+		snprintf(buf, size, "HTTP %ld", res->status);
 	else if (res->status != 0)
-		n = snprintf(buf, size, "HTTP %ld: %s", res->status,
-		    res->message);
+		snprintf(buf, size, "HTTP %ld: %s", res->status, res->message);
 	else
-		n = snprintf(buf, size, "%s", res->message);
-	if (n > 0 && (size_t)n < size && res->body_total > res->body_len)
-		snprintf(buf + n, size - (size_t)n, "; body cut at %zu of "
-		    "%llu bytes", res->body_len,
-		    (unsigned long long)res->body_total);
+		snprintf(buf, size, "%s", res->message);
 }
 
 static void
