@@ -21,3 +21,14 @@ bench-exec: sp tests/bench/exec_bench_peer
 
 bench: bench-exec
 .PHONY: bench-exec
+
+# http_engine_cancel(), which the dispatch uses for cancel records.
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_http_cancel
+TESTS += tests/unit/test_http_cancel
+endif
+tests_unit_test_http_cancel_SOURCES = tests/unit/test_http_cancel.c \
+	$(HTTP_HARNESS)
+tests_unit_test_http_cancel_CPPFLAGS = $(tests_unit_test_http_CPPFLAGS)
+tests_unit_test_http_cancel_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_http_cancel_LDADD = $(tests_unit_test_http_LDADD)
