@@ -75,6 +75,22 @@ dispatch_http_path(struct dispatch_call *c, const struct policy_target *t,
 	return ok;
 }
 
+/* Keeps an expanded value (an empty one has no data) under name. */
+static bool
+dispatch_http_header_add(struct call_http *h, const char *name,
+    const struct policy_buf *v)
+{
+	char *copy = strdup(v->data != NULL ? v->data : "");
+
+	if (copy == NULL)
+		return false;
+	h->header_values[h->nheaders] = copy;
+	h->headers[h->nheaders].name = name;
+	h->headers[h->nheaders].value = copy;
+	h->nheaders++;
+	return true;
+}
+
 static bool
 dispatch_http_headers(struct dispatch_call *c, char *why, size_t why_size)
 {
@@ -100,18 +116,11 @@ dispatch_http_headers(struct dispatch_call *c, char *why, size_t why_size)
 			policy_buf_free(&v);
 			return false;
 		}
-		if (!omitted) {
-			if ((h->header_values[h->nheaders] = policy_buf_steal(&v,
-			    NULL)) == NULL && (h->header_values[h->nheaders] =
-			    strdup("")) == NULL) {
-				policy_buf_free(&v);
-				snprintf(why, why_size, "out of memory");
-				return false;
-			}
-			h->headers[h->nheaders].name = a->headers[i].name;
-			h->headers[h->nheaders].value =
-			    h->header_values[h->nheaders];
-			h->nheaders++;
+		if (!omitted && !dispatch_http_header_add(h,
+		    a->headers[i].name, &v)) {
+			policy_buf_free(&v);
+			snprintf(why, why_size, "out of memory");
+			return false;
 		}
 		policy_buf_free(&v);
 	}

@@ -134,7 +134,7 @@ curl_loop(const char *url, long n, long k)
 	while (finished < n) {
 		if (curl_multi_perform(m, &running) != CURLM_OK)
 			return 1;
-		/* Wait only when nothing finished: a new handle must start now. */
+		/* Wait only when nothing finished: new handles start now. */
 		if ((msg = curl_multi_info_read(m, &queued)) == NULL) {
 			if (curl_multi_poll(m, NULL, 0, 1000, NULL) != CURLM_OK)
 				return 1;
@@ -170,7 +170,8 @@ main(int argc, char **argv)
 	if (argc == 2 && strcmp(argv[1], "serve") == 0)
 		return serve();
 	if (argc != 5 || strcmp(argv[1], "curl") != 0) {
-		fprintf(stderr, "usage: exec_bench_peer serve | curl URL N K\n");
+		fprintf(stderr, "usage: exec_bench_peer serve | "
+		    "curl URL N K\n");
 		return 64;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
