@@ -27,4 +27,11 @@ int cmd_catalog(int argc, char **argv);
 /* sp mcp [--config FILE] [--profile NAME] (broker/mcp.c) */
 int cmd_mcp(int argc, char **argv);
 
+/* sp connect SOCKET: relay stdin/stdout to a unix socket
+ * (broker/cmd_connect.c); 69 when it cannot connect, 74 on an I/O
+ * error. */
+#define SP_EXIT_UNAVAILABLE 69
+#define SP_EXIT_IOERR 74
+int cmd_connect(int argc, char **argv);
+
 #endif

@@ -19,3 +19,9 @@ PROC_SOURCES = \
 	broker/test_hook.c broker/test_hook.h \
 	$(FRONTEND_SOURCES) $(EXECUTOR_MAIN_SOURCES)
 sp_SOURCES += $(PROC_SOURCES)
+# sp connect: the stdin/stdout relay to a system instance's socket
+sp_SOURCES += broker/cmd_connect.c
+EXTRA_DIST += contrib/systemd/sallyport.socket \
+	contrib/systemd/sallyport@.service contrib/systemd/README.md
+dist_man_MANS += docs/sp.1
+EXTRA_DIST += docs/threat-model.md
