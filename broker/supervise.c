@@ -14,8 +14,10 @@
 
 #include <event2/event.h>
 
+#include "broker/child_role.h"
 #include "broker/commands.h"
 #include "broker/supervise.h"
+#include "broker/test_hook.h"
 #include "common/log.h"
 #include "common/spawn.h"
 
@@ -279,12 +281,35 @@ supervise_event_members(const struct child *c,
 	return m;
 }
 
+/*
+ * Minimal acknowledgement of an executor's intent (added on branch exec
+ * so actions can run; branch auditint owns the real one): written when
+ * the log took the record, or when there is no log.
+ */
+static void
+supervise_ack_intent(const struct child *c, uint64_t call_id, bool written)
+{
+	struct record_audit_ack ack = { call_id, written ?
+	    RECORD_AUDIT_WRITTEN : RECORD_AUDIT_FAILED };
+	struct buf out;
+
+	if (test_hook_is("broker", "no-ack"))
+		return;
+	buf_init_writer(&out, RECORD_MAX_BYTES);
+	if (record_audit_ack_encode(&ack, &out) != RECORD_OK ||
+	    !child_send_record(c->control, &out))
+		log_error("supervise_ack_intent: call %llu not acknowledged",
+		    (unsigned long long)call_id);
+	buf_free(&out);
+}
+
 static void
 supervise_audit_event(struct supervisor *sv, const struct child *c,
     const uint8_t *rec, size_t len)
 {
 	struct record_audit_event ev;
 	enum record_error e;
+	bool written = true;
 	cJSON *m;
 
 	if ((e = record_audit_event_decode(rec, len, sv->limits, &ev)) !=
@@ -300,10 +325,15 @@ supervise_audit_event(struct supervisor *sv, const struct child *c,
 	if (sv->log != NULL) {
 		m = supervise_event_members(c, &ev);
 		if (m == NULL || !audit_log_append(sv->log,
-		    supervise_kind_name(ev.kind), m, false))
+		    supervise_kind_name(ev.kind), m, false)) {
 			sv->sum->audit_failures++;
+			written = false;
+		}
 		cJSON_Delete(m);
 	}
+	if (ev.kind == RECORD_AUDIT_INTENT && c->control != -1 &&
+	    strcmp(c->role, "executor") == 0)
+		supervise_ack_intent(c, ev.call_id, written);
 	record_audit_event_free(&ev);
 }
 

@@ -70,4 +70,5 @@ include tests/sandbox.mk
 include tests/ssh.mk
 include tests/session.mk
 include tests/proc.mk
+include tests/exec.mk
 include tests/ops.mk
