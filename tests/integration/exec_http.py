@@ -229,6 +229,48 @@ def phase_no_ack(tmp, dead_port):
         api.stop()
 
 
+def phase_tls(tmp):
+    """HTTPS under the executor's sandbox: the CA file read before it,
+    verification always on."""
+    sub = os.path.join(tmp, "tls")
+    os.mkdir(sub)
+    api = HttpTarget(sub, tls=True)
+    try:
+        base = "https://127.0.0.1:%d" % api.port
+        cfg = write_policy(sub, {
+            "sallyport": 1, "server": {"name": "exec-tls"},
+            "credentials": {"tok": {"type": "bearer", "file": write_secret(
+                sub, "api.token", TOKEN + b"\n")}},
+            "targets": {
+                "secure": {"type": "http", "base_url": base,
+                           "credential": "tok",
+                           "ca_file": os.path.join(sub, "cert.pem")},
+                "untrusted": {"type": "http", "base_url": base,
+                              "credential": "tok"}},
+            "tools": [tool("trusted_get", "secure", "GET", "/secure/{v}",
+                           {"v": {"type": "string"}}),
+                      tool("untrusted_get", "untrusted", "GET",
+                           "/untrusted/{v}", {"v": {"type": "string"}})],
+            "profiles": {"default": {"scopes": ["read"]}}})
+        s = Session(cfg)
+        s.call(1, "trusted_get", {"v": "a"})
+        s.call(2, "untrusted_get", {"v": "b"})
+        got = s.wait([1, 2])
+        status = s.close()
+        reqs = api.requests()
+        check("HTTPS with the target's CA file: ok, token sent",
+              status == 0 and outcome(got.get(1)) == "ok" and
+              any(r["path"] == "/secure/a" and
+                  ["Authorization", "Bearer " + TOKEN.decode()] in
+                  r["headers"] for r in reqs), (got.get(1), reqs))
+        check("HTTPS without it: failed, nothing reached the server",
+              outcome(got.get(2)) == "failed" and
+              not any(r["path"].startswith("/untrusted") for r in reqs),
+              (got.get(2), reqs))
+    finally:
+        api.stop()
+
+
 def phase_missing_credential(tmp, port, dead_port):
     """A token file that is no regular file: the executor refuses to start."""
     sub = os.path.join(tmp, "badcred")
@@ -253,6 +295,7 @@ def main():
         phase_big(cfg, api)
         phase_many(cfg, api, other, tmp)
         phase_no_ack(tmp, dead_port)
+        phase_tls(tmp)
         phase_missing_credential(tmp, api.port, dead_port)
     finally:
         api.stop()

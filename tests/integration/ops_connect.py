@@ -217,11 +217,13 @@ def test_mcp(tmp):
     if os.getuid() != 0:
         print("# skip: not root, cannot connect as another uid")
         return
-    check("uid %d matches no profile: 'default', fewer tools" % NOBODY,
-          n_status == 0 and tool_names(n_out) == ["get_item"],
+    # DESIGN.md section 7: a socket peer that no profile's match fits gets
+    # no tools; "default" is never a fallback for a socket peer.
+    check("uid %d matches no profile: no tools, not 'default'" % NOBODY,
+          n_status == 0 and tool_names(n_out) == [],
           (n_status, n_out[:300], n_err))
     check("the server recorded the relay's peer credentials",
-          n_rec.get("profile") == "default" and
+          n_rec.get("profile") == "" and
           n_rec.get("peer") == "uid %d gid %d" % (NOBODY, NOBODY), n_rec)
 
 
