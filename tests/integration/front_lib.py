@@ -9,7 +9,6 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import proc_lib  # noqa: E402
 from proc_lib import request, tmpdir  # noqa: E402
 
 SRCDIR = os.environ.get("SP_SRCDIR", ".")
@@ -120,22 +119,5 @@ def executor_has_engine(msgs):
     return True
 
 
-def todo(name, cond, reason, detail=""):
-    """A behaviour another branch has not built yet.  Printed as TAP's
-    TODO; the scripts run under the exit-status driver, so the run fails
-    only the day it unexpectedly works (an XPASS), which says to turn this
-    back into a plain check."""
-    proc_lib._count += 1
-    print("%s %d - %s # TODO %s" % ("ok" if cond else "not ok",
-                                    proc_lib._count, name, reason))
-    if cond:
-        proc_lib._failures += 1
-        print("# this works now: make it a plain check()")
-    else:
-        for line in str(detail).splitlines() or [""]:
-            print("# " + line)
-    sys.stdout.flush()
-
-
-__all__ = ["todo", "Target", "FRONT_TARGET", "policy", "call", "first_bad_line", "messages",
+__all__ = ["Target", "FRONT_TARGET", "policy", "call", "first_bad_line", "messages",
            "executor_has_engine", "tmpdir"]

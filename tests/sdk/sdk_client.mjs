@@ -88,8 +88,12 @@ function writePolicy(dir, port) {
 const dir = mkdtempSync(join(tmpdir(), 'sp-sdk-'));
 mkdirSync(join(dir, 'cwd'));
 const target = await startTarget(dir);
+// Node gives the child a socketpair, not a pipe, as stdin; broker/peer.c
+// treats any unix socket as a socket peer, to whom "default" is never a
+// fallback, so the profile is named.
 const transport = new sdk.StdioClientTransport({
-  command: sp, args: ['mcp', '--config', writePolicy(dir, target.port)],
+  command: sp, args: ['mcp', '--config', writePolicy(dir, target.port),
+    '--profile', 'default'],
   cwd: join(dir, 'cwd'), stderr: 'pipe',
 });
 let stderr = '';
