@@ -200,6 +200,12 @@ mcp_audit_end(struct mcp_session *s, const struct supervise_summary *sum)
 		cJSON_AddNumberToObject(m, "status", sum->status);
 		cJSON_AddNumberToObject(m, "rejections", (double)sum->rejections);
 		cJSON_AddNumberToObject(m, "violations", (double)sum->violations);
+		cJSON_AddNumberToObject(m, "intents", (double)sum->intents);
+		cJSON_AddNumberToObject(m, "executions", (double)sum->executions);
+		cJSON_AddNumberToObject(m, "cancellations",
+		    (double)sum->cancellations);
+		cJSON_AddNumberToObject(m, "audit_failures",
+		    (double)sum->audit_failures);
 		if (!audit_log_append(s->log, "session-end", m, true))
 			log_error("session-end could not be audited");
 	}
@@ -272,7 +278,8 @@ mcp_prepare(const struct mcp_args *a, struct mcp_session *s)
 	if (!mcp_session_id(s) || !mcp_open_audit(s) || !mcp_audit_start(s))
 		return SP_EXIT_INTERNAL;
 	if ((s->base = event_base_new()) == NULL ||
-	    (s->sv = supervise_new(s->base, s->log, &s->limits, s->fingerprint,
+	    (s->sv = supervise_new(s->base, s->log, s->policy,
+	    &s->limits, s->fingerprint,
 	    s->policy->limits.call_timeout_ms)) == NULL)
 		return SP_EXIT_INTERNAL;
 	return SP_EXIT_OK;

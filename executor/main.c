@@ -19,6 +19,7 @@
 
 #include <event2/event.h>
 
+#include "broker/audit_client.h"
 #include "broker/child_role.h"
 #include "broker/commands.h"
 #include "broker/test_hook.h"
@@ -104,6 +105,27 @@ executor_check_action(const struct executor *ex, const struct record_action *a)
 	return NULL;
 }
 
+/* No intent, no action: the broker must have written it first. */
+static void
+executor_run(struct executor *ex, const struct record_action *a)
+{
+	const struct policy_tool *tool = &ex->ctx.policy->tools[a->tool_index];
+	struct record_result r;
+
+	if (!audit_client_intent(CHILD_FD_CONTROL, &ex->ctx.limits, tool, a)) {
+		executor_answer(ex, a->call_id, RECORD_OUTCOME_FAILED,
+		    "not run: its intent could not be audited");
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.call_id = a->call_id;
+	r.outcome = RECORD_OUTCOME_FAILED;
+	(void)audit_client_execution(CHILD_FD_CONTROL, &ex->ctx.limits, tool,
+	    a, &r);
+	executor_answer(ex, a->call_id, RECORD_OUTCOME_FAILED,
+	    "no engine for this tool yet");
+}
+
 static void
 executor_action(struct executor *ex, const uint8_t *rec, size_t len)
 {
@@ -120,8 +142,7 @@ executor_action(struct executor *ex, const uint8_t *rec, size_t len)
 		    "scope-not-granted") == 0 ? RECORD_OUTCOME_DENIED :
 		    RECORD_OUTCOME_INVALID, "the executor refused this call");
 	} else if (!test_hook_is("executor", "hold")) {
-		executor_answer(ex, a.call_id, RECORD_OUTCOME_FAILED,
-		    "no engine for this tool yet");
+		executor_run(ex, &a);
 	}
 	record_action_free(&a);
 }
