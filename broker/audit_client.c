@@ -20,39 +20,36 @@
 /* An ack is 13 bytes; anything longer is not one. */
 #define AUDIT_CLIENT_ACK_BUF 64
 
-/* Cuts text to at most max bytes without splitting a UTF-8 sequence. */
-static size_t
-audit_client_cut(const char *text, size_t len, size_t max)
-{
-	if (len <= max)
-		return len;
-	while (max > 0 && ((unsigned char)text[max] & 0xc0) == 0x80)
-		max--;
-	return max;
-}
-
-/* One param's rendering as a text: a string as is, else its JSON. */
+/*
+ * One param's rendering as its compact JSON (broker/audit_event.h); one
+ * longer than max, a long "value" string, falls back to its shape.
+ */
 static bool
 audit_client_shape(const struct policy_param *param, const struct value *v,
     size_t max, struct record_text *out)
 {
+	struct policy_param as_shape = *param;
 	cJSON *r;
 	char *text;
 
 	if ((r = audit_arg_render(param, v)) == NULL)
 		return false;
-	if (cJSON_IsString(r))
-		text = strdup(r->valuestring);
-	else
-		text = cJSON_PrintUnformatted(r);
+	text = cJSON_PrintUnformatted(r);
 	cJSON_Delete(r);
+	if (text != NULL && strlen(text) > max) {
+		cJSON_free(text);
+		as_shape.audit = PARAM_AUDIT_SHAPE;
+		if ((r = audit_arg_render(&as_shape, v)) == NULL)
+			return false;
+		text = cJSON_PrintUnformatted(r);
+		cJSON_Delete(r);
+	}
 	if (text == NULL) {
-		log_error("audit_client_shape: out of memory");
+		log_error("out of memory");
 		return false;
 	}
 	out->ptr = text;
-	out->len = audit_client_cut(text, strlen(text), max);
-	text[out->len] = '\0';
+	out->len = strlen(text);
 	return true;
 }
 
@@ -62,7 +59,7 @@ audit_client_free_shapes(struct record_text *shapes, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		free(shapes[i].ptr);
+		cJSON_free(shapes[i].ptr);
 	free(shapes);
 }
 
@@ -75,7 +72,7 @@ audit_client_shapes(const struct record_limits *limits,
 	size_t i, max = limits->max_text_bytes;
 
 	if (a->arg_count != tool->param_count) {
-		log_error("audit_client_shapes: %zu values for %zu params",
+		log_error("%zu values for %zu params",
 		    a->arg_count, tool->param_count);
 		return false;
 	}
@@ -130,18 +127,18 @@ audit_client_wait_ack(int fd, uint64_t call_id)
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			log_error("audit_client_wait_ack: the broker is gone");
+			log_error("the broker is gone");
 			return false;
 		}
 		if ((size_t)n > sizeof(buf) || record_audit_ack_decode(buf,
 		    (size_t)n, &ack) != RECORD_OK) {
-			log_error("audit_client_wait_ack: not an ack");
+			log_error("not an ack");
 			return false;
 		}
 		if (ack.call_id == call_id)
 			return ack.status == RECORD_AUDIT_WRITTEN;
 	}
-	log_error("audit_client_wait_ack: no ack for call %" PRIu64 " in %d ms",
+	log_error("no ack for call %" PRIu64 " in %d ms",
 	    call_id, AUDIT_CLIENT_ACK_MS);
 	return false;
 }

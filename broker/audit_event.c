@@ -68,13 +68,13 @@ audit_event_plan(const struct policy *policy, const char *role,
 	plan->kind = audit_event_kind_name(ev->kind);
 	plan->acked = ev->kind == RECORD_AUDIT_INTENT;
 	if (plan->kind == NULL || !audit_event_role_may(role, ev->kind)) {
-		log_error("audit_event_plan: %s may not send a %s event", role,
+		log_error("%s may not send %s events", role,
 		    plan->kind != NULL ? plan->kind : "unknown");
 		return false;
 	}
 	if (audit_event_names_tool(ev->kind)) {
 		if (ev->tool_index >= policy->tool_count) {
-			log_error("audit_event_plan: %s event for tool %" PRIu32
+			log_error("%s event for tool %" PRIu32
 			    " of %zu", plan->kind, ev->tool_index,
 			    policy->tool_count);
 			return false;
@@ -87,7 +87,7 @@ audit_event_plan(const struct policy *policy, const char *role,
 	plan->durable = tool != NULL && tool->mutating && plan->acked;
 	if (ev->kind == RECORD_AUDIT_INTENT &&
 	    ev->shape_count != tool->param_count) {
-		log_error("audit_event_plan: intent with %zu shapes for %zu "
+		log_error("intent with %zu shapes for %zu "
 		    "params", ev->shape_count, tool->param_count);
 		return false;
 	}
@@ -104,22 +104,42 @@ audit_event_add_u64(cJSON *m, const char *name, uint64_t v)
 	return cJSON_AddRawToObject(m, name, text) != NULL;
 }
 
-/* {param name: shape}: names from the catalog, shapes escaped as text. */
+/*
+ * One shape: the compact JSON of audit_args.h's rendering, a string, a
+ * number or a boolean, nothing else (an object could pose as more).
+ */
+static cJSON *
+audit_event_parse_shape(const struct record_text *shape)
+{
+	const char *end = NULL;
+	cJSON *v;
+
+	v = cJSON_ParseWithLengthOpts(shape->ptr, shape->len, &end, false);
+	if (v != NULL && end == shape->ptr + shape->len &&
+	    (cJSON_IsString(v) || cJSON_IsNumber(v) || cJSON_IsBool(v)))
+		return v;
+	cJSON_Delete(v);
+	log_error("a shape is not a JSON scalar");
+	return NULL;
+}
+
+/* {param name: shape}: names from the catalog, shapes re-rendered. */
 static bool
 audit_event_add_args(cJSON *m, const struct policy_tool *tool,
     const struct record_audit_event *ev)
 {
-	cJSON *args;
+	cJSON *args, *v;
 	size_t i;
 
 	if (ev->shape_count != tool->param_count)
-		return true;
+		return ev->kind != RECORD_AUDIT_INTENT;
 	if ((args = cJSON_AddObjectToObject(m, "args")) == NULL)
 		return false;
-	for (i = 0; i < tool->param_count; i++)
-		if (cJSON_AddStringToObject(args, tool->params[i].name,
-		    ev->shapes[i].ptr) == NULL)
+	for (i = 0; i < tool->param_count; i++) {
+		if ((v = audit_event_parse_shape(&ev->shapes[i])) == NULL)
 			return false;
+		cJSON_AddItemToObject(args, tool->params[i].name, v);
+	}
 	return true;
 }
 
@@ -181,7 +201,7 @@ audit_event_members(const struct policy *policy, const char *role,
 	bool ok;
 
 	if ((m = cJSON_CreateObject()) == NULL) {
-		log_error("audit_event_members: out of memory");
+		log_error("out of memory");
 		return NULL;
 	}
 	ok = cJSON_AddStringToObject(m, "from", role) != NULL;
@@ -190,7 +210,8 @@ audit_event_members(const struct policy *policy, const char *role,
 	else if (ok)
 		ok = audit_event_add_refusal(m, ev);
 	if (!ok) {
-		log_error("audit_event_members: out of memory");
+		log_error("%s event not rendered",
+		    audit_event_kind_name(ev->kind));
 		cJSON_Delete(m);
 		return NULL;
 	}

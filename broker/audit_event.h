@@ -6,8 +6,10 @@
  * from the policy the broker loaded itself: names of tools and targets
  * come from the catalog by the event's tool index, numbers are numbers,
  * reasons are tokens, and the only texts a child supplies are the
- * argument shapes, which the executor made with audit_args.h and which
- * cJSON escapes.  The offending bytes of a rejection or violation never
+ * argument shapes: one per param, each the compact JSON of audit_args.h's
+ * rendering ("\"string(36)\"", "42", "\"…1234\""), which the broker
+ * parses back, accepts only as a JSON string, number or boolean, and
+ * prints again escaped.  The offending bytes of a rejection or violation never
  * reach the log, only their SHA-256.
  *
  * Which role may send which kind: the frontend rejections and
@@ -47,7 +49,8 @@ bool audit_event_plan(const struct policy *policy, const char *role,
 
 /*
  * The record's members for ev, which audit_event_plan() accepted; the
- * caller owns the result.  NULL after logging (out of memory).
+ * caller owns the result.  NULL after logging: out of memory, or a shape
+ * that is not a JSON scalar (then the event is not written).
  */
 cJSON *audit_event_members(const struct policy *policy, const char *role,
     const struct record_audit_event *ev);

@@ -70,3 +70,4 @@ include tests/sandbox.mk
 include tests/ssh.mk
 include tests/session.mk
 include tests/proc.mk
+include tests/auditint.mk

@@ -1,0 +1,15 @@
+# tests of the audit log in `sp mcp` (issue 8 end to end)
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_audit_event
+TESTS += tests/unit/test_audit_event
+endif
+tests_unit_test_audit_event_SOURCES = tests/unit/test_audit_event.c \
+	broker/audit_event.c broker/audit_event.h
+tests_unit_test_audit_event_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_audit_event_LDADD = libspcommon.a $(UNIT_LDADD) \
+	$(CJSON_LIBS) $(LIBCRYPTO_LIBS)
+
+AUDITINT_TESTS = \
+	tests/integration/auditint_sessions.py
+TESTS += $(AUDITINT_TESTS)
+EXTRA_DIST += $(AUDITINT_TESTS) tests/integration/auditint_lib.py
