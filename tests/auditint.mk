@@ -10,6 +10,7 @@ tests_unit_test_audit_event_LDADD = libspcommon.a $(UNIT_LDADD) \
 	$(CJSON_LIBS) $(LIBCRYPTO_LIBS)
 
 AUDITINT_TESTS = \
-	tests/integration/auditint_sessions.py
+	tests/integration/auditint_sessions.py \
+	tests/integration/auditint_kill.py
 TESTS += $(AUDITINT_TESTS)
 EXTRA_DIST += $(AUDITINT_TESTS) tests/integration/auditint_lib.py
