@@ -19,6 +19,5 @@ PROC_SOURCES = \
 	broker/test_hook.c broker/test_hook.h \
 	$(FRONTEND_SOURCES) $(EXECUTOR_MAIN_SOURCES)
 sp_SOURCES += $(PROC_SOURCES)
-# the broker's side of audit events and the executor's
-sp_SOURCES += broker/audit_event.c broker/audit_event.h \
-	broker/audit_client.c broker/audit_client.h
+# the broker's side of children's audit events
+sp_SOURCES += broker/audit_event.c broker/audit_event.h

@@ -148,6 +148,10 @@ static const struct filter_rule executor_rules[] = {
 	ALLOW_EQ(fcntl, 1, F_GETFD), ALLOW_EQ(fcntl, 1, F_SETFD),
 	ALLOW_EQ(ioctl, 1, FIONREAD),
 	OPEN_READ_ONLY, ALLOW(fstat), ALLOW(newfstatat), ALLOW(uname),
+	ALLOW(munlock),		/* secret_free() at exit: credentials unlocked, zeroed */
+	/* curl_multi_cleanup saves and restores SIGPIPE around closing
+	 * connections (its handle for that lacks CURLOPT_NOSIGNAL). */
+	ALLOW_EQ(rt_sigaction, 0, SIGPIPE),
 };
 
 /*

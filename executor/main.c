@@ -1,12 +1,14 @@
 /*
  * Entry of the executor role (executor/executor.h): fd 1 to stderr, load
- * the policy handed over, confine, answer the frontend's hello, then
- * check every record on the action channel.
+ * the policy handed over, read the credentials and start the engines,
+ * confine, answer the frontend's hello, then check every record on the
+ * action channel and hand the actions that pass to the dispatch
+ * (executor/dispatch.h).  The broker's audit acknowledgements arrive on
+ * the control channel.
  *
- * No engine is wired in yet: an action that passes every check is
- * answered with outcome "failed" and "no engine for this tool yet" (the
- * HTTP and SSH engines are a later step; this is not the finished
- * executor).
+ * Exit status 78 when a credential, CA or known_hosts file cannot be
+ * read at start-up: the broker checked the same files moments before, so
+ * the operator's files changed or are unreadable, not the code.
  */
 #include "config.h"
 
@@ -17,13 +19,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
 #include <event2/event.h>
 
-#include "broker/audit_client.h"
 #include "broker/child_role.h"
 #include "broker/commands.h"
 #include "broker/test_hook.h"
 #include "common/log.h"
+#include "executor/credentials.h"
+#include "executor/dispatch.h"
 #include "executor/executor.h"
 #include "policy/authz.h"
 #include "policy/constraint.h"
@@ -32,6 +36,9 @@ struct executor {
 	struct child_context ctx;
 	struct event_base *base;
 	struct event *ev_action;
+	struct event *ev_control;
+	struct credential_store creds;
+	struct dispatch *dispatch;
 	uint8_t *recbuf;	/* RECORD_MAX_BYTES bytes */
 	bool greeted;		/* the frontend's hello was right */
 	uint64_t refused;	/* records refused as protocol violations */
@@ -105,27 +112,6 @@ executor_check_action(const struct executor *ex, const struct record_action *a)
 	return NULL;
 }
 
-/* No intent, no action: the broker must have written it first. */
-static void
-executor_run(struct executor *ex, const struct record_action *a)
-{
-	const struct policy_tool *tool = &ex->ctx.policy->tools[a->tool_index];
-	struct record_result r;
-
-	if (!audit_client_intent(CHILD_FD_CONTROL, &ex->ctx.limits, tool, a)) {
-		executor_answer(ex, a->call_id, RECORD_OUTCOME_FAILED,
-		    "not run: its intent could not be audited");
-		return;
-	}
-	memset(&r, 0, sizeof(r));
-	r.call_id = a->call_id;
-	r.outcome = RECORD_OUTCOME_FAILED;
-	(void)audit_client_execution(CHILD_FD_CONTROL, &ex->ctx.limits, tool,
-	    a, &r);
-	executor_answer(ex, a->call_id, RECORD_OUTCOME_FAILED,
-	    "no engine for this tool yet");
-}
-
 static void
 executor_action(struct executor *ex, const uint8_t *rec, size_t len)
 {
@@ -142,9 +128,23 @@ executor_action(struct executor *ex, const uint8_t *rec, size_t len)
 		    "scope-not-granted") == 0 ? RECORD_OUTCOME_DENIED :
 		    RECORD_OUTCOME_INVALID, "the executor refused this call");
 	} else if (!test_hook_is("executor", "hold")) {
-		executor_run(ex, &a);
+		dispatch_action(ex->dispatch, &a);
+		if (dispatch_status(ex->dispatch) != 0)
+			ex->status = dispatch_status(ex->dispatch);
 	}
 	record_action_free(&a);
+}
+
+static void
+executor_cancel(struct executor *ex, const uint8_t *rec, size_t len)
+{
+	struct record_cancel c;
+
+	if (record_cancel_decode(rec, len, &c) != RECORD_OK) {
+		executor_violation(ex, rec, len, "undecodable-cancel", 0);
+		return;
+	}
+	dispatch_cancel(ex->dispatch, c.call_id);
 }
 
 static void
@@ -186,7 +186,9 @@ executor_record(struct executor *ex, const uint8_t *rec, size_t len)
 	}
 	if (type == RECORD_ACTION)
 		executor_action(ex, rec, len);
-	else if (type != RECORD_CANCEL)	/* nothing runs yet to cancel */
+	else if (type == RECORD_CANCEL)
+		executor_cancel(ex, rec, len);
+	else
 		executor_violation(ex, rec, len, "unexpected-record", 0);
 }
 
@@ -215,6 +217,27 @@ executor_on_action(evutil_socket_t fd, short what, void *arg)
 	(void)event_base_loopbreak(ex->base);
 }
 
+/* The broker's audit acknowledgements. */
+static void
+executor_on_control(evutil_socket_t fd, short what, void *arg)
+{
+	struct executor *ex = arg;
+	ssize_t n;
+
+	(void)what;
+	n = recv(fd, ex->recbuf, RECORD_MAX_BYTES, MSG_TRUNC);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n > 0 && (size_t)n <= RECORD_MAX_BYTES) {
+		dispatch_control_record(ex->dispatch, ex->recbuf, (size_t)n);
+		return;
+	}
+	if (n > 0)
+		return;
+	/* The broker is gone: no intent can be acknowledged any more. */
+	(void)event_base_loopbreak(ex->base);
+}
+
 static void
 executor_setup(struct executor *ex)
 {
@@ -227,8 +250,16 @@ executor_setup(struct executor *ex)
 	    (ex->base = event_base_new()) == NULL ||
 	    (ex->recbuf = malloc(RECORD_MAX_BYTES)) == NULL ||
 	    (ex->ev_action = event_new(ex->base, CHILD_FD_ACTION,
-	    EV_READ | EV_PERSIST, executor_on_action, ex)) == NULL)
+	    EV_READ | EV_PERSIST, executor_on_action, ex)) == NULL ||
+	    (ex->ev_control = event_new(ex->base, CHILD_FD_CONTROL,
+	    EV_READ | EV_PERSIST, executor_on_control, ex)) == NULL)
 		fatal(SP_EXIT_INTERNAL, "cannot set up the event loop");
+	if (!credential_store_load(&ex->creds, ex->ctx.policy))
+		fatal(SP_EXIT_CONFIG, "cannot read the credential files");
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK ||
+	    (ex->dispatch = dispatch_new(ex->base, &ex->ctx, &ex->creds)) ==
+	    NULL)
+		fatal(SP_EXIT_INTERNAL, "cannot start the HTTP and SSH engines");
 }
 
 int
@@ -247,9 +278,14 @@ executor_main(int argc, char **argv)
 	executor_setup(&ex);
 	child_confine(&ex.ctx);
 	test_hook_run("executor");
-	if (event_add(ex.ev_action, NULL) == -1)
+	if (event_add(ex.ev_action, NULL) == -1 ||
+	    event_add(ex.ev_control, NULL) == -1)
 		fatal(SP_EXIT_INTERNAL, "cannot watch the action channel");
 	(void)event_base_dispatch(ex.base);
+	dispatch_free(ex.dispatch);
+	credential_store_free(&ex.creds);
+	curl_global_cleanup();
+	event_free(ex.ev_control);
 	event_free(ex.ev_action);
 	free(ex.recbuf);
 	child_context_free(&ex.ctx);

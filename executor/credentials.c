@@ -1,0 +1,205 @@
+/*
+ * The executor's credential store (executor/credentials.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "executor/credentials.h"
+
+/* Far above any key, token or CA bundle in use; bounds what one file costs. */
+#define CREDENTIAL_FILE_MAX (4u * 1024 * 1024)
+
+/* Opens path read-only and returns its size after checking it is a file. */
+static int
+credential_open(const char *path, size_t *size)
+{
+	struct stat st;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1) {
+		log_error("credential_open: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (uintmax_t)st.st_size > CREDENTIAL_FILE_MAX) {
+		log_error("credential_open: %s: not a regular file of at most "
+		    "%u bytes", path, CREDENTIAL_FILE_MAX);
+		(void)close(fd);
+		return -1;
+	}
+	*size = (size_t)st.st_size;
+	return fd;
+}
+
+/* Reads exactly len bytes; a file that changed size meanwhile fails. */
+static bool
+credential_read_all(int fd, const char *path, unsigned char *dst, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+	char extra;
+
+	while (got < len) {
+		n = read(fd, dst + got, len - got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			log_error("credential_read_all: %s: %s", path,
+			    n == 0 ? "shorter than its size" : strerror(errno));
+			return false;
+		}
+		got += (size_t)n;
+	}
+	if (read(fd, &extra, 1) != 0) {
+		log_error("credential_read_all: %s: changed while read", path);
+		return false;
+	}
+	return true;
+}
+
+/* A secret file into secret memory, NUL-terminated. */
+static bool
+credential_read_secret(const char *path, bool trim_newline, struct secret *s,
+    size_t *len)
+{
+	size_t size;
+	bool ok;
+	int fd;
+
+	if ((fd = credential_open(path, &size)) == -1)
+		return false;
+	if (!secret_alloc(s, size + 1)) {
+		log_error("credential_read_secret: %s: %s", path,
+		    strerror(errno));
+		(void)close(fd);
+		return false;
+	}
+	ok = credential_read_all(fd, path, s->ptr, size);
+	(void)close(fd);
+	if (!ok) {
+		secret_free(s);
+		return false;
+	}
+	if (trim_newline && size > 0 && s->ptr[size - 1] == '\n')
+		s->ptr[--size] = '\0';
+	*len = size;
+	return true;
+}
+
+/* A public file (key, CA bundle, known_hosts) into heap memory. */
+static bool
+credential_read_public(const char *path, char **out, size_t *len)
+{
+	size_t size;
+	char *buf;
+	bool ok;
+	int fd;
+
+	if ((fd = credential_open(path, &size)) == -1)
+		return false;
+	if ((buf = calloc(1, size + 1)) == NULL) {
+		log_error("credential_read_public: %s: out of memory", path);
+		(void)close(fd);
+		return false;
+	}
+	ok = credential_read_all(fd, path, (unsigned char *)buf, size);
+	(void)close(fd);
+	if (!ok) {
+		free(buf);
+		return false;
+	}
+	*out = buf;
+	*len = size;
+	return true;
+}
+
+static bool
+credential_load_one(const struct policy_credential *c,
+    struct credential_bytes *b)
+{
+	size_t unused;
+
+	if (c->type != CREDENTIAL_SSH_KEY)
+		return credential_read_secret(c->file, true, &b->secret,
+		    &b->secret_len);
+	if (!credential_read_secret(c->private_key, false, &b->secret,
+	    &b->secret_len))
+		return false;
+	if (c->public_key != NULL && !credential_read_public(c->public_key,
+	    &b->public_key, &b->public_key_len))
+		return false;
+	if (c->passphrase_file != NULL && !credential_read_secret(
+	    c->passphrase_file, true, &b->passphrase, &unused))
+		return false;
+	return true;
+}
+
+static bool
+credential_load_target(const struct policy_target *t, struct target_files *f)
+{
+	if (t->ca_file != NULL && !credential_read_public(t->ca_file, &f->ca,
+	    &f->ca_len))
+		return false;
+	if (t->known_hosts != NULL && !credential_read_public(t->known_hosts,
+	    &f->known_hosts, &f->known_hosts_len))
+		return false;
+	return true;
+}
+
+bool
+credential_store_load(struct credential_store *store,
+    const struct policy *policy)
+{
+	size_t i;
+
+	memset(store, 0, sizeof(*store));
+	store->creds = calloc(policy->credential_count + 1,
+	    sizeof(*store->creds));
+	store->targets = calloc(policy->target_count + 1,
+	    sizeof(*store->targets));
+	if (store->creds == NULL || store->targets == NULL) {
+		log_error("credential_store_load: out of memory");
+		credential_store_free(store);
+		return false;
+	}
+	store->cred_count = policy->credential_count;
+	store->target_count = policy->target_count;
+	for (i = 0; i < policy->credential_count; i++)
+		if (!credential_load_one(&policy->credentials[i],
+		    &store->creds[i]))
+			goto fail;
+	for (i = 0; i < policy->target_count; i++)
+		if (!credential_load_target(&policy->targets[i],
+		    &store->targets[i]))
+			goto fail;
+	return true;
+fail:
+	credential_store_free(store);
+	return false;
+}
+
+void
+credential_store_free(struct credential_store *store)
+{
+	size_t i;
+
+	for (i = 0; store->creds != NULL && i < store->cred_count; i++) {
+		secret_free(&store->creds[i].secret);
+		secret_free(&store->creds[i].passphrase);
+		free(store->creds[i].public_key);
+	}
+	for (i = 0; store->targets != NULL && i < store->target_count; i++) {
+		free(store->targets[i].ca);
+		free(store->targets[i].known_hosts);
+	}
+	free(store->creds);
+	free(store->targets);
+	memset(store, 0, sizeof(*store));
+}

@@ -1,0 +1,63 @@
+/*
+ * The executor's credential store: every file the policy names that the
+ * executor needs at run time, read once at start-up, before confinement
+ * (DESIGN.md invariant 5), so the confined executor opens nothing.
+ *
+ * Secrets (token, "user:password", header value, SSH private key,
+ * passphrase) live in common/secret.h memory: out of core dumps, locked
+ * where the limit allows, zeroed when freed.  They are never logged; a
+ * diagnostic names the file, never its bytes.  Public material (SSH
+ * public key, CA bundle, known_hosts) is plain heap memory.
+ *
+ * Token files (bearer, basic, header) and the passphrase file lose one
+ * trailing "\n" (a file written with echo or an editor ends with one); any
+ * other byte is kept, so a "\r" left before it is refused later by the
+ * HTTP engine as a control character rather than silently sent.
+ */
+#ifndef SP_EXECUTOR_CREDENTIALS_H
+#define SP_EXECUTOR_CREDENTIALS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/secret.h"
+#include "policy/policy.h"
+
+/* Per policy credential, at the same index as policy->credentials. */
+struct credential_bytes {
+	struct secret secret;	/* file bytes + NUL; secret_len counts the bytes */
+	size_t secret_len;
+	char *public_key;	/* heap, NUL-terminated, or NULL */
+	size_t public_key_len;
+	struct secret passphrase;	/* NUL-terminated; empty when none */
+};
+
+/* Per policy target, at the same index as policy->targets. */
+struct target_files {
+	char *ca;		/* heap PEM bundle, or NULL: system default */
+	size_t ca_len;
+	char *known_hosts;	/* heap, or NULL */
+	size_t known_hosts_len;
+};
+
+/* Owns every array and buffer inside; credential_store_free() releases. */
+struct credential_store {
+	struct credential_bytes *creds;
+	size_t cred_count;
+	struct target_files *targets;
+	size_t target_count;
+};
+
+/*
+ * Reads every credential, CA and known_hosts file policy names.  On the
+ * first file missing, unreadable, not a regular file or too large, logs
+ * one line naming it and returns false with the store empty (the
+ * executor then exits 78: the operator's configuration is at fault).
+ */
+bool credential_store_load(struct credential_store *store,
+    const struct policy *policy);
+
+/* Zeroes and frees every secret; an empty store is allowed. */
+void credential_store_free(struct credential_store *store);
+
+#endif

@@ -1,0 +1,274 @@
+/*
+ * The executor's dispatch (executor/dispatch.h): the life of a call,
+ * from the checked action through the audit acknowledgement to one
+ * result record.  Building requests is in dispatch_http.c and
+ * dispatch_ssh.c; the audit events in exec_audit.c.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "broker/commands.h"
+#include "common/log.h"
+#include "executor/dispatch_int.h"
+
+#define DISPATCH_SSH_KEEPALIVE_S	30
+/* Below OpenSSH's default MaxSessions (10): more calls queue. */
+#define DISPATCH_SSH_CHANNELS		8
+
+uint64_t
+dispatch_now_us(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static uint32_t
+dispatch_budget_ms(const struct policy *p, const struct policy_tool *tool)
+{
+	const struct policy_target *t = &p->targets[tool->target_index];
+
+	if (tool->timeout_ms != 0)
+		return tool->timeout_ms;
+	if (t->timeout_ms != 0)
+		return t->timeout_ms;
+	return p->limits.call_timeout_ms;
+}
+
+static void
+dispatch_call_free(struct dispatch_call *c)
+{
+	struct dispatch_call **pp;
+
+	for (pp = &c->d->calls; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	if (c->ack_timer != NULL)
+		event_free(c->ack_timer);
+	dispatch_http_clear(&c->http);
+	value_array_free(c->args, c->arg_count);
+	free(c);
+}
+
+static struct dispatch_call *
+dispatch_call_find(struct dispatch *d, uint64_t call_id)
+{
+	struct dispatch_call *c;
+
+	for (c = d->calls; c != NULL; c = c->next)
+		if (c->call_id == call_id)
+			return c;
+	return NULL;
+}
+
+void
+dispatch_finish(struct dispatch_call *c, struct record_result *r,
+    int32_t status)
+{
+	struct dispatch *d = c->d;
+	struct buf out;
+
+	r->call_id = c->call_id;
+	r->duration_us = dispatch_now_us() - c->start_us;
+	buf_init_writer(&out, RECORD_MAX_BYTES);
+	if (record_result_encode(r, &d->ctx->limits, &out) != RECORD_OK ||
+	    !child_send_record(CHILD_FD_ACTION, &out)) {
+		log_error("dispatch_finish: call %llu not answered",
+		    (unsigned long long)c->call_id);
+		d->status = SP_EXIT_INTERNAL;
+	}
+	buf_free(&out);
+	if (c->state == CALL_RUNNING)
+		exec_audit_execution(c, r->outcome, status, r->duration_us);
+	dispatch_call_free(c);
+}
+
+void
+dispatch_answer(struct dispatch_call *c, enum record_outcome outcome,
+    uint32_t flags, const char *message)
+{
+	struct record_result r;
+
+	memset(&r, 0, sizeof(r));
+	r.outcome = outcome;
+	r.kind = RECORD_RESULT_NONE;
+	r.flags = flags;
+	r.message.ptr = (char *)message;
+	r.message.len = strlen(message);
+	dispatch_finish(c, &r, 0);
+}
+
+/* The broker let the intent through: act now, unless cancelled meanwhile. */
+static void
+dispatch_start(struct dispatch_call *c)
+{
+	event_free(c->ack_timer);
+	c->ack_timer = NULL;
+	if (c->cancelled) {
+		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
+		    "cancelled before it started; nothing was sent");
+		return;
+	}
+	c->state = CALL_RUNNING;
+	if (c->tool->kind == TOOL_HTTP)
+		(void)dispatch_http_start(c);
+	else
+		(void)dispatch_ssh_start(c);
+}
+
+/* No acknowledgement within the budget: the action must not run. */
+static void
+dispatch_on_ack_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct dispatch_call *c = arg;
+
+	(void)fd;
+	(void)what;
+	log_warn("call %llu: no audit acknowledgement in %u ms; not run",
+	    (unsigned long long)c->call_id, c->budget_ms);
+	dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
+	    "the audit log did not confirm this call in time; nothing was "
+	    "sent");
+}
+
+void
+dispatch_action(struct dispatch *d, struct record_action *a)
+{
+	const struct policy *p = d->ctx->policy;
+	struct dispatch_call *c;
+	struct timeval tv;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		log_error("dispatch_action: out of memory");
+		d->status = SP_EXIT_INTERNAL;
+		return;
+	}
+	c->d = d;
+	c->call_id = a->call_id;
+	c->tool_index = a->tool_index;
+	c->tool = &p->tools[a->tool_index];
+	c->args = a->args;
+	c->arg_count = a->arg_count;
+	a->args = NULL;
+	a->arg_count = 0;
+	c->state = CALL_WAITING_ACK;
+	c->budget_ms = dispatch_budget_ms(p, c->tool);
+	c->start_us = dispatch_now_us();
+	c->next = d->calls;
+	d->calls = c;
+	tv.tv_sec = c->budget_ms / 1000;
+	tv.tv_usec = (c->budget_ms % 1000) * 1000;
+	if ((c->ack_timer = evtimer_new(d->base, dispatch_on_ack_timeout,
+	    c)) == NULL || evtimer_add(c->ack_timer, &tv) == -1) {
+		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
+		    "the executor could not schedule this call");
+		return;
+	}
+	if (!exec_audit_intent(c))
+		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
+		    "the audit intent could not be sent; nothing was sent");
+}
+
+void
+dispatch_cancel(struct dispatch *d, uint64_t call_id)
+{
+	struct dispatch_call *c = dispatch_call_find(d, call_id);
+
+	if (c == NULL || c->cancelled)
+		return;
+	c->cancelled = true;
+	if (c->state == CALL_WAITING_ACK) {
+		/* The intent is logged; the ack still closes the call. */
+		return;
+	}
+	if (c->ssh != NULL) {
+		ssh_call_cancel(c->ssh);
+		c->ssh = NULL;
+		dispatch_answer(c, RECORD_OUTCOME_UNKNOWN,
+		    RESULT_STARTED | RESULT_REQUEST_SENT,
+		    "cancelled while running; the command may have run");
+	}
+	/* An HTTP call runs to its end (the engine has no abort); its
+	 * result still reaches the frontend, which audits the cancel. */
+}
+
+void
+dispatch_control_record(struct dispatch *d, const uint8_t *rec, size_t len)
+{
+	struct record_audit_ack ack;
+	struct dispatch_call *c;
+
+	if (record_audit_ack_decode(rec, len, &ack) != RECORD_OK) {
+		log_error("dispatch_control_record: not an audit ack");
+		return;
+	}
+	c = dispatch_call_find(d, ack.call_id);
+	if (c == NULL || c->state != CALL_WAITING_ACK) {
+		log_warn("audit ack for call %llu, which is not waiting",
+		    (unsigned long long)ack.call_id);
+		return;
+	}
+	if (ack.status != RECORD_AUDIT_WRITTEN) {
+		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
+		    "the audit log could not record this call; nothing was "
+		    "sent");
+		return;
+	}
+	dispatch_start(c);
+}
+
+int
+dispatch_status(const struct dispatch *d)
+{
+	return d->status;
+}
+
+struct dispatch *
+dispatch_new(struct event_base *base, const struct child_context *ctx,
+    const struct credential_store *creds)
+{
+	struct ssh_engine_config sc = {
+		.keepalive_seconds = DISPATCH_SSH_KEEPALIVE_S,
+		.max_channels = DISPATCH_SSH_CHANNELS,
+	};
+	struct dispatch *d;
+
+	if ((d = calloc(1, sizeof(*d))) == NULL) {
+		log_error("dispatch_new: out of memory");
+		return NULL;
+	}
+	d->base = base;
+	d->ctx = ctx;
+	d->creds = creds;
+	if ((d->http = http_engine_new(base, 0)) == NULL ||
+	    (d->ssh = ssh_engine_new(base, &sc)) == NULL ||
+	    !dispatch_ssh_targets(d)) {
+		dispatch_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void
+dispatch_free(struct dispatch *d)
+{
+	if (d == NULL)
+		return;
+	/* Engines first: they drop calls without calling back. */
+	if (d->http != NULL)
+		http_engine_free(d->http);
+	if (d->ssh != NULL)
+		ssh_engine_free(d->ssh);
+	while (d->calls != NULL)
+		dispatch_call_free(d->calls);
+	free(d->ssh_target_ids);
+	free(d);
+}

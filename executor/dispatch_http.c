@@ -1,0 +1,275 @@
+/*
+ * HTTP actions: the request is built only from the tool's templates
+ * (policy/expand.h) and the target, the credential added from the
+ * store, and the engine's result turned into a result record.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "executor/dispatch_int.h"
+#include "policy/expand.h"
+
+static const struct {
+	const char *name;
+	enum http_method method;
+} http_methods[] = {
+	{ "GET", HTTP_METHOD_GET }, { "HEAD", HTTP_METHOD_HEAD },
+	{ "POST", HTTP_METHOD_POST }, { "PUT", HTTP_METHOD_PUT },
+	{ "PATCH", HTTP_METHOD_PATCH }, { "DELETE", HTTP_METHOD_DELETE },
+};
+
+static bool
+dispatch_http_method(const char *name, enum http_method *m)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(http_methods) / sizeof(http_methods[0]); i++)
+		if (strcmp(http_methods[i].name, name) == 0) {
+			*m = http_methods[i].method;
+			return true;
+		}
+	return false;
+}
+
+void
+dispatch_http_clear(struct call_http *h)
+{
+	size_t i;
+
+	free(h->path);
+	free(h->body);
+	for (i = 0; h->header_values != NULL && i < h->nheaders; i++)
+		free(h->header_values[i]);
+	free(h->header_values);
+	free(h->headers);
+	memset(h, 0, sizeof(*h));
+}
+
+/* base path + expanded path + "?" + expanded query, as one string. */
+static bool
+dispatch_http_path(struct dispatch_call *c, const struct policy_target *t,
+    char *why, size_t why_size)
+{
+	struct policy_buf path, query;
+	bool ok;
+
+	policy_buf_init(&path, DISPATCH_PATH_MAX);
+	policy_buf_init(&query, DISPATCH_PATH_MAX);
+	ok = policy_buf_append_str(&path, t->base_path) &&
+	    expand_http_path(c->tool, c->args, &path, why, why_size) &&
+	    expand_http_query(c->tool, c->args, &query, why, why_size);
+	if (ok && query.len > 0)
+		ok = policy_buf_append_byte(&path, '?') &&
+		    policy_buf_append(&path, query.data, query.len);
+	if (ok && (c->http.path = policy_buf_steal(&path, NULL)) == NULL)
+		ok = false;
+	if (!ok && why[0] == '\0')
+		snprintf(why, why_size, "the path is longer than %u bytes",
+		    DISPATCH_PATH_MAX);
+	policy_buf_free(&path);
+	policy_buf_free(&query);
+	return ok;
+}
+
+static bool
+dispatch_http_headers(struct dispatch_call *c, char *why, size_t why_size)
+{
+	const struct policy_http_action *a = &c->tool->http;
+	struct call_http *h = &c->http;
+	struct policy_buf v;
+	bool omitted;
+	size_t i;
+
+	if (a->header_count == 0)
+		return true;
+	h->headers = calloc(a->header_count, sizeof(*h->headers));
+	h->header_values = calloc(a->header_count, sizeof(*h->header_values));
+	if (h->headers == NULL || h->header_values == NULL) {
+		snprintf(why, why_size, "out of memory");
+		return false;
+	}
+	for (i = 0; i < a->header_count; i++) {
+		policy_buf_init(&v, DISPATCH_HEADER_MAX);
+		omitted = false;
+		if (!expand_http_header(c->tool, i, c->args, &v, &omitted, why,
+		    why_size)) {
+			policy_buf_free(&v);
+			return false;
+		}
+		if (!omitted) {
+			if ((h->header_values[h->nheaders] = policy_buf_steal(&v,
+			    NULL)) == NULL && (h->header_values[h->nheaders] =
+			    strdup("")) == NULL) {
+				policy_buf_free(&v);
+				snprintf(why, why_size, "out of memory");
+				return false;
+			}
+			h->headers[h->nheaders].name = a->headers[i].name;
+			h->headers[h->nheaders].value =
+			    h->header_values[h->nheaders];
+			h->nheaders++;
+		}
+		policy_buf_free(&v);
+	}
+	return true;
+}
+
+static bool
+dispatch_http_body(struct dispatch_call *c, char *why, size_t why_size)
+{
+	struct policy_buf b;
+	size_t len = 0;
+
+	if (c->tool->http.body == NULL)
+		return true;
+	policy_buf_init(&b, DISPATCH_BODY_MAX);
+	if (!expand_http_body(c->tool, c->args, &b, why, why_size) ||
+	    (c->http.body = policy_buf_steal(&b, &len)) == NULL) {
+		if (why[0] == '\0')
+			snprintf(why, why_size, "the body is longer than %u "
+			    "bytes", DISPATCH_BODY_MAX);
+		policy_buf_free(&b);
+		return false;
+	}
+	c->http.req.body = c->http.body;
+	c->http.req.body_len = len;
+	c->http.req.content_type = "application/json";
+	return true;
+}
+
+static void
+dispatch_http_credential(struct dispatch_call *c,
+    const struct policy_target *t)
+{
+	const struct policy *p = c->d->ctx->policy;
+	const struct policy_credential *pc;
+	const struct credential_bytes *cb;
+	struct http_credential *hc = &c->http.credential;
+
+	if (!t->has_credential)
+		return;
+	pc = &p->credentials[t->credential_index];
+	cb = &c->d->creds->creds[t->credential_index];
+	hc->kind = pc->type == CREDENTIAL_BEARER ? HTTP_CREDENTIAL_BEARER :
+	    pc->type == CREDENTIAL_BASIC ? HTTP_CREDENTIAL_BASIC :
+	    HTTP_CREDENTIAL_HEADER;
+	hc->header_name = pc->header_name;
+	hc->secret = (const char *)cb->secret.ptr;
+	hc->secret_len = cb->secret_len;
+	c->http.req.credential = hc;
+}
+
+static void
+dispatch_http_target(struct dispatch_call *c, const struct policy_target *t)
+{
+	const struct target_files *f =
+	    &c->d->creds->targets[c->tool->target_index];
+	struct http_request *r = &c->http.req;
+
+	r->scheme = strcmp(t->scheme, "http") == 0 ? HTTP_SCHEME_HTTP :
+	    HTTP_SCHEME_HTTPS;
+	r->host = t->host;
+	r->port = t->port;
+	r->ca_blob = f->ca;
+	r->ca_len = f->ca_len;
+	r->follow_redirects = t->follow_redirects;
+	r->addr_allow = (t->allow_loopback ? HTTP_ALLOW_LOOPBACK : 0) |
+	    (t->allow_private ? HTTP_ALLOW_PRIVATE : 0) |
+	    (t->allow_link_local ? HTTP_ALLOW_LINK_LOCAL |
+	    HTTP_ALLOW_METADATA : 0);
+	r->budget_ms = c->budget_ms;
+	r->body_max = c->d->ctx->limits.max_payload_bytes;
+}
+
+/* A text field of the record: cut at a NUL and at the text limit. */
+static void
+dispatch_http_text(struct record_text *t, const char *s, size_t max)
+{
+	t->ptr = (char *)s;
+	t->len = strnlen(s, max);
+}
+
+static enum record_outcome
+dispatch_http_outcome(enum http_outcome o)
+{
+	switch (o) {
+	case HTTP_OUTCOME_OK: return RECORD_OUTCOME_OK;
+	case HTTP_OUTCOME_FAILED: return RECORD_OUTCOME_FAILED;
+	default: return RECORD_OUTCOME_UNKNOWN;
+	}
+}
+
+static void
+dispatch_http_done(const struct http_result *res, void *arg)
+{
+	struct dispatch_call *c = arg;
+	size_t text_max = c->d->ctx->limits.max_text_bytes;
+	struct record_result r;
+	char message[HTTP_RESULT_TEXT_MAX + 32];
+
+	memset(&r, 0, sizeof(r));
+	r.outcome = dispatch_http_outcome(res->outcome);
+	r.flags = RESULT_STARTED;
+	if (res->outcome != HTTP_OUTCOME_FAILED)
+		r.flags |= RESULT_REQUEST_SENT;
+	if (res->message[0] != '\0')
+		snprintf(message, sizeof(message), "%s", res->message);
+	else
+		snprintf(message, sizeof(message), "HTTP %ld", res->status);
+	dispatch_http_text(&r.message, message, text_max);
+	if (res->status >= 100 && res->status <= 599) {
+		r.kind = RECORD_RESULT_HTTP;
+		r.http.status = (uint16_t)res->status;
+		if (res->retry_after_s >= 0) {
+			r.flags |= RESULT_HAS_RETRY_AFTER;
+			r.http.retry_after_s = res->retry_after_s > UINT32_MAX ?
+			    UINT32_MAX : (uint32_t)res->retry_after_s;
+		}
+		dispatch_http_text(&r.http.content_type, res->content_type,
+		    text_max);
+		dispatch_http_text(&r.http.location, res->location, text_max);
+		r.http.body.ptr = (uint8_t *)res->body;
+		r.http.body.len = res->body_len;
+		r.http.body_total = res->body_total;
+		r.http.connect_us = res->timings.connect_us;
+		r.http.first_byte_us = res->timings.first_byte_us;
+	}
+	dispatch_finish(c, &r, (int32_t)res->status);
+}
+
+bool
+dispatch_http_start(struct dispatch_call *c)
+{
+	const struct policy *p = c->d->ctx->policy;
+	const struct policy_target *t = &p->targets[c->tool->target_index];
+	char why[DISPATCH_WHY_MAX] = "";
+	char message[DISPATCH_WHY_MAX + 64];
+
+	if (!dispatch_http_method(c->tool->http.method, &c->http.req.method) ||
+	    !dispatch_http_path(c, t, why, sizeof(why)) ||
+	    !dispatch_http_headers(c, why, sizeof(why)) ||
+	    !dispatch_http_body(c, why, sizeof(why))) {
+		log_warn("call %llu: request not built: %s",
+		    (unsigned long long)c->call_id, why);
+		snprintf(message, sizeof(message), "the request could not be "
+		    "built: %s", why[0] != '\0' ? why : "unknown method");
+		dispatch_answer(c, RECORD_OUTCOME_INVALID, 0, message);
+		return false;
+	}
+	dispatch_http_target(c, t);
+	c->http.req.path = c->http.path;
+	c->http.req.headers = c->http.headers;
+	c->http.req.nheaders = c->http.nheaders;
+	dispatch_http_credential(c, t);
+	if (http_engine_submit(c->d->http, &c->http.req, dispatch_http_done,
+	    c) == -1) {
+		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
+		    "the HTTP engine could not take the request");
+		return false;
+	}
+	return true;
+}

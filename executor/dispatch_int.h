@@ -1,0 +1,95 @@
+/*
+ * Internals shared by executor/dispatch*.c and executor/exec_audit.c;
+ * nothing outside the dispatch includes this.
+ */
+#ifndef SP_EXECUTOR_DISPATCH_INT_H
+#define SP_EXECUTOR_DISPATCH_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "executor/dispatch.h"
+#include "executor/http.h"
+#include "executor/ssh.h"
+
+/* Bounds of expanded pieces; a template whose expansion is longer fails. */
+#define DISPATCH_PATH_MAX	8192
+#define DISPATCH_HEADER_MAX	8192
+#define DISPATCH_BODY_MAX	(1024u * 1024)
+#define DISPATCH_COMMAND_MAX	(256u * 1024)
+#define DISPATCH_WHY_MAX	256
+
+enum call_state {
+	CALL_WAITING_ACK,	/* intent sent; nothing done yet */
+	CALL_RUNNING,		/* handed to an engine */
+};
+
+/* The expanded HTTP request; every pointer owned by the call. */
+struct call_http {
+	struct http_request req;
+	char *path;
+	char *body;
+	struct http_header *headers;
+	char **header_values;
+	size_t nheaders;
+	struct http_credential credential;
+};
+
+/* One action from its arrival to its answer; owned by the dispatch. */
+struct dispatch_call {
+	struct dispatch *d;
+	struct dispatch_call *next;
+	uint64_t call_id;
+	uint32_t tool_index;
+	const struct policy_tool *tool;	/* in the policy */
+	struct value *args;		/* owned, arg_count values */
+	size_t arg_count;
+	enum call_state state;
+	bool cancelled;
+	uint32_t budget_ms;
+	uint64_t start_us;		/* arrival, monotonic */
+	struct event *ack_timer;	/* the budget, while waiting for the ack */
+	struct call_http http;
+	struct ssh_call *ssh;		/* engine's handle while running */
+};
+
+struct dispatch {
+	struct event_base *base;
+	const struct child_context *ctx;
+	const struct credential_store *creds;
+	struct http_engine *http;
+	struct ssh_engine *ssh;
+	int *ssh_target_ids;		/* per policy target; -1 for none */
+	struct dispatch_call *calls;
+	int status;
+};
+
+uint64_t dispatch_now_us(void);
+
+/*
+ * Encodes r and sends it to the frontend, then an execution event to the
+ * broker; frees the call.  status is the HTTP or exit status for the
+ * audit (0 when none).
+ */
+void dispatch_finish(struct dispatch_call *c, struct record_result *r,
+    int32_t status);
+
+/* Answers without acting: outcome and message only. */
+void dispatch_answer(struct dispatch_call *c, enum record_outcome outcome,
+    uint32_t flags, const char *message);
+
+/* executor/dispatch_http.c: builds and submits; false answered already. */
+bool dispatch_http_start(struct dispatch_call *c);
+void dispatch_http_clear(struct call_http *h);
+
+/* executor/dispatch_ssh.c */
+bool dispatch_ssh_targets(struct dispatch *d);
+bool dispatch_ssh_start(struct dispatch_call *c);
+
+/* executor/exec_audit.c: the executor's audit events (see there). */
+bool exec_audit_intent(const struct dispatch_call *c);
+void exec_audit_execution(const struct dispatch_call *c,
+    enum record_outcome outcome, int32_t status, uint64_t duration_us);
+
+#endif

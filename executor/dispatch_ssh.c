@@ -1,0 +1,200 @@
+/*
+ * SSH actions: targets registered with the engine once, at start-up
+ * (hosts resolved then, keys handed over as bytes); each call's command
+ * is the tool's argv expanded and quoted word by word by
+ * expand_ssh_command(), and the engine's result becomes a result record.
+ */
+#include "config.h"
+
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "common/log.h"
+#include "executor/dispatch_int.h"
+#include "policy/expand.h"
+
+/* The first address host resolves to, as numeric text. */
+static bool
+dispatch_ssh_resolve(const char *host, char *addr, size_t size)
+{
+	struct addrinfo hints, *res = NULL;
+	int e;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	if ((e = getaddrinfo(host, NULL, &hints, &res)) != 0) {
+		log_error("dispatch_ssh_resolve: %s: %s", host,
+		    gai_strerror(e));
+		return false;
+	}
+	e = getnameinfo(res->ai_addr, res->ai_addrlen, addr, (socklen_t)size,
+	    NULL, 0, NI_NUMERICHOST);
+	freeaddrinfo(res);
+	if (e != 0) {
+		log_error("dispatch_ssh_resolve: %s: %s", host,
+		    gai_strerror(e));
+		return false;
+	}
+	return true;
+}
+
+static int
+dispatch_ssh_target(struct dispatch *d, size_t index)
+{
+	const struct policy *p = d->ctx->policy;
+	const struct policy_target *t = &p->targets[index];
+	const struct target_files *f = &d->creds->targets[index];
+	const struct credential_bytes *cb;
+	struct ssh_target st;
+	char addr[NI_MAXHOST];
+
+	if (!t->has_credential ||
+	    p->credentials[t->credential_index].type != CREDENTIAL_SSH_KEY) {
+		log_error("dispatch_ssh_target: %s has no ssh-key credential",
+		    t->name);
+		return -1;
+	}
+	if (!dispatch_ssh_resolve(t->host, addr, sizeof(addr)))
+		return -1;
+	cb = &d->creds->creds[t->credential_index];
+	memset(&st, 0, sizeof(st));
+	st.address = addr;
+	st.port = t->port;
+	st.user = t->user;
+	st.known_hosts = f->known_hosts;
+	st.known_hosts_len = f->known_hosts_len;
+	st.has_host_key_sha256 = t->has_host_key_sha256;
+	memcpy(st.host_key_sha256, t->host_key_sha256, HASH_SHA256_LEN);
+	st.private_key = (const char *)cb->secret.ptr;
+	st.private_key_len = cb->secret_len;
+	st.public_key = cb->public_key;
+	st.public_key_len = cb->public_key_len;
+	st.passphrase = cb->passphrase.ptr != NULL ?
+	    (const char *)cb->passphrase.ptr : NULL;
+	return ssh_engine_add_target(d->ssh, &st);
+}
+
+bool
+dispatch_ssh_targets(struct dispatch *d)
+{
+	const struct policy *p = d->ctx->policy;
+	size_t i;
+
+	if ((d->ssh_target_ids = calloc(p->target_count + 1,
+	    sizeof(*d->ssh_target_ids))) == NULL) {
+		log_error("dispatch_ssh_targets: out of memory");
+		return false;
+	}
+	for (i = 0; i < p->target_count; i++) {
+		d->ssh_target_ids[i] = -1;
+		if (p->targets[i].type == TARGET_SSH &&
+		    (d->ssh_target_ids[i] = dispatch_ssh_target(d, i)) == -1) {
+			log_error("dispatch_ssh_targets: target %s not usable",
+			    p->targets[i].name);
+			return false;
+		}
+	}
+	return true;
+}
+
+static enum record_outcome
+dispatch_ssh_outcome(enum ssh_outcome o)
+{
+	switch (o) {
+	case SSH_OK: return RECORD_OUTCOME_OK;
+	case SSH_FAILED: return RECORD_OUTCOME_FAILED;
+	case SSH_DENIED: return RECORD_OUTCOME_DENIED;
+	default: return RECORD_OUTCOME_UNKNOWN;
+	}
+}
+
+static void
+dispatch_ssh_stream(struct record_bytes *b, uint64_t *total,
+    const struct ssh_stream *s, size_t max)
+{
+	b->ptr = (uint8_t *)s->data;
+	b->len = s->len < max ? s->len : max;
+	*total = s->total < b->len ? b->len : s->total;
+}
+
+static void
+dispatch_ssh_done(const struct ssh_result *res, void *arg)
+{
+	struct dispatch_call *c = arg;
+	const struct record_limits *lim = &c->d->ctx->limits;
+	struct record_result r;
+	char message[512];
+	int32_t status = 0;
+
+	c->ssh = NULL;
+	memset(&r, 0, sizeof(r));
+	r.outcome = dispatch_ssh_outcome(res->outcome);
+	r.flags = RESULT_STARTED;
+	if (res->outcome == SSH_OK || res->outcome == SSH_UNKNOWN)
+		r.flags |= RESULT_REQUEST_SENT;
+	if (res->exited) {
+		r.kind = RECORD_RESULT_SSH;
+		r.ssh.end = RECORD_SSH_END_EXIT;
+		r.ssh.exit_status = res->exit_status;
+		status = res->exit_status;
+		snprintf(message, sizeof(message), "exit status %d",
+		    res->exit_status);
+	} else if (res->signal != NULL) {
+		r.kind = RECORD_RESULT_SSH;
+		r.ssh.end = RECORD_SSH_END_SIGNAL;
+		r.ssh.signal.ptr = (char *)res->signal;
+		r.ssh.signal.len = strnlen(res->signal, RECORD_TOKEN_MAX);
+		snprintf(message, sizeof(message), "killed by signal %s",
+		    res->signal);
+	} else {
+		snprintf(message, sizeof(message), "%s", res->message != NULL ?
+		    res->message : "the command did not run to its end");
+	}
+	if (r.kind == RECORD_RESULT_SSH) {
+		dispatch_ssh_stream(&r.ssh.out, &r.ssh.out_total, &res->out,
+		    lim->max_payload_bytes);
+		dispatch_ssh_stream(&r.ssh.err, &r.ssh.err_total, &res->err,
+		    lim->max_payload_bytes);
+	}
+	r.message.ptr = message;
+	r.message.len = strnlen(message, lim->max_text_bytes);
+	dispatch_finish(c, &r, status);
+}
+
+bool
+dispatch_ssh_start(struct dispatch_call *c)
+{
+	struct ssh_request req;
+	struct policy_buf cmd;
+	char why[DISPATCH_WHY_MAX] = "";
+	char message[DISPATCH_WHY_MAX + 64];
+	int target = c->d->ssh_target_ids[c->tool->target_index];
+
+	policy_buf_init(&cmd, DISPATCH_COMMAND_MAX);
+	if (!expand_ssh_command(c->tool, c->args, &cmd, why, sizeof(why)) ||
+	    cmd.data == NULL) {
+		policy_buf_free(&cmd);
+		log_warn("call %llu: command not built: %s",
+		    (unsigned long long)c->call_id, why);
+		snprintf(message, sizeof(message), "the command could not be "
+		    "built: %s", why[0] != '\0' ? why : "too long");
+		dispatch_answer(c, RECORD_OUTCOME_INVALID, 0, message);
+		return false;
+	}
+	memset(&req, 0, sizeof(req));
+	req.command = cmd.data;
+	req.output_limit = c->d->ctx->limits.max_payload_bytes;
+	req.timeout_ms = c->budget_ms;
+	/* The engine copies the command before returning. */
+	c->ssh = ssh_call_start(c->d->ssh, target, &req, dispatch_ssh_done, c);
+	policy_buf_free(&cmd);
+	if (c->ssh == NULL) {
+		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
+		    "the SSH engine could not take the command");
+		return false;
+	}
+	return true;
+}

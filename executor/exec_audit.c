@@ -1,0 +1,112 @@
+/*
+ * The executor's audit events, sent to the broker on the control
+ * channel (DESIGN.md section 6):
+ *
+ *   INTENT     before acting: call id, tool index, and one shape per
+ *              param, each the compact JSON of broker/audit_args.h's
+ *              rendering ("\"string(36)\"", "42", "\"…1234\""), so the
+ *              broker can parse it back and never sees a raw value the
+ *              param did not allow.  The call then waits for the
+ *              broker's AUDIT_ACK (dispatch.c).
+ *   EXECUTION  after the result was sent: outcome, HTTP or exit
+ *              status, duration.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "broker/audit_args.h"
+#include "common/log.h"
+#include "executor/dispatch_int.h"
+
+static void
+exec_audit_shapes_free(struct record_text *shapes, size_t n)
+{
+	size_t i;
+
+	for (i = 0; shapes != NULL && i < n; i++)
+		cJSON_free(shapes[i].ptr);
+	free(shapes);
+}
+
+/* One rendered shape per param; NULL on failure (logged). */
+static struct record_text *
+exec_audit_shapes(const struct dispatch_call *c)
+{
+	const struct policy_tool *tool = c->tool;
+	struct record_text *shapes;
+	cJSON *one;
+	size_t i;
+
+	if ((shapes = calloc(tool->param_count + 1, sizeof(*shapes))) == NULL)
+		goto fail;
+	for (i = 0; i < tool->param_count && i < c->arg_count; i++) {
+		one = audit_arg_render(&tool->params[i], &c->args[i]);
+		shapes[i].ptr = one != NULL ? cJSON_PrintUnformatted(one) : NULL;
+		cJSON_Delete(one);
+		if (shapes[i].ptr == NULL) {
+			exec_audit_shapes_free(shapes, i);
+			goto fail;
+		}
+		shapes[i].len = strlen(shapes[i].ptr);
+	}
+	return shapes;
+fail:
+	log_error("exec_audit_shapes: call %llu: cannot render arguments",
+	    (unsigned long long)c->call_id);
+	return NULL;
+}
+
+static bool
+exec_audit_send(const struct dispatch_call *c,
+    const struct record_audit_event *ev)
+{
+	struct buf out;
+	bool ok;
+
+	buf_init_writer(&out, RECORD_MAX_BYTES);
+	ok = record_audit_event_encode(ev, &c->d->ctx->limits, &out) ==
+	    RECORD_OK && child_send_record(CHILD_FD_CONTROL, &out);
+	buf_free(&out);
+	return ok;
+}
+
+bool
+exec_audit_intent(const struct dispatch_call *c)
+{
+	struct record_audit_event ev;
+	bool ok;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = RECORD_AUDIT_INTENT;
+	ev.call_id = c->call_id;
+	ev.tool_index = c->tool_index;
+	ev.shape_count = c->tool->param_count < c->arg_count ?
+	    c->tool->param_count : c->arg_count;
+	if ((ev.shapes = exec_audit_shapes(c)) == NULL)
+		return false;
+	ok = exec_audit_send(c, &ev);
+	exec_audit_shapes_free(ev.shapes, ev.shape_count);
+	return ok;
+}
+
+void
+exec_audit_execution(const struct dispatch_call *c,
+    enum record_outcome outcome, int32_t status, uint64_t duration_us)
+{
+	struct record_audit_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = RECORD_AUDIT_EXECUTION;
+	ev.call_id = c->call_id;
+	ev.tool_index = c->tool_index;
+	ev.outcome = outcome;
+	ev.status = status;
+	ev.duration_us = duration_us;
+	if (!exec_audit_send(c, &ev))
+		log_error("exec_audit_execution: call %llu not audited",
+		    (unsigned long long)c->call_id);
+}
