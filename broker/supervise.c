@@ -31,6 +31,7 @@
  * (closed channel) is then not mistaken for the cause.
  */
 #define SUPERVISE_SETTLE_MS 50
+#define SUPERVISE_LATE_ACK_MS 400	/* test hook broker:late-ack */
 
 static const int supervise_signals[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
 #define NSIGNALS (sizeof(supervise_signals) / sizeof(supervise_signals[0]))
@@ -245,19 +246,73 @@ supervise_on_tick(evutil_socket_t fd, short what, void *arg)
 
 
 static void
-supervise_ack(const struct child *c, uint64_t call_id, bool written)
+supervise_send_ack(int fd, const char *role, const struct record_audit_ack *ack)
 {
-	struct record_audit_ack ack = { call_id, written ?
-	    RECORD_AUDIT_WRITTEN : RECORD_AUDIT_FAILED };
 	struct buf out;
+
+	buf_init_writer(&out, RECORD_MAX_BYTES);
+	if (record_audit_ack_encode(ack, &out) != RECORD_OK ||
+	    !child_send_record(fd, &out))
+		log_error("%s not answered", role);
+	buf_free(&out);
+}
+
+/* An ack held back by the test hook broker:late-ack. */
+struct supervise_late_ack {
+	int fd;
+	const char *role;
+	struct record_audit_ack ack;
+};
+
+static void
+supervise_on_late_ack(evutil_socket_t fd, short what, void *arg)
+{
+	struct supervise_late_ack *late = arg;
+
+	(void)fd;
+	(void)what;
+	supervise_send_ack(late->fd, late->role, &late->ack);
+	free(late);
+}
+
+/*
+ * Test builds: broker:late-ack sends the acks of execution records
+ * SUPERVISE_LATE_ACK_MS late, as a slow disk would, so a test can see the
+ * executor hold a mutating tool's result until then.
+ */
+static bool
+supervise_ack_late(struct supervisor *sv, const struct child *c,
+    const struct record_audit_ack *ack)
+{
+	struct timeval tv = { 0, SUPERVISE_LATE_ACK_MS * 1000 };
+	struct supervise_late_ack *late;
+
+	if (!test_hook_is("broker", "late-ack") ||
+	    (late = malloc(sizeof(*late))) == NULL)
+		return false;
+	late->fd = c->control;
+	late->role = c->role;
+	late->ack = *ack;
+	if (event_base_once(sv->base, -1, EV_TIMEOUT, supervise_on_late_ack,
+	    late, &tv) == 0)
+		return true;
+	free(late);
+	return false;
+}
+
+static void
+supervise_ack(struct supervisor *sv, const struct child *c,
+    const struct record_audit_event *ev, bool written)
+{
+	struct record_audit_ack ack = { ev->call_id, written ?
+	    RECORD_AUDIT_WRITTEN : RECORD_AUDIT_FAILED };
 
 	if (test_hook_is("broker", "no-ack"))	/* a broker that hangs */
 		return;
-	buf_init_writer(&out, RECORD_MAX_BYTES);
-	if (record_audit_ack_encode(&ack, &out) != RECORD_OK ||
-	    !child_send_record(c->control, &out))
-		log_error("%s not answered", c->role);
-	buf_free(&out);
+	if (ev->kind == RECORD_AUDIT_EXECUTION &&
+	    supervise_ack_late(sv, c, &ack))
+		return;
+	supervise_send_ack(c->control, c->role, &ack);
 }
 
 static void
@@ -297,7 +352,7 @@ supervise_record_event(struct supervisor *sv, const struct child *c,
 	else
 		supervise_count(sv->sum, ev->kind);
 	if (plan.acked)
-		supervise_ack(c, ev->call_id, written);
+		supervise_ack(sv, c, ev, written);
 }
 
 static void

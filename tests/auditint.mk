@@ -11,6 +11,8 @@ tests_unit_test_audit_event_LDADD = libspcommon.a $(UNIT_LDADD) \
 
 AUDITINT_TESTS = \
 	tests/integration/auditint_sessions.py \
-	tests/integration/auditint_kill.py
+	tests/integration/auditint_kill.py \
+	tests/integration/auditint_secrets.py \
+	tests/integration/auditint_intent.py
 TESTS += $(AUDITINT_TESTS)
 EXTRA_DIST += $(AUDITINT_TESTS) tests/integration/auditint_lib.py

@@ -1,9 +1,11 @@
 """Helpers for the audit tests of `sp mcp`: a policy whose tools reach a
 local HTTP target, sessions of many calls, the log read back, and
 `sp audit verify`."""
+import http.server
 import json
 import os
 import subprocess
+import threading
 
 from proc_lib import INITIALIZE, SP, request
 
@@ -111,3 +113,61 @@ def drive(p, n, tool="get_item", window=8, first_id=1, args=None):
             sent += 1
     p.stdin.close()
     return got
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def handle_any(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length > 0 else b""
+        srv = self.server
+        entry = {"method": self.command, "path": self.path,
+                 "headers": dict(self.headers.items()), "body": body}
+        if srv.audit_path is not None:
+            # What the audit file holds at the moment the request arrives.
+            try:
+                entry["audit"] = read_log(srv.audit_path)[0]
+            except OSError:
+                entry["audit"] = []
+        with srv.lock:
+            srv.requests.append(entry)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", "3")
+        self.end_headers()
+        self.wfile.write(b"ok\n")
+
+    do_GET = do_PUT = do_POST = do_DELETE = handle_any
+
+
+class Target:
+    """A local HTTP target on 127.0.0.1 (free port) that keeps every
+    request; with audit_path, also the audit records present when each
+    request arrived."""
+
+    def __init__(self, audit_path=None):
+        self.srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                                   _Handler)
+        self.srv.daemon_threads = True
+        self.srv.request_queue_size = 128
+        self.srv.audit_path = audit_path
+        self.srv.lock = threading.Lock()
+        self.srv.requests = []
+        self.url = "http://127.0.0.1:%d" % self.srv.server_address[1]
+        self.thread = threading.Thread(target=self.srv.serve_forever,
+                                       daemon=True)
+        self.thread.start()
+
+    @property
+    def requests(self):
+        with self.srv.lock:
+            return list(self.srv.requests)
+
+    def stop(self):
+        self.srv.shutdown()
+        self.srv.server_close()
