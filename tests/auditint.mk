@@ -13,6 +13,7 @@ AUDITINT_TESTS = \
 	tests/integration/auditint_sessions.py \
 	tests/integration/auditint_kill.py \
 	tests/integration/auditint_secrets.py \
-	tests/integration/auditint_intent.py
+	tests/integration/auditint_intent.py \
+	tests/integration/auditint_records.py
 TESTS += $(AUDITINT_TESTS)
 EXTRA_DIST += $(AUDITINT_TESTS) tests/integration/auditint_lib.py
