@@ -17,3 +17,12 @@ AUDITINT_TESTS = \
 	tests/integration/auditint_records.py
 TESTS += $(AUDITINT_TESTS)
 EXTRA_DIST += $(AUDITINT_TESTS) tests/integration/auditint_lib.py
+
+# `make bench-audit` (also under `make bench`): printed, not asserted.
+EXTRA_DIST += tests/bench/bench_audit.py
+bench-audit: sp
+	SP_BIN='$(abs_builddir)/sp' SP_BUILDDIR='$(abs_builddir)' \
+	    SP_SRCDIR='$(abs_top_srcdir)' \
+	    $(PY_LOG_COMPILER) '$(abs_top_srcdir)/tests/bench/bench_audit.py'
+bench: bench-audit
+.PHONY: bench-audit
