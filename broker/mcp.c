@@ -259,6 +259,7 @@ mcp_prepare(const struct mcp_args *a, struct mcp_session *s)
 {
 	uid_t uid;
 	gid_t gid;
+	pid_t pid;
 
 	if (!mcp_load_policy(a->config, s))
 		return SP_EXIT_CONFIG;
@@ -270,9 +271,9 @@ mcp_prepare(const struct mcp_args *a, struct mcp_session *s)
 	}
 	if (s->profile == NULL)
 		log_warn("no profile matches this client: no tools");
-	if (peer_credentials(STDIN_FILENO, &uid, &gid))
-		(void)snprintf(s->peer, sizeof(s->peer), "uid %u gid %u",
-		    (unsigned)uid, (unsigned)gid);
+	if (peer_credentials(STDIN_FILENO, &uid, &gid, &pid))
+		(void)snprintf(s->peer, sizeof(s->peer), "uid %u gid %u pid %d",
+		    (unsigned)uid, (unsigned)gid, (int)pid);
 	else
 		(void)snprintf(s->peer, sizeof(s->peer), "not a unix socket");
 	if (!mcp_session_id(s) || !mcp_open_audit(s) || !mcp_audit_start(s))

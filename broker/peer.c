@@ -12,7 +12,7 @@
 #include "policy/authz.h"
 
 bool
-peer_credentials(int fd, uid_t *uid, gid_t *gid)
+peer_credentials(int fd, uid_t *uid, gid_t *gid, pid_t *pid)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -30,6 +30,8 @@ peer_credentials(int fd, uid_t *uid, gid_t *gid)
 		return false;
 	*uid = cred.uid;
 	*gid = cred.gid;
+	if (pid != NULL)
+		*pid = cred.pid;
 	return true;
 }
 
@@ -72,7 +74,7 @@ peer_pick_profile(const struct policy *policy, const char *requested, int fd,
 		*from = p != NULL ? "--profile" : "unknown";
 		return p;
 	}
-	if (peer_credentials(fd, &uid, &gid) &&
+	if (peer_credentials(fd, &uid, &gid, NULL) &&
 	    (p = peer_match_profile(policy, uid, gid)) != NULL) {
 		*from = "peer credentials";
 		return p;

@@ -73,9 +73,10 @@ def main():
     check("peer uid matches 'ops' over a unix socket: both tools",
           status == 0 and names == ["get_item", "put_item"], (names, err))
     rec = start_record(tmp)
-    check("session-start names the profile and the peer",
+    check("session-start names the profile and the peer, with its pid",
           rec.get("profile") == "ops" and
-          rec.get("peer") == "uid %d gid %d" % (uid, gid), rec)
+          rec.get("peer") == "uid %d gid %d pid %d" % (uid, gid,
+                                                      os.getpid()), rec)
     names, status, err = session(cfg, over_socket=False)
     check("a pipe has no peer credentials: 'default'",
           status == 0 and names == ["get_item"], (names, err))
