@@ -16,14 +16,18 @@
 /* Far above any key, token or CA bundle in use; bounds what one file costs. */
 #define CREDENTIAL_FILE_MAX (4u * 1024 * 1024)
 
-/* Opens path read-only and returns its size after checking it is a file. */
+/*
+ * Opens path read-only and returns its size after checking it is a file;
+ * O_NONBLOCK so a FIFO put in a key's place cannot hang the start-up.
+ */
 static int
 credential_open(const char *path, size_t *size)
 {
 	struct stat st;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1) {
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd == -1) {
 		log_error("credential_open: %s: %s", path, strerror(errno));
 		return -1;
 	}

@@ -203,23 +203,39 @@ dispatch_http_outcome(enum http_outcome o)
 	}
 }
 
+/* The status and the engine's words; and how much of the body is shown. */
+static void
+dispatch_http_message(const struct http_result *res, char *buf, size_t size)
+{
+	int n;
+
+	if (res->message[0] == '\0')
+		n = snprintf(buf, size, "HTTP %ld", res->status);
+	else if (res->status != 0)
+		n = snprintf(buf, size, "HTTP %ld: %s", res->status,
+		    res->message);
+	else
+		n = snprintf(buf, size, "%s", res->message);
+	if (n > 0 && (size_t)n < size && res->body_total > res->body_len)
+		snprintf(buf + n, size - (size_t)n, "; body cut at %zu of "
+		    "%llu bytes", res->body_len,
+		    (unsigned long long)res->body_total);
+}
+
 static void
 dispatch_http_done(const struct http_result *res, void *arg)
 {
 	struct dispatch_call *c = arg;
 	size_t text_max = c->d->ctx->limits.max_text_bytes;
 	struct record_result r;
-	char message[HTTP_RESULT_TEXT_MAX + 32];
+	char message[HTTP_RESULT_TEXT_MAX + 128];
 
 	memset(&r, 0, sizeof(r));
 	r.outcome = dispatch_http_outcome(res->outcome);
 	r.flags = RESULT_STARTED;
 	if (res->outcome != HTTP_OUTCOME_FAILED)
 		r.flags |= RESULT_REQUEST_SENT;
-	if (res->message[0] != '\0')
-		snprintf(message, sizeof(message), "%s", res->message);
-	else
-		snprintf(message, sizeof(message), "HTTP %ld", res->status);
+	dispatch_http_message(res, message, sizeof(message));
 	dispatch_http_text(&r.message, message, text_max);
 	if (res->status >= 100 && res->status <= 599) {
 		r.kind = RECORD_RESULT_HTTP;

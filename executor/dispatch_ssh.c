@@ -120,6 +120,18 @@ dispatch_ssh_stream(struct record_bytes *b, uint64_t *total,
 	*total = s->total < b->len ? b->len : s->total;
 }
 
+/* Appends "; stdout cut at N of M bytes" when a stream was cut. */
+static void
+dispatch_ssh_cut_note(char *buf, size_t size, const char *name, size_t shown,
+    uint64_t total)
+{
+	size_t n = strlen(buf);
+
+	if (total > shown && n < size)
+		snprintf(buf + n, size - n, "; %s cut at %zu of %llu bytes",
+		    name, shown, (unsigned long long)total);
+}
+
 static void
 dispatch_ssh_done(const struct ssh_result *res, void *arg)
 {
@@ -140,8 +152,10 @@ dispatch_ssh_done(const struct ssh_result *res, void *arg)
 		r.ssh.end = RECORD_SSH_END_EXIT;
 		r.ssh.exit_status = res->exit_status;
 		status = res->exit_status;
-		snprintf(message, sizeof(message), "exit status %d",
-		    res->exit_status);
+		snprintf(message, sizeof(message), "exit status %d (stdout "
+		    "%llu bytes, stderr %llu bytes)", res->exit_status,
+		    (unsigned long long)res->out.total,
+		    (unsigned long long)res->err.total);
 	} else if (res->signal != NULL) {
 		r.kind = RECORD_RESULT_SSH;
 		r.ssh.end = RECORD_SSH_END_SIGNAL;
@@ -158,6 +172,10 @@ dispatch_ssh_done(const struct ssh_result *res, void *arg)
 		    lim->max_payload_bytes);
 		dispatch_ssh_stream(&r.ssh.err, &r.ssh.err_total, &res->err,
 		    lim->max_payload_bytes);
+		dispatch_ssh_cut_note(message, sizeof(message), "stdout",
+		    r.ssh.out.len, r.ssh.out_total);
+		dispatch_ssh_cut_note(message, sizeof(message), "stderr",
+		    r.ssh.err.len, r.ssh.err_total);
 	}
 	r.message.ptr = message;
 	r.message.len = strnlen(message, lim->max_text_bytes);

@@ -71,3 +71,4 @@ include tests/ssh.mk
 include tests/session.mk
 include tests/proc.mk
 include tests/auditint.mk
+include tests/exec.mk

@@ -1,0 +1,150 @@
+"""Helpers for the executor's end-to-end tests: an MCP session with the
+real `sp mcp` (many calls in flight, answers collected as they come, raw
+stdout and stderr kept), and the local HTTP target started by the test."""
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from proc_lib import INITIALIZE, SP, children, request, sp_env  # noqa
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Session:
+    """sp mcp driven line by line; every byte of fd 1 and fd 2 kept."""
+
+    def __init__(self, config, binary=None, hook=None):
+        self.p = subprocess.Popen([binary or SP, "mcp", "--config", config],
+                                  stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, env=sp_env(hook))
+        self.stdout = bytearray()
+        self.stderr = bytearray()
+        self.answers = queue.Queue()
+        self.order = []
+        self._t_out = threading.Thread(target=self._read_out, daemon=True)
+        self._t_err = threading.Thread(target=self._read_err, daemon=True)
+        self._t_out.start()
+        self._t_err.start()
+        self.send(INITIALIZE)
+        self.wait([0])
+        self.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+
+    def _read_out(self):
+        for line in iter(self.p.stdout.readline, b""):
+            self.stdout += line
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(msg, dict) and "id" in msg:
+                self.answers.put((msg["id"], msg, time.monotonic()))
+
+    def _read_err(self):
+        for chunk in iter(lambda: self.p.stderr.read1(4096), b""):
+            self.stderr += chunk
+
+    def send(self, data):
+        """A session that ended early shows in the answers, not here."""
+        try:
+            self.p.stdin.write(data)
+            self.p.stdin.flush()
+        except BrokenPipeError:
+            pass
+
+    def call(self, rid, name, arguments):
+        self.send(request(rid, "tools/call",
+                          {"name": name, "arguments": arguments}))
+        return time.monotonic()
+
+    def wait(self, ids, timeout=20):
+        """{id: (message, arrival time)} for each id; missing ones absent."""
+        got = {}
+        end = time.monotonic() + timeout
+        while set(ids) - set(got) and time.monotonic() < end:
+            try:
+                rid, msg, when = self.answers.get(
+                    timeout=max(0.01, end - time.monotonic()))
+            except queue.Empty:
+                break
+            got[rid] = (msg, when)
+            self.order.append(rid)
+        return got
+
+    def executor_pid(self):
+        return children(self.p.pid).get("executor")
+
+    def close(self, timeout=10):
+        try:
+            self.p.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+        self._t_out.join(5)
+        self._t_err.join(5)
+        return self.p.returncode
+
+
+def structured(answer):
+    """structuredContent of a tools/call answer, {} when absent."""
+    if answer is None:
+        return {}
+    return answer[0].get("result", {}).get("structuredContent", {})
+
+
+class HttpTarget:
+    """tests/integration/http_target.py on 127.0.0.1, its request log."""
+
+    def __init__(self, tmp, name="target"):
+        self.log_path = os.path.join(tmp, name + ".log")
+        self.p = subprocess.Popen(
+            [sys.executable, os.path.join(HERE, "http_target.py"),
+             "--log", self.log_path], stdout=subprocess.PIPE)
+        self.port = int(self.p.stdout.readline())
+
+    def requests(self):
+        try:
+            with open(self.log_path) as f:
+                return [json.loads(l) for l in f if l.strip()]
+        except OSError:
+            return []
+
+    def stop(self):
+        self.p.kill()
+        self.p.wait()
+
+
+def write_secret(tmp, name, data):
+    path = os.path.join(tmp, name)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.write(fd, data)
+    os.close(fd)
+    return path
+
+
+def write_policy(tmp, doc):
+    path = os.path.join(tmp, "policy.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def vm_hwm_kib(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, TypeError):
+        return None
+    return None
