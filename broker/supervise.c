@@ -309,6 +309,8 @@ supervise_ack(struct supervisor *sv, const struct child *c,
 
 	if (test_hook_is("broker", "no-ack"))	/* a broker that hangs */
 		return;
+	if (c->pid == 0)	/* drained after its death: nobody waits */
+		return;
 	if (ev->kind == RECORD_AUDIT_EXECUTION &&
 	    supervise_ack_late(sv, c, &ack))
 		return;

@@ -15,8 +15,8 @@ from proc_lib import check, done, finish, start, tmpdir  # noqa
 from auditint_lib import (CREDENTIAL, Target, calls, outcome,  # noqa
                           policy, read_log, responses, verify)
 
-IDS = ["quote\"d-$(rm -rf /)-%2e%2e", "line\nbreak-x", "\u00e9t\u00e9-\u20ac-\U0001f511",
-       "plain-id-000042"]
+IDS = ["quote\"d-$(rm -rf /)-%2e%2e", "line\nbreak-x",
+       "\u00e9t\u00e9-\u20ac-\U0001f511", "plain-id-000042"]
 CARDS = ["4111\"1111$(x)9876", "\u00e9\u00e9\u00e9\u00e9\u00e9\u20acAB12",
          "abc", "5500-0000-0000-0004"]
 
@@ -43,7 +43,8 @@ def main():
           all(any(v in p for p in paths) for v in IDS), paths)
     check("the target received the credential",
           all(r["headers"].get("Authorization", "").encode("latin-1")
-              == ("Bearer " + CREDENTIAL).encode() for r in reqs) and len(reqs) == len(IDS), reqs[:1])
+              == ("Bearer " + CREDENTIAL).encode() for r in reqs) and
+          len(reqs) == len(IDS), reqs[:1])
 
     path = os.path.join(tmp, "audit.jsonl")
     raw = open(path, "rb").read()
