@@ -27,4 +27,7 @@ int cmd_catalog(int argc, char **argv);
 /* sp mcp [--config FILE] [--profile NAME] (broker/mcp.c) */
 int cmd_mcp(int argc, char **argv);
 
+/* sp demo: a short MCP session against a local target (broker/cmd_demo.c) */
+int cmd_demo(int argc, char **argv);
+
 #endif

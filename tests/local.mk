@@ -71,4 +71,5 @@ include tests/ssh.mk
 include tests/session.mk
 include tests/proc.mk
 include tests/auditint.mk
+include tests/front.mk
 include tests/exec.mk
