@@ -32,7 +32,8 @@ def policy(tmp, base_url, audit=True, key_file=None):
               "http": {"method": "PUT", "path": "/items/{id}/{card}/{n}"},
               "params": params}]
     doc = {"sallyport": 1, "server": {"name": "audit-test"},
-           "limits": {"call_timeout_ms": 5000},
+           "limits": {"call_timeout_ms": 5000,
+                      "calls_per_session": 100000},
            "credentials": {"tok": {"type": "bearer", "file": cred}},
            "targets": {"api": {"type": "http", "base_url": base_url,
                                "credential": "tok",
