@@ -74,9 +74,8 @@ audit_event_plan(const struct policy *policy, const char *role,
 	}
 	if (audit_event_names_tool(ev->kind)) {
 		if (ev->tool_index >= policy->tool_count) {
-			log_error("%s event for tool %" PRIu32
-			    " of %zu", plan->kind, ev->tool_index,
-			    policy->tool_count);
+			log_error("%s event for tool %" PRIu32 " of %zu",
+			    plan->kind, ev->tool_index, policy->tool_count);
 			return false;
 		}
 		tool = &policy->tools[ev->tool_index];
@@ -87,8 +86,8 @@ audit_event_plan(const struct policy *policy, const char *role,
 	plan->durable = tool != NULL && tool->mutating && plan->acked;
 	if (ev->kind == RECORD_AUDIT_INTENT &&
 	    ev->shape_count != tool->param_count) {
-		log_error("intent with %zu shapes for %zu "
-		    "params", ev->shape_count, tool->param_count);
+		log_error("intent with %zu shapes for %zu params",
+		    ev->shape_count, tool->param_count);
 		return false;
 	}
 	return true;
