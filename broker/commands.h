@@ -29,5 +29,11 @@ int cmd_mcp(int argc, char **argv);
 
 /* sp demo: a short MCP session against a local target (broker/cmd_demo.c) */
 int cmd_demo(int argc, char **argv);
+/* sp connect SOCKET: relay stdin/stdout to a unix socket
+ * (broker/cmd_connect.c); 69 when it cannot connect, 74 on an I/O
+ * error. */
+#define SP_EXIT_UNAVAILABLE 69
+#define SP_EXIT_IOERR 74
+int cmd_connect(int argc, char **argv);
 
 #endif

@@ -23,3 +23,9 @@ sp_SOURCES += $(PROC_SOURCES)
 sp_SOURCES += broker/audit_event.c broker/audit_event.h
 # sp demo (the front branch)
 sp_SOURCES += broker/cmd_demo.c
+# sp connect: the stdin/stdout relay to a system instance's socket
+sp_SOURCES += broker/cmd_connect.c
+EXTRA_DIST += contrib/systemd/sallyport.socket \
+	contrib/systemd/sallyport@.service contrib/systemd/README.md
+dist_man_MANS += docs/sp.1
+EXTRA_DIST += docs/threat-model.md

@@ -49,6 +49,7 @@ struct mcp_session {
 	const struct policy_profile *profile;
 	const char *profile_from;	/* how the profile was chosen */
 	char peer[64];			/* "uid 1001 gid 1001", or none */
+	pid_t peer_pid;			/* 0: not known */
 	uint8_t fingerprint[HASH_SHA256_LEN];
 	struct record_limits limits;
 	char id[MCP_SESSION_BYTES * 2 + 1];
@@ -181,6 +182,8 @@ mcp_audit_start(struct mcp_session *s)
 	    s->profile->name : "");
 	cJSON_AddStringToObject(m, "profile_from", s->profile_from);
 	cJSON_AddStringToObject(m, "peer", s->peer);
+	if (s->peer_pid > 0)
+		cJSON_AddNumberToObject(m, "peer_pid", s->peer_pid);
 	cJSON_AddStringToObject(m, "policy_sha256", hex);
 	cJSON_AddStringToObject(m, "version", PACKAGE_VERSION);
 	ok = audit_log_append(s->log, "session-start", m, true);
@@ -259,7 +262,6 @@ mcp_prepare(const struct mcp_args *a, struct mcp_session *s)
 {
 	uid_t uid;
 	gid_t gid;
-	pid_t pid;
 
 	if (!mcp_load_policy(a->config, s))
 		return SP_EXIT_CONFIG;
@@ -271,9 +273,9 @@ mcp_prepare(const struct mcp_args *a, struct mcp_session *s)
 	}
 	if (s->profile == NULL)
 		log_warn("no profile matches this client: no tools");
-	if (peer_credentials(STDIN_FILENO, &uid, &gid, &pid))
-		(void)snprintf(s->peer, sizeof(s->peer), "uid %u gid %u pid %d",
-		    (unsigned)uid, (unsigned)gid, (int)pid);
+	if (peer_credentials(STDIN_FILENO, &uid, &gid, &s->peer_pid))
+		(void)snprintf(s->peer, sizeof(s->peer), "uid %u gid %u",
+		    (unsigned)uid, (unsigned)gid);
 	else
 		(void)snprintf(s->peer, sizeof(s->peer), "not a unix socket");
 	if (!mcp_session_id(s) || !mcp_open_audit(s) || !mcp_audit_start(s))

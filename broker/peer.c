@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "broker/peer.h"
 #include "common/log.h"
@@ -46,19 +47,61 @@ peer_listed(const uint32_t *ids, size_t n, uint32_t id)
 	return false;
 }
 
-const struct policy_profile *
-peer_match_profile(const struct policy *policy, uid_t uid, gid_t gid)
+/* The profile whose ids (uids or gids of each profile) list id. */
+static const struct policy_profile *
+peer_listing(const struct policy *policy, bool by_uid, uint32_t id)
 {
 	const struct policy_profile *p;
 	size_t i;
 
 	for (i = 0; i < policy->profile_count; i++) {
 		p = &policy->profiles[i];
-		if (peer_listed(p->match_uids, p->match_uid_count, uid) ||
-		    peer_listed(p->match_gids, p->match_gid_count, gid))
+		if (by_uid ? peer_listed(p->match_uids, p->match_uid_count, id) :
+		    peer_listed(p->match_gids, p->match_gid_count, id))
 			return p;
 	}
 	return NULL;
+}
+
+/* The loader keeps each id in one profile, so uid-then-gid is the order. */
+const struct policy_profile *
+peer_match_profile(const struct policy *policy, uid_t uid, gid_t gid)
+{
+	const struct policy_profile *p;
+
+	if ((p = peer_listing(policy, true, (uint32_t)uid)) != NULL)
+		return p;
+	return peer_listing(policy, false, (uint32_t)gid);
+}
+
+/* A profile without a match suits anyone it is given to explicitly. */
+static bool
+peer_fits(const struct policy_profile *p, uid_t uid, gid_t gid)
+{
+	if (p->match_uid_count == 0 && p->match_gid_count == 0)
+		return true;
+	return peer_listed(p->match_uids, p->match_uid_count, (uint32_t)uid) ||
+	    peer_listed(p->match_gids, p->match_gid_count, (uint32_t)gid);
+}
+
+static const struct policy_profile *
+peer_requested(const struct policy *policy, const char *requested,
+    uid_t uid, gid_t gid, const char **from)
+{
+	const struct policy_profile *p;
+
+	if ((p = policy_profile_by_name(policy, requested)) == NULL) {
+		*from = "unknown";
+		return NULL;
+	}
+	if (!peer_fits(p, uid, gid)) {
+		log_error("profile '%s' does not match uid %u gid %u",
+		    requested, (unsigned)uid, (unsigned)gid);
+		*from = "refused";
+		return NULL;
+	}
+	*from = "--profile";
+	return p;
 }
 
 const struct policy_profile *
@@ -66,20 +109,24 @@ peer_pick_profile(const struct policy *policy, const char *requested, int fd,
     const char **from)
 {
 	const struct policy_profile *p;
+	bool socket_peer;
 	uid_t uid;
 	gid_t gid;
 
-	if (requested != NULL) {
-		p = policy_profile_by_name(policy, requested);
-		*from = p != NULL ? "--profile" : "unknown";
-		return p;
+	if (!(socket_peer = peer_credentials(fd, &uid, &gid, NULL))) {
+		uid = getuid();
+		gid = getgid();
 	}
-	if (peer_credentials(fd, &uid, &gid, NULL) &&
-	    (p = peer_match_profile(policy, uid, gid)) != NULL) {
-		*from = "peer credentials";
+	if (requested != NULL)
+		return peer_requested(policy, requested, uid, gid, from);
+	if (socket_peer) {
+		p = peer_match_profile(policy, uid, gid);
+		*from = p != NULL ? "peer credentials" : "none";
 		return p;
 	}
 	p = policy_profile_by_name(policy, "default");
+	if (p != NULL && !peer_fits(p, uid, gid))
+		p = NULL;
 	*from = p != NULL ? "default" : "none";
 	return p;
 }

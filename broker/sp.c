@@ -24,6 +24,7 @@ static const struct sp_command sp_commands[] = {
 	{ "catalog", cmd_catalog, "catalog [--config FILE] [--profile NAME]" },
 	{ "mcp", cmd_mcp, "mcp [--config FILE] [--profile NAME]" },
 	{ "demo", cmd_demo, "demo" },
+	{ "connect", cmd_connect, "connect SOCKET" },
 	/* Internal roles the broker execs; not for people, so no usage. */
 	{ ".frontend", frontend_main, NULL },
 	{ ".executor", executor_main, NULL },

@@ -507,13 +507,72 @@ json_check_tree(const cJSON *item, size_t *objects, const char **why)
 	return true;
 }
 
+/*
+ * Finds the next number token at or after *cursor, outside strings.  The
+ * text has passed the scanner, so the first '-' or digit outside a string
+ * starts a number and the token runs over [0-9+-.eE].
+ */
+static bool
+json_next_number(const char *text, size_t len, size_t *cursor,
+    size_t *start, size_t *tok_len)
+{
+	size_t i = *cursor;
+
+	for (; i < len; i++) {
+		if (text[i] == '"') {
+			for (i++; i < len && text[i] != '"'; i++)
+				if (text[i] == '\\')
+					i++;
+			continue;
+		}
+		if (text[i] == '-' || (text[i] >= '0' && text[i] <= '9'))
+			break;
+	}
+	if (i >= len)
+		return false;
+	*start = i;
+	while (i < len && strchr("0123456789+-.eE", text[i]) != NULL)
+		i++;
+	*tok_len = i - *start;
+	*cursor = i;
+	return true;
+}
+
+/*
+ * Preorder walk in document order (cJSON keeps member and element order),
+ * so the n-th number item is the n-th number token.
+ */
+static bool
+json_attach_numbers(cJSON *item, const char *text, size_t len,
+    size_t *cursor)
+{
+	size_t start, tok_len;
+	cJSON *child;
+
+	if (cJSON_IsNumber(item)) {
+		if (!json_next_number(text, len, cursor, &start, &tok_len))
+			return false;
+		item->valuestring = cJSON_malloc(tok_len + 1);
+		if (item->valuestring == NULL) {
+			log_error("cannot allocate %zu bytes", tok_len + 1);
+			return false;
+		}
+		memcpy(item->valuestring, text + start, tok_len);
+		item->valuestring[tok_len] = '\0';
+	}
+	for (child = item->child; child != NULL; child = child->next)
+		if (!json_attach_numbers(child, text, len, cursor))
+			return false;
+	return true;
+}
+
 static bool
 json_build_tree(const char *copy, size_t len, struct json_doc *doc,
     struct json_error *err)
 {
 	const char *end = NULL;
 	const char *why = NULL;
-	size_t objects = 0;
+	size_t objects = 0, cursor = 0;
 
 	/* Length includes the NUL: cJSON's terminator check reads it. */
 	doc->root = cJSON_ParseWithLengthOpts(copy, len + 1, &end, 1);
@@ -527,6 +586,10 @@ json_build_tree(const char *copy, size_t len, struct json_doc *doc,
 		err->reason = why;
 		err->offset = json_object_offset((const uint8_t *)copy, len,
 		    objects);
+		return false;
+	}
+	if (!json_attach_numbers(doc->root, copy, len, &cursor)) {
+		err->reason = "number text not kept";
 		return false;
 	}
 	return true;

@@ -24,6 +24,13 @@
  * The raw text of the top-level object's "id" member is kept when it is a
  * number, so jsonrpc can tell 1 from 1.0 or 1e0 (cJSON cannot).
  *
+ * Every number item of the tree also carries its raw token text in
+ * valuestring (owned by the tree, freed by cJSON_Delete), so a consumer
+ * can judge the number as written instead of cJSON's rounded double
+ * (policy/args.c: 2^53+1 and 0.99999999999999999 are not integers 2^53
+ * and 1).  cJSON_IsNumber stays true; cJSON never reads valuestring of a
+ * number.  Trees built by plain cJSON_Parse have NULL there.
+ *
  * Ownership: json_parse_frame borrows the input; on success doc->root is a
  * cJSON tree owned by doc and released by json_doc_free.  Look members up
  * only with the cJSON ...CaseSensitive functions.

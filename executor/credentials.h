@@ -25,8 +25,8 @@
 
 /* Per policy credential, at the same index as policy->credentials. */
 struct credential_bytes {
-	struct secret secret;	/* file bytes + NUL; secret_len counts the bytes */
-	size_t secret_len;
+	struct secret secret;	/* file bytes + NUL */
+	size_t secret_len;	/* the bytes, without the NUL */
 	char *public_key;	/* heap, NUL-terminated, or NULL */
 	size_t public_key_len;
 	struct secret passphrase;	/* NUL-terminated; empty when none */

@@ -232,6 +232,7 @@ void
 dispatch_cancel(struct dispatch *d, uint64_t call_id)
 {
 	struct dispatch_call *c = dispatch_call_find(d, call_id);
+	bool sent = false;
 
 	if (c == NULL || c->cancelled || c->state == CALL_WAITING_RECORD)
 		return;		/* unknown, or done: its result is on its way */
@@ -246,9 +247,17 @@ dispatch_cancel(struct dispatch *d, uint64_t call_id)
 		dispatch_answer(c, RECORD_OUTCOME_UNKNOWN,
 		    RESULT_STARTED | RESULT_REQUEST_SENT,
 		    "cancelled while running; the command may have run");
+	} else if (c->tool->kind == TOOL_HTTP &&
+	    http_engine_cancel(d->http, c, &sent)) {
+		if (sent)
+			dispatch_answer(c, RECORD_OUTCOME_UNKNOWN,
+			    RESULT_STARTED | RESULT_REQUEST_SENT, "cancelled "
+			    "while running; the request may have been applied");
+		else
+			dispatch_answer(c, RECORD_OUTCOME_FAILED,
+			    RESULT_STARTED, "cancelled before the request was "
+			    "sent");
 	}
-	/* An HTTP call runs to its end (the engine has no abort); its
-	 * result still reaches the frontend, which audits the cancel. */
 }
 
 void

@@ -75,6 +75,22 @@ dispatch_http_path(struct dispatch_call *c, const struct policy_target *t,
 	return ok;
 }
 
+/* Keeps an expanded value (an empty one has no data) under name. */
+static bool
+dispatch_http_header_add(struct call_http *h, const char *name,
+    const struct policy_buf *v)
+{
+	char *copy = strdup(v->data != NULL ? v->data : "");
+
+	if (copy == NULL)
+		return false;
+	h->header_values[h->nheaders] = copy;
+	h->headers[h->nheaders].name = name;
+	h->headers[h->nheaders].value = copy;
+	h->nheaders++;
+	return true;
+}
+
 static bool
 dispatch_http_headers(struct dispatch_call *c, char *why, size_t why_size)
 {
@@ -100,18 +116,11 @@ dispatch_http_headers(struct dispatch_call *c, char *why, size_t why_size)
 			policy_buf_free(&v);
 			return false;
 		}
-		if (!omitted) {
-			if ((h->header_values[h->nheaders] = policy_buf_steal(&v,
-			    NULL)) == NULL && (h->header_values[h->nheaders] =
-			    strdup("")) == NULL) {
-				policy_buf_free(&v);
-				snprintf(why, why_size, "out of memory");
-				return false;
-			}
-			h->headers[h->nheaders].name = a->headers[i].name;
-			h->headers[h->nheaders].value =
-			    h->header_values[h->nheaders];
-			h->nheaders++;
+		if (!omitted && !dispatch_http_header_add(h,
+		    a->headers[i].name, &v)) {
+			policy_buf_free(&v);
+			snprintf(why, why_size, "out of memory");
+			return false;
 		}
 		policy_buf_free(&v);
 	}
@@ -203,23 +212,16 @@ dispatch_http_outcome(enum http_outcome o)
 	}
 }
 
-/* The status and the engine's words; and how much of the body is shown. */
+/* The status, then the engine's words (which say when a body was cut). */
 static void
 dispatch_http_message(const struct http_result *res, char *buf, size_t size)
 {
-	int n;
-
 	if (res->message[0] == '\0')
-		n = snprintf(buf, size, "HTTP %ld", res->status);
+		snprintf(buf, size, "HTTP %ld", res->status);
 	else if (res->status != 0)
-		n = snprintf(buf, size, "HTTP %ld: %s", res->status,
-		    res->message);
+		snprintf(buf, size, "HTTP %ld: %s", res->status, res->message);
 	else
-		n = snprintf(buf, size, "%s", res->message);
-	if (n > 0 && (size_t)n < size && res->body_total > res->body_len)
-		snprintf(buf + n, size - (size_t)n, "; body cut at %zu of "
-		    "%llu bytes", res->body_len,
-		    (unsigned long long)res->body_total);
+		snprintf(buf, size, "%s", res->message);
 }
 
 static void

@@ -51,7 +51,7 @@ struct dispatch_call {
 	bool cancelled;
 	uint32_t budget_ms;
 	uint64_t start_us;		/* arrival, monotonic */
-	struct event *ack_timer;	/* the budget, while waiting for the ack */
+	struct event *ack_timer;	/* the budget, while the ack is awaited */
 	struct buf result;		/* encoded, while CALL_WAITING_RECORD */
 	struct call_http http;
 	struct ssh_call *ssh;		/* engine's handle while running */

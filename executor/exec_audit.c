@@ -46,7 +46,8 @@ exec_audit_shapes(const struct dispatch_call *c)
 		goto fail;
 	for (i = 0; i < tool->param_count && i < c->arg_count; i++) {
 		one = audit_arg_render(&tool->params[i], &c->args[i]);
-		shapes[i].ptr = one != NULL ? cJSON_PrintUnformatted(one) : NULL;
+		shapes[i].ptr = one != NULL ? cJSON_PrintUnformatted(one) :
+		    NULL;
 		cJSON_Delete(one);
 		if (shapes[i].ptr == NULL) {
 			exec_audit_shapes_free(shapes, i);

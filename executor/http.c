@@ -219,6 +219,23 @@ http_engine_submit(struct http_engine *e, const struct http_request *req,
 	return 0;
 }
 
+bool
+http_engine_cancel(struct http_engine *e, const void *arg, bool *maybe_sent)
+{
+	struct http_call *c;
+
+	TAILQ_FOREACH(c, &e->calls, entry)
+		if (c->arg == arg)
+			break;
+	if (c == NULL)
+		return false;
+	*maybe_sent = c->attempt_sends > 0 || c->mutation_sent || c->waited ||
+	    c->result.redirects > 0;
+	http_engine_call_ended(e, c);
+	http_call_free(c);
+	return true;
+}
+
 void
 http_engine_call_ended(struct http_engine *e, struct http_call *c)
 {

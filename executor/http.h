@@ -170,6 +170,17 @@ void http_engine_set_resolver(struct http_engine *e, http_resolve_fn fn,
 int http_engine_submit(struct http_engine *e, const struct http_request *req,
     http_done_fn done, void *arg);
 
+/*
+ * Abandons the request submitted with arg: its transfer is aborted and
+ * its callback never runs.  Returns false when no request in flight has
+ * that arg.  *maybe_sent says whether any request bytes may have reached
+ * the target (an attempt began writing, or a response was seen), so the
+ * caller can tell "not applied" from "may have been applied".  Not to be
+ * called from inside a completion callback.
+ */
+bool http_engine_cancel(struct http_engine *e, const void *arg,
+    bool *maybe_sent);
+
 /* Number of requests whose callback has not run yet. */
 size_t http_engine_inflight(const struct http_engine *e);
 

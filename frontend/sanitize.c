@@ -9,8 +9,6 @@
 #include "common/log.h"
 #include "frontend/sanitize.h"
 
-#define SANITIZE_TAG_NAME_MAX 16
-#define SANITIZE_TAG_ATTR_MAX 512	/* bytes from '<' to '>' at most */
 #define SANITIZE_MARKER_MAX 96
 
 /* A growing byte string; the capacity is fixed by the caller up front. */
@@ -23,6 +21,11 @@ static const char *const sanitize_role_tags[] = {
 	"system", "important", "instruction", "instructions", "prompt",
 	"assistant", "user", "human", "developer", "tool_call", "tool_calls",
 	"tool_result", "function_call", "function_calls", NULL,
+};
+
+/* Llama-style markers, matched as written (case-insensitively). */
+static const char *const sanitize_literal_markers[] = {
+	"<<SYS>>", "<</SYS>>", "[INST]", "[/INST]", NULL,
 };
 
 /*
@@ -66,16 +69,41 @@ bad:
 	return 1;
 }
 
+/* Format, filler and selector characters that render as nothing. */
+static bool
+sanitize_is_invisible(uint32_t cp)
+{
+	return cp == 0x00ad || cp == 0x034f || cp == 0x061c ||
+	    cp == 0x115f || cp == 0x1160 || cp == 0x17b4 || cp == 0x17b5 ||
+	    (cp >= 0x180b && cp <= 0x180f) || (cp >= 0x200b && cp <= 0x200f) ||
+	    cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
+	    (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x2069) ||
+	    cp == 0x3164 || (cp >= 0xfe00 && cp <= 0xfe0f) || cp == 0xfeff ||
+	    cp == 0xffa0 || (cp >= 0xfff9 && cp <= 0xfffb) ||
+	    (cp >= 0xe0000 && cp <= 0xe007f) || (cp >= 0xe0100 && cp <= 0xe01ef);
+}
+
 static bool
 sanitize_is_hidden(uint32_t cp)
 {
 	if (cp == '\n' || cp == '\t')
 		return false;
 	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
-	    (cp >= 0x200b && cp <= 0x200f) || cp == 0x2060 ||
-	    cp == 0xfeff || cp == 0x061c ||
-	    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
-	    cp == 0x2028 || cp == 0x2029 || (cp >= 0xe0000 && cp <= 0xe007f);
+	    sanitize_is_invisible(cp);
+}
+
+/*
+ * Full-width ASCII (U+FF01..U+FF5E, U+FF1C is '<') reads as ASCII to a
+ * model, so it becomes ASCII before tags are matched.
+ */
+static uint32_t
+sanitize_fold(uint32_t cp)
+{
+	if (sanitize_is_hidden(cp))
+		return ' ';
+	if (cp >= 0xff01 && cp <= 0xff5e)
+		return cp - 0xfee0;
+	return cp;
 }
 
 static void
@@ -106,7 +134,8 @@ sanitize_put_cp(struct sanitize_out *o, uint32_t cp)
 
 /*
  * Into o (capacity 3 * len + 1): valid UTF-8 with every hidden character
- * a space.  An invalid byte grows to the 3 bytes of U+FFFD, hence the 3.
+ * a space and full-width ASCII folded.  An invalid byte grows to the 3
+ * bytes of U+FFFD, hence the 3 (folding only shrinks).
  */
 static void
 sanitize_clean_chars(const uint8_t *s, size_t len, struct sanitize_out *o)
@@ -116,20 +145,24 @@ sanitize_clean_chars(const uint8_t *s, size_t len, struct sanitize_out *o)
 
 	while (i < len) {
 		i += sanitize_decode(s + i, len - i, &cp);
-		sanitize_put_cp(o, sanitize_is_hidden(cp) ? ' ' : cp);
+		sanitize_put_cp(o, sanitize_fold(cp));
 	}
 	o->p[o->len] = '\0';
 }
 
+/* A role word, or one followed by '-' or '_' and more ("system-reminder"). */
 static bool
 sanitize_is_role_name(const char *name, size_t len)
 {
-	size_t i;
+	size_t i, w;
 
-	for (i = 0; sanitize_role_tags[i] != NULL; i++)
-		if (strlen(sanitize_role_tags[i]) == len &&
-		    strncasecmp(sanitize_role_tags[i], name, len) == 0)
+	for (i = 0; sanitize_role_tags[i] != NULL; i++) {
+		w = strlen(sanitize_role_tags[i]);
+		if (w > len || strncasecmp(sanitize_role_tags[i], name, w) != 0)
+			continue;
+		if (w == len || name[w] == '-' || name[w] == '_')
 			return true;
+	}
 	return false;
 }
 
@@ -140,6 +173,20 @@ sanitize_is_name_char(char c)
 	    (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
+/* Length of a literal marker at s ("<<SYS>>", "[INST]"), or 0. */
+static size_t
+sanitize_literal_marker_len(const char *s, size_t n)
+{
+	size_t i, w;
+
+	for (i = 0; sanitize_literal_markers[i] != NULL; i++) {
+		w = strlen(sanitize_literal_markers[i]);
+		if (w <= n && strncasecmp(sanitize_literal_markers[i], s, w) == 0)
+			return w;
+	}
+	return 0;
+}
+
 /* Length of a chat-template marker "<|name|>" at s, or 0. */
 static size_t
 sanitize_marker_len(const char *s, size_t n)
@@ -147,7 +194,7 @@ sanitize_marker_len(const char *s, size_t n)
 	size_t j = 2;
 
 	if (n < 5 || s[0] != '<' || s[1] != '|')
-		return 0;
+		return sanitize_literal_marker_len(s, n);
 	while (j < n && j < 2 + 32 && sanitize_is_name_char(s[j]))
 		j++;
 	if (j == 2 || j + 1 >= n || s[j] != '|' || s[j + 1] != '>')
@@ -155,29 +202,43 @@ sanitize_marker_len(const char *s, size_t n)
 	return j + 2;
 }
 
-/* Length of a role tag ("<system>", "</ USER>", "<tool_call x='y'>") or 0. */
+static bool
+sanitize_is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/*
+ * Length of a role tag at s ("<system>", "</ USER>", "<\tsystem>",
+ * "<tool_call x='y'>"), or 0.  A role name whose '>' is not found within
+ * SANITIZE_TAG_ATTR_MAX bytes (or before another '<' or the end) sets
+ * *neutralise: the caller then writes a space for the '<', so no tag can
+ * survive by being long or unterminated.
+ */
 static size_t
-sanitize_tag_len(const char *s, size_t n)
+sanitize_tag_len(const char *s, size_t n, bool *neutralise)
 {
 	size_t j = 1, name;
 
-	if (n < 3 || s[0] != '<')
+	*neutralise = false;
+	if (n < 2 || s[0] != '<')
 		return 0;
-	while (j < n && (s[j] == ' ' || s[j] == '/'))
+	while (j < n && (sanitize_is_space(s[j]) || s[j] == '/'))
 		j++;
 	name = j;
-	while (j < n && j - name <= SANITIZE_TAG_NAME_MAX &&
+	while (j < n && j < SANITIZE_TAG_ATTR_MAX &&
 	    sanitize_is_name_char(s[j]))
 		j++;
 	if (!sanitize_is_role_name(s + name, j - name))
 		return 0;
-	if (j < n && s[j] != '>' && s[j] != '/' && s[j] != ' ' &&
-	    s[j] != '\t' && s[j] != '\n')
+	if (j < n && s[j] != '>' && s[j] != '/' && !sanitize_is_space(s[j]))
 		return 0;
 	while (j < n && j < SANITIZE_TAG_ATTR_MAX && s[j] != '>' && s[j] != '<')
 		j++;
-	if (j >= n || s[j] != '>')
+	if (j >= n || s[j] != '>') {
+		*neutralise = true;
 		return 0;
+	}
 	return j + 1;
 }
 
@@ -187,19 +248,25 @@ sanitize_strip_tags_once(const char *in, size_t in_len,
     struct sanitize_out *o)
 {
 	size_t i = 0, skip;
-	bool removed = false;
+	bool removed = false, neutralise = false;
 
 	o->len = 0;
 	while (i < in_len) {
 		skip = 0;
-		if (in[i] == '<') {
+		if (in[i] == '<' || in[i] == '[') {
 			skip = sanitize_marker_len(in + i, in_len - i);
 			if (skip == 0)
-				skip = sanitize_tag_len(in + i, in_len - i);
+				skip = sanitize_tag_len(in + i, in_len - i,
+				    &neutralise);
 		}
-		if (skip > 0) {
+		if (skip > 0 || neutralise) {
 			removed = true;
 			i += skip;
+			if (neutralise) {
+				o->p[o->len++] = ' ';
+				i++;
+				neutralise = false;
+			}
 			continue;
 		}
 		o->p[o->len++] = in[i++];

@@ -1,10 +1,10 @@
 #include "config.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json.h"
 #include "common/log.h"
 #include "policy/args.h"
 #include "policy/buf.h"
@@ -13,7 +13,7 @@
 #define ARGS_PATH_SHOWN_MAX 40		/* characters of a member name shown */
 /* Header (tool names are short) plus shown lines plus "and N more". */
 #define ARGS_ERROR_TEXT_MAX 4096
-#define ARGS_INTEGER_LIMIT 9007199254740992.0	/* 2^53 */
+#define ARGS_INTEGER_MAX INT64_C(9007199254740991)	/* 2^53-1 */
 
 /* Cuts s in place to at most max code points, marking the cut with "...". */
 static void
@@ -211,24 +211,55 @@ args_parse_decimal(const char *s, unsigned scale, int64_t *out)
 	return true;
 }
 
+/*
+ * Reads an integer from its raw JSON token, never from cJSON's double:
+ * "-?digits" with at most an all-zero fraction ("7", "-7", "7.00"), no
+ * exponent, magnitude at most 2^53-1.  So 2^53+1 is not read as 2^53 and
+ * 0.99999999999999999 not as 1.
+ */
+static bool
+args_integer_from_token(const char *tok, int64_t *out)
+{
+	bool neg = *tok == '-';
+	int64_t mag = 0;
+	const char *p;
+
+	p = tok + neg;
+	if (*p < '0' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		mag = mag * 10 + (*p - '0');
+		if (mag > ARGS_INTEGER_MAX)
+			return false;
+	}
+	if (*p == '.')
+		for (p++; *p == '0'; p++)
+			continue;
+	if (*p != '\0')
+		return false;
+	*out = neg ? -mag : mag;
+	return true;
+}
+
 static bool
 args_integer_from_json(const cJSON *item, struct value *v, char *why,
     size_t size)
 {
-	double d;
+	int64_t n;
 
 	if (!cJSON_IsNumber(item)) {
 		args_wrong_type(item, "an integer", why, size);
 		return false;
 	}
-	d = item->valuedouble;
-	if (!isfinite(d) || d != trunc(d) || fabs(d) > ARGS_INTEGER_LIMIT) {
-		snprintf(why, size,
-		    "must be a whole number between -2^53 and 2^53");
+	/* No token: the tree did not come from json_parse_frame. */
+	if (item->valuestring == NULL ||
+	    !args_integer_from_token(item->valuestring, &n)) {
+		snprintf(why, size, "must be a whole number between "
+		    "-(2^53-1) and 2^53-1, written without an exponent");
 		return false;
 	}
 	v->kind = VALUE_INTEGER;
-	v->u.integer = (int64_t)d;
+	v->u.integer = n;
 	return true;
 }
 
@@ -286,41 +317,28 @@ args_value_from_json(const struct policy_param *p, const cJSON *item,
 	return false;
 }
 
-/* An escaped NUL would be cut silently by cJSON: refuse it before. */
-static bool
-args_text_has_escaped_nul(const char *s)
-{
-	for (; *s != '\0'; s++) {
-		if (*s != '\\')
-			continue;
-		if (strncmp(s + 1, "u0000", 5) == 0)
-			return true;
-		if (s[1] != '\0')
-			s++;
-	}
-	return false;
-}
-
-/* Parses a string holding an object, once; NULL with a reason otherwise. */
+/*
+ * Parses a string holding an object, once, with the frame's strict parser
+ * and depth bound, so a wrapped object is judged exactly like a direct one
+ * (BOM, controls, number grammar, duplicate keys, trailing bytes).  Returns
+ * a tree the caller frees, or NULL with a reason.
+ */
 static cJSON *
 args_parse_string(const char *text, char *why, size_t size)
 {
-	const char *end = NULL;
-	size_t len = strlen(text);
+	struct json_doc doc;
+	struct json_error jerr;
 	cJSON *obj;
 
-	if (args_text_has_escaped_nul(text)) {
-		snprintf(why, size, "must not contain NUL characters");
+	if (!json_parse_frame((const uint8_t *)text, strlen(text),
+	    JSON_DEPTH_DEFAULT, &doc, &jerr)) {
+		snprintf(why, size, "must be an object; the string given is "
+		    "not strict JSON (%s at byte %zu)",
+		    jerr.reason, jerr.offset);
 		return NULL;
 	}
-	/* The length counts the NUL: require_null_terminated looks for it. */
-	obj = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
-	if (obj == NULL || end != text + len) {
-		cJSON_Delete(obj);
-		snprintf(why, size, "must be an object; a string was given "
-		    "that does not hold one JSON value");
-		return NULL;
-	}
+	obj = doc.root;
+	doc.root = NULL;
 	if (!cJSON_IsObject(obj)) {
 		snprintf(why, size, "must be an object; a string was given "
 		    "that holds %s", args_json_type_name(obj));

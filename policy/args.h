@@ -4,20 +4,20 @@
  * the model (DESIGN.md section 5).
  *
  * Arguments must be an object; a JSON string holding an object is parsed
- * once; a missing arguments member (NULL) counts as {}.  Unknown members
- * are refused (additionalProperties false), required params must be there,
- * types are exact (below), then constraint_check() runs on each value.
+ * once, by the frame's strict parser (json_parse_frame, JSON_DEPTH_DEFAULT),
+ * so it is judged exactly like a direct object; a missing arguments member
+ * (NULL) counts as {}.  Unknown members are refused (additionalProperties
+ * false), required params must be there, types are exact (below), then
+ * constraint_check() runs on each value.
  *
- * Types: integer is a JSON number that is whole and within +-2^53;
- * boolean is true or false; decimal is a JSON string "-?[0-9]+(.[0-9]{1,scale})?"
+ * Types: integer is a JSON number judged by its raw token (which
+ * json_parse_frame keeps in valuestring), never by cJSON's double: written
+ * as "-?[0-9]+" with at most an all-zero fraction, no exponent, magnitude
+ * at most 2^53-1; a number without a kept token (a tree not built by
+ * json_parse_frame) is refused.  boolean is true or false; decimal is a
+ * JSON string "-?[0-9]+(.[0-9]{1,scale})?" read exactly into minor units
  * (a JSON number is refused: it would have been rounded on the way);
  * string is a JSON string of valid UTF-8.
- *
- * Note for the coordinator: cJSON keeps no number text, so "1.0" and "1e2"
- * still pass as integers 1 and 100, and a "\u0000" inside an already parsed
- * string cannot be seen here (cJSON cuts the string at it).  The strict
- * parser in common/json.{c,h} must refuse both before this runs; the
- * string-holding-an-object form is pre-scanned here for "\u0000".
  *
  * Params are scalars, so every path is a top-level member name; there are
  * no array indices to fold.  A value that is itself an array of many bad

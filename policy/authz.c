@@ -10,7 +10,8 @@ policy_authorize(const struct policy_profile *profile,
 {
 	size_t i;
 
-	for (i = 0; i < profile->scope_count; i++)
+	/* No profile (no match, no tools): every caller gets a plain no. */
+	for (i = 0; profile != NULL && i < profile->scope_count; i++)
 		if (strcmp(profile->scopes[i], tool->scope) == 0)
 			return true;
 	if (missing_scope != NULL)

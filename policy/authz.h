@@ -15,7 +15,8 @@
 /*
  * True when profile grants tool's scope.  Otherwise false, and when
  * missing_scope is not NULL it points at the scope the profile lacks
- * (borrowed from the policy tree).
+ * (borrowed from the policy tree).  A NULL profile (the session matched
+ * none) grants nothing: false, and missing_scope is the tool's scope.
  */
 bool policy_authorize(const struct policy_profile *profile,
     const struct policy_tool *tool, const char **missing_scope);

@@ -20,14 +20,25 @@
  *     "ssh":     { "exit_status": integer, "stdout": string,
  *                  "stderr": string, "truncated": boolean }  SSH tools only }
  *
- * The fingerprint is SHA-256 over a canonical form of every tool the
- * policy declares, whatever profile looks at it: names, descriptions,
- * params (sorted by name, so the key order of "params" does not count)
- * with their constraints, scopes, mutating/confirm/idempotent/destructive
- * flags, the target's identity (name, type, base URL or user@host:port)
- * and the action templates.  The order of "tools" (an array) counts: it
- * is the catalog index.  Profiles are not in it: one pin covers the whole
- * policy, whichever profile a session gets.
+ * The fingerprint is SHA-256 over a canonical form ("sallyport-catalog-2")
+ * of everything that decides what a call does, where it goes and who may
+ * make it, whatever profile looks at it:
+ *   - every tool, in policy order (the array order is the catalog index):
+ *     name, description, scope, mutating/confirm/idempotent/destructive,
+ *     timeout_ms, kind, the action templates, and params sorted by name
+ *     with their constraints;
+ *   - each tool's target: name, type, timeout_ms; its credential's name,
+ *     type and header_name (never the file paths: moving a secret file is
+ *     not a change of behaviour); HTTP: base_url and its scheme, host,
+ *     port and base path, ca_file, follow_redirects, allow_private,
+ *     allow_loopback, allow_link_local; SSH: user, host, port, known_hosts
+ *     path, host_key_sha256;
+ *   - every profile, sorted by name: its scopes and its match uids and
+ *     gids, each sorted.  A granted scope or a matched id decides which
+ *     tools an assistant sees, so it is part of what is pinned.
+ * JSON objects (params, query, headers, body members, profiles) and sets
+ * (scopes, ids) are sorted, so key order in the file never counts.  One
+ * pin covers the whole policy, whichever profile a session gets.
  */
 #ifndef SP_POLICY_CATALOG_H
 #define SP_POLICY_CATALOG_H

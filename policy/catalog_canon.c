@@ -15,7 +15,7 @@
 #include "policy/catalog.h"
 
 #define CANON_MAX (64u * 1024 * 1024)
-#define CANON_VERSION "sallyport-catalog-1"
+#define CANON_VERSION "sallyport-catalog-2"
 
 static void
 canon_put(struct policy_buf *b, char tag, const char *bytes, size_t len)
@@ -222,18 +222,64 @@ canon_params(struct policy_buf *b, const struct policy_tool *tool)
 	return true;
 }
 
+/* Which secret goes along and how; its file paths may move freely. */
 static void
-canon_target(struct policy_buf *b, const struct policy_target *t)
+canon_credential(struct policy_buf *b, const struct policy *policy,
+    const struct policy_target *t)
 {
-	canon_str(b, 'g', t->name);
-	canon_int(b, 'y', t->type);
-	if (t->type == TARGET_HTTP) {
-		canon_str(b, 'u', t->base_url);
+	const struct policy_credential *c;
+
+	if (!t->has_credential || t->credential_index >= policy->credential_count) {
+		canon_int(b, 'R', 0);
 		return;
 	}
+	c = &policy->credentials[t->credential_index];
+	canon_int(b, 'R', 1);
+	canon_str(b, 'r', c->name);
+	canon_int(b, 'Y', c->type);
+	canon_str(b, 'h', c->header_name);
+}
+
+static void
+canon_http_target(struct policy_buf *b, const struct policy_target *t)
+{
+	canon_str(b, 'u', t->base_url);
+	canon_str(b, 's', t->scheme);
+	canon_str(b, 'H', t->host);
+	canon_int(b, 'o', t->port);
+	canon_str(b, 'b', t->base_path);
+	canon_str(b, 'A', t->ca_file);
+	canon_int(b, 'F', t->follow_redirects);
+	canon_int(b, '1', t->allow_private);
+	canon_int(b, '2', t->allow_loopback);
+	canon_int(b, '3', t->allow_link_local);
+}
+
+static void
+canon_ssh_target(struct policy_buf *b, const struct policy_target *t)
+{
 	canon_str(b, 'U', t->user);
 	canon_str(b, 'H', t->host);
 	canon_int(b, 'o', t->port);
+	canon_str(b, 'k', t->known_hosts);
+	canon_int(b, 'Z', t->has_host_key_sha256);
+	if (t->has_host_key_sha256)
+		canon_put(b, 'z', (const char *)t->host_key_sha256,
+		    sizeof(t->host_key_sha256));
+}
+
+static void
+canon_target(struct policy_buf *b, const struct policy *policy,
+    const struct policy_target *t)
+{
+	canon_str(b, 'g', t->name);
+	canon_int(b, 'y', t->type);
+	canon_int(b, 'w', t->timeout_ms);
+	canon_credential(b, policy, t);
+	if (t->type == TARGET_HTTP)
+		canon_http_target(b, t);
+	else
+		canon_ssh_target(b, t);
 }
 
 static bool
@@ -247,14 +293,98 @@ canon_tool(struct policy_buf *b, const struct policy *policy,
 	canon_int(b, 'C', tool->confirm);
 	canon_int(b, 'I', tool->idempotent);
 	canon_int(b, 'X', tool->destructive);
+	canon_int(b, 'O', tool->timeout_ms);
 	if (tool->target_index < policy->target_count)
-		canon_target(b, &policy->targets[tool->target_index]);
+		canon_target(b, policy, &policy->targets[tool->target_index]);
 	canon_int(b, 'K', tool->kind);
 	if (tool->kind == TOOL_HTTP && !canon_http(b, tool))
 		return false;
 	if (tool->kind == TOOL_SSH)
 		canon_ssh(b, tool);
 	return canon_params(b, tool);
+}
+
+static int
+canon_string_cmp(const void *a, const void *b)
+{
+	const char *const *sa = *(const void *const *)a;
+	const char *const *sb = *(const void *const *)b;
+
+	return strcmp(*sa, *sb);
+}
+
+static int
+canon_id_cmp(const void *a, const void *b)
+{
+	uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+
+	return ia < ib ? -1 : ia > ib;
+}
+
+/* A list of ids is a set: sorted, so its order in the file does not count. */
+static bool
+canon_ids(struct policy_buf *b, char tag, const uint32_t *ids, size_t n)
+{
+	uint32_t *sorted;
+	size_t i;
+
+	canon_int(b, tag, (int64_t)n);
+	if ((sorted = calloc(n ? n : 1, sizeof(*sorted))) == NULL)
+		return false;
+	if (n > 0)
+		memcpy(sorted, ids, n * sizeof(*ids));
+	qsort(sorted, n, sizeof(*sorted), canon_id_cmp);
+	for (i = 0; i < n; i++)
+		canon_int(b, 'i', sorted[i]);
+	free(sorted);
+	return true;
+}
+
+static bool
+canon_profile(struct policy_buf *b, const struct policy_profile *pr)
+{
+	const void **scopes;
+	size_t i;
+
+	canon_str(b, 'G', pr->name);
+	canon_int(b, 'E', (int64_t)pr->scope_count);
+	scopes = canon_sorted(pr->scopes, pr->scope_count,
+	    sizeof(*pr->scopes), true, canon_string_cmp);
+	if (scopes == NULL)
+		return false;
+	for (i = 0; i < pr->scope_count; i++)
+		canon_str(b, 'e', *(const char *const *)scopes[i]);
+	free(scopes);
+	return canon_ids(b, 'W', pr->match_uids, pr->match_uid_count) &&
+	    canon_ids(b, 'J', pr->match_gids, pr->match_gid_count);
+}
+
+static int
+canon_profile_cmp(const void *a, const void *b)
+{
+	const struct policy_profile *pa = *(const void *const *)a;
+	const struct policy_profile *pb = *(const void *const *)b;
+
+	return strcmp(pa->name, pb->name);
+}
+
+/* "profiles" is an object in the file: by name. */
+static bool
+canon_profiles(struct policy_buf *b, const struct policy *policy)
+{
+	const void **sorted;
+	bool ok = true;
+	size_t i;
+
+	canon_int(b, 'Q', (int64_t)policy->profile_count);
+	sorted = canon_sorted(policy->profiles, policy->profile_count,
+	    sizeof(*policy->profiles), true, canon_profile_cmp);
+	if (sorted == NULL)
+		return false;
+	for (i = 0; ok && i < policy->profile_count; i++)
+		ok = canon_profile(b, sorted[i]);
+	free(sorted);
+	return ok;
 }
 
 bool
@@ -270,6 +400,8 @@ policy_catalog_fingerprint(const struct policy *policy,
 	canon_int(&b, 'n', (int64_t)policy->tool_count);
 	for (i = 0; ok && i < policy->tool_count; i++)
 		ok = canon_tool(&b, policy, &policy->tools[i]);
+	if (ok)
+		ok = canon_profiles(&b, policy);
 	if (!ok || b.failed) {
 		log_error("canonical catalog does not fit (%zu bytes)", b.len);
 		policy_buf_free(&b);

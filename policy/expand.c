@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/log.h"
 #include "policy/constraint.h"
@@ -58,6 +59,10 @@ expand_percent_encode(const char *bytes, size_t len, struct policy_buf *out)
 	return !out->failed;
 }
 
+/*
+ * fish reads \' and \\ as escapes even inside '...', so both are written
+ * outside the quotes, where sh and fish alike read \' and \\ literally.
+ */
 bool
 expand_shell_quote(const char *bytes, size_t len, struct policy_buf *out)
 {
@@ -69,6 +74,8 @@ expand_shell_quote(const char *bytes, size_t len, struct policy_buf *out)
 	for (i = 0; i < len; i++) {
 		if (bytes[i] == '\'')
 			policy_buf_append_str(out, "'\\''");
+		else if (bytes[i] == '\\')
+			policy_buf_append_str(out, "'\\\\'");
 		else
 			policy_buf_append_byte(out, bytes[i]);
 	}
@@ -142,13 +149,30 @@ expand_template_raw(const struct policy_tool *tool,
 	return false;
 }
 
+bool
+expand_segment_is_dots(const char *seg, size_t len)
+{
+	size_t dots = 0, i = 0;
+
+	while (i < len) {
+		if (seg[i] == '.')
+			i++;
+		else if (len - i >= 3 && strncasecmp(seg + i, "%2e", 3) == 0)
+			i += 3;
+		else
+			return false;
+		dots++;
+	}
+	return dots == 1 || dots == 2;
+}
+
 /* The path segment being written: where it starts, whether a value is in it. */
 struct expand_segment {
 	size_t start;
 	bool has_value;
 };
 
-/* A value may not empty a segment, and no segment may be "." or "..". */
+/* A value may not empty a segment; no segment may be "." or "..", encoded or not. */
 static bool
 expand_segment_close(const struct policy_tool *tool,
     const struct policy_buf *out, const struct expand_segment *seg,
@@ -162,8 +186,7 @@ expand_segment_close(const struct policy_tool *tool,
 		    "segment empty", tool->name);
 		return false;
 	}
-	if ((len == 1 && s[0] == '.') ||
-	    (len == 2 && s[0] == '.' && s[1] == '.')) {
+	if (expand_segment_is_dots(s, len)) {
 		snprintf(why, why_size, "%s: the path would hold a dot segment",
 		    tool->name);
 		return false;

@@ -39,13 +39,30 @@ bool expand_value_text(const struct policy_param *p, const struct value *v,
 bool expand_percent_encode(const char *bytes, size_t len,
     struct policy_buf *out);
 
-/* One POSIX shell word: '...' with each ' written as '\''. */
+/*
+ * True if seg[0..len) is "." or "..", with "%2e"/"%2E" read as '.':
+ * servers decode a segment before resolving it, so "%2e%2e" is "..".
+ * Shared by the loader (literal paths) and expand_http_path (results).
+ */
+bool expand_segment_is_dots(const char *seg, size_t len);
+
+/*
+ * One shell word: '...' with each ' written as '\'' and each \ as '\\'
+ * (the quote closed, an escaped character, the quote reopened).  Read the
+ * same, as exactly that word, by the POSIX sh family (sh, dash, bash, ksh,
+ * zsh) and by fish, which treats \' and \\ inside '...' as escapes.  The
+ * csh family (csh, tcsh) is not supported: a newline inside quotes is an
+ * error there, and '!' is history expansion.  The target account's login
+ * shell runs the command (sshd), so it must be one of the supported ones.
+ */
 bool expand_shell_quote(const char *bytes, size_t len, struct policy_buf *out);
 
 /*
  * http.path (relative to the target's base path): literals as written,
  * each value percent-encoded as (part of) one segment.  A value may not be
- * empty, and the result may hold no "." or ".." segment.
+ * empty, and no segment of the result may be "." or ".." even when
+ * percent-encoded (expand_segment_is_dots): the loader already refuses
+ * templates that could form "%2e", this is defence in depth.
  */
 bool expand_http_path(const struct policy_tool *tool,
     const struct value *values, struct policy_buf *out, char *why,

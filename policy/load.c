@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,7 +156,9 @@ load_limits(struct load_ctx *ctx, const cJSON *root)
 	load_limit(ctx, l, "max_inflight", 1, 256, &lim->max_inflight);
 	load_limit(ctx, l, "calls_per_session", 1, 1000000,
 	    &lim->calls_per_session);
-	load_limit(ctx, l, "result_max_chars", 1024, 1000000,
+	/* A result travels in one record whose payload is at most
+	 * RECORD_PAYLOAD_CAP bytes, i.e. 16384 characters of 4-byte UTF-8. */
+	load_limit(ctx, l, "result_max_chars", 1024, 16384,
 	    &lim->result_max_chars);
 	load_limit(ctx, l, "call_timeout_ms", LOAD_TIMEOUT_MIN,
 	    LOAD_TIMEOUT_MAX, &timeout);
@@ -201,12 +204,40 @@ load_catalog_pin(struct load_ctx *ctx, const cJSON *root)
 	}
 }
 
-/* A list of uids or gids; each within uid_t without (uid_t)-1. */
+/*
+ * The profile loaded so far (this one included) whose match lists id as
+ * a uid (key "uid") or a gid, or NULL.
+ */
+static const struct policy_profile *
+id_owner(const struct policy *p, const char *key, uint32_t id)
+{
+	const struct policy_profile *pr;
+	const uint32_t *ids;
+	size_t i, j, n;
+
+	for (i = 0; i < p->profile_count; i++) {
+		pr = &p->profiles[i];
+		ids = key[0] == 'u' ? pr->match_uids : pr->match_gids;
+		n = key[0] == 'u' ? pr->match_uid_count : pr->match_gid_count;
+		for (j = 0; j < n; j++)
+			if (ids[j] == id)
+				return pr;
+	}
+	return NULL;
+}
+
+/*
+ * A list of uids or gids; each within uid_t without (uid_t)-1, and in no
+ * other profile's list of the same kind: the peer's profile must not
+ * depend on the order of the file (broker/peer.h).
+ */
 static void
 load_id_list(struct load_ctx *ctx, const cJSON *match, const char *key,
     uint32_t **out, size_t *count)
 {
 	const cJSON *list = ctx_member(ctx, match, key, false), *e;
+	const struct policy_profile *other;
+	char q[LOAD_QUOTE_SIZE];
 	int64_t v;
 
 	if (list == NULL)
@@ -220,9 +251,18 @@ load_id_list(struct load_ctx *ctx, const cJSON *match, const char *key,
 		ctx_out_of_memory(ctx);
 		return;
 	}
-	cJSON_ArrayForEach(e, list)
-		if (ctx_integer_value(ctx, e, 0, UINT32_MAX - 1, &v))
-			(*out)[(*count)++] = (uint32_t)v;
+	cJSON_ArrayForEach(e, list) {
+		if (!ctx_integer_value(ctx, e, 0, UINT32_MAX - 1, &v))
+			continue;
+		if ((other = id_owner(ctx->policy, key, (uint32_t)v)) != NULL) {
+			ctx_quote(other->name, q, sizeof(q));
+			ctx_error(ctx, e, "%s %" PRId64 " is already matched by "
+			    "profile %s; a client must have one profile", key,
+			    v, q);
+			continue;
+		}
+		(*out)[(*count)++] = (uint32_t)v;
+	}
 }
 
 static void
@@ -237,6 +277,11 @@ load_profile_match(struct load_ctx *ctx, const cJSON *prof,
 	ctx_known_keys(ctx, match, keys);
 	load_id_list(ctx, match, "uid", &pr->match_uids, &pr->match_uid_count);
 	load_id_list(ctx, match, "gid", &pr->match_gids, &pr->match_gid_count);
+	/* An empty match would read as "no match": a profile for anyone. */
+	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(match,
+	    "uid")) == 0 && cJSON_GetArraySize(
+	    cJSON_GetObjectItemCaseSensitive(match, "gid")) == 0)
+		ctx_error(ctx, match, "must list at least one uid or gid");
 }
 
 static bool

@@ -36,12 +36,42 @@ http_method(struct load_ctx *ctx, const cJSON *http, struct policy_tool *tool)
 	ctx_error(ctx, m, "must be GET, HEAD, POST, PUT, PATCH or DELETE");
 }
 
+static bool
+path_is_hex(char c)
+{
+	return c != '\0' && strchr(LOAD_DIGIT "abcdefABCDEF", c) != NULL;
+}
+
+/*
+ * Servers percent-decode the path, so a literal '%' is allowed only as
+ * %XX, and never as an encoded dot (%2e): otherwise a value next to it
+ * could supply the hex digits ("%{a}" with a = "2e") or finish a dot
+ * segment ("%2e{v}" with v = "."), and the request would leave the path.
+ * Values themselves are always encoded ('%' becomes %25), and query and
+ * header literals are never decoded, so only the path needs this.
+ */
+static const char *
+path_percent_problem(const char *path)
+{
+	const char *p;
+
+	for (p = path; (p = strchr(p, '%')) != NULL; p++) {
+		if (!path_is_hex(p[1]) || !path_is_hex(p[2]))
+			return "has a '%' not followed by two hex digits (a "
+			    "placeholder cannot supply them)";
+		if (p[1] == '2' && (p[2] == 'e' || p[2] == 'E'))
+			return "has an encoded dot %2e; write '.' (and no "
+			    "'.' or '..' segment)";
+	}
+	return NULL;
+}
+
 static void
 http_path(struct load_ctx *ctx, const cJSON *http, struct template_use *use,
     struct policy_tool *tool)
 {
 	const cJSON *m = ctx_member(ctx, http, "path", true);
-	const char *s;
+	const char *s, *why;
 
 	if (m == NULL)
 		return;
@@ -57,6 +87,10 @@ http_path(struct load_ctx *ctx, const cJSON *http, struct template_use *use,
 		}
 	if (load_path_has_dot_segment(m->valuestring)) {
 		ctx_error(ctx, m, "has a '.' or '..' segment");
+		return;
+	}
+	if ((why = path_percent_problem(m->valuestring)) != NULL) {
+		ctx_error(ctx, m, "%s", why);
 		return;
 	}
 	use->optional_ok = false;

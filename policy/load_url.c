@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "common/log.h"
+#include "policy/expand.h"
 #include "policy/load_ctx.h"
 
 #define HOST_CHARS LOAD_LOWER LOAD_DIGIT "-."
@@ -33,24 +34,6 @@ load_host_is_loopback(const char *host)
 	    memcmp(a6, one6, sizeof(a6)) == 0;
 }
 
-/* One segment, "%2e" read as '.': servers decode it before resolving. */
-static bool
-segment_is_dots(const char *seg, size_t len)
-{
-	size_t dots = 0, i = 0;
-
-	while (i < len) {
-		if (seg[i] == '.')
-			i++;
-		else if (len - i >= 3 && strncasecmp(seg + i, "%2e", 3) == 0)
-			i += 3;
-		else
-			return false;
-		dots++;
-	}
-	return dots == 1 || dots == 2;
-}
-
 bool
 load_path_has_dot_segment(const char *path)
 {
@@ -58,7 +41,7 @@ load_path_has_dot_segment(const char *path)
 
 	for (;;) {
 		end = strchr(seg, '/');
-		if (segment_is_dots(seg, end ? (size_t)(end - seg) : strlen(seg)))
+		if (expand_segment_is_dots(seg, end ? (size_t)(end - seg) : strlen(seg)))
 			return true;
 		if (end == NULL)
 			return false;

@@ -6,3 +6,29 @@ EXEC_TESTS = \
 	tests/integration/exec_ssh.py
 TESTS += $(EXEC_TESTS)
 EXTRA_DIST += $(EXEC_TESTS) tests/integration/exec_lib.py
+
+# `make bench-exec` (also under `make bench`): HTTP and SSH calls through
+# sp mcp beside a plain libcurl loop and ssh with a control master;
+# printed as ratios, not asserted, not part of `make check`.
+check_PROGRAMS += tests/bench/exec_bench_peer
+tests_bench_exec_bench_peer_SOURCES = tests/bench/exec_bench_peer.c
+tests_bench_exec_bench_peer_LDADD = $(SP_LIBS)
+EXTRA_DIST += tests/bench/exec_bench.py
+
+bench-exec: sp tests/bench/exec_bench_peer
+	SP_BIN='$(abs_top_builddir)/sp' SP_BUILDDIR='$(abs_top_builddir)' \
+	SP_SRCDIR='$(abs_top_srcdir)' python3 $(srcdir)/tests/bench/exec_bench.py
+
+bench: bench-exec
+.PHONY: bench-exec
+
+# http_engine_cancel(), which the dispatch uses for cancel records.
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_http_cancel
+TESTS += tests/unit/test_http_cancel
+endif
+tests_unit_test_http_cancel_SOURCES = tests/unit/test_http_cancel.c \
+	$(HTTP_HARNESS)
+tests_unit_test_http_cancel_CPPFLAGS = $(tests_unit_test_http_CPPFLAGS)
+tests_unit_test_http_cancel_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_http_cancel_LDADD = $(tests_unit_test_http_LDADD)

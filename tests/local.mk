@@ -73,3 +73,4 @@ include tests/proc.mk
 include tests/auditint.mk
 include tests/front.mk
 include tests/exec.mk
+include tests/ops.mk

@@ -17,3 +17,14 @@ PROC_TESTS = \
 	tests/integration/proc_bench.py
 TESTS += $(PROC_TESTS)
 EXTRA_DIST += $(PROC_TESTS) tests/integration/proc_lib.py
+
+# broker/peer.c: the profile a client gets
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_broker_peer
+TESTS += tests/unit/test_broker_peer
+endif
+tests_unit_test_broker_peer_SOURCES = tests/unit/test_broker_peer.c \
+	broker/peer.c broker/peer.h
+tests_unit_test_broker_peer_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_broker_peer_LDADD = libsppolicy.a libspcommon.a \
+	$(UNIT_LDADD) $(SP_LIBS)

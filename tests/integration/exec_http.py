@@ -56,6 +56,8 @@ def make_policy(tmp, port, dead_port, call_timeout_ms=8000):
         "targets": {
             "api": {"type": "http", "base_url": "http://127.0.0.1:%d" % port,
                     "credential": "tok", "follow_redirects": True},
+            "named": {"type": "http",
+                      "base_url": "http://localhost:%d" % port},
             "dead": {"type": "http",
                      "base_url": "http://127.0.0.1:%d" % dead_port}},
         "tools": [
@@ -74,6 +76,7 @@ def make_policy(tmp, port, dead_port, call_timeout_ms=8000):
                  {"to": string}, http={"query": {"to": "{to}"}}),
             tool("post_close", "api", "POST", "/close", {"name": string},
                  http={"body": {"name": "{name}"}}, mutating=True),
+            tool("by_name", "named", "GET", "/named/{v}", {"v": string}),
             tool("refused", "dead", "GET", "/x/{v}", {"v": string}),
         ],
         "profiles": {"default": {"scopes": ["read"]}},
@@ -99,7 +102,7 @@ def phase_big(cfg, api):
     s.close()
     a = got.get(1)
     check("5 MB body: outcome ok, the message says it was cut",
-          outcome(a) == "ok" and "body cut at" in message(a) and
+          outcome(a) == "ok" and "body cut" in message(a) and
           "of %d bytes" % BIG in message(a), a)
     check("5 MB body: the answer line stays small (< 512 KiB)",
           len(s.stdout) < 512 * 1024, len(s.stdout))
@@ -124,6 +127,7 @@ def phase_many(cfg, api, other, tmp):
         "to": "http://localhost:%d/landing" % other.port})
     sent[60] = s.call(60, "post_close", {"name": "x\"y $(z)"})
     sent[70] = s.call(70, "refused", {"v": "y"})
+    sent[80] = s.call(80, "by_name", {"v": "z"})
     got = s.wait(list(sent), timeout=30)
     status = s.close()
     check("the session ends with 0 and every call was answered",
@@ -196,6 +200,9 @@ def phase_many(cfg, api, other, tmp):
           any(r["method"] == "POST" and r["path"] == "/close" and
               json.loads(r["body"]) == {"name": "x\"y $(z)"}
               for r in reqs), (got.get(60), reqs))
+    check("a host name resolves inside the executor's sandbox",
+          outcome(got.get(80)) == "ok" and
+          any(r["path"] == "/named/z" for r in reqs), got.get(80))
     check("connection refused: failed",
           outcome(got.get(70)) == "failed", got.get(70))
     check("calls run side by side: quick answers came before the slow one",
@@ -218,6 +225,48 @@ def phase_no_ack(tmp, dead_port):
               "audit" in message(got.get(1)), got.get(1))
         check("no audit ack: the target received nothing",
               api.requests() == [], api.requests())
+    finally:
+        api.stop()
+
+
+def phase_tls(tmp):
+    """HTTPS under the executor's sandbox: the CA file read before it,
+    verification always on."""
+    sub = os.path.join(tmp, "tls")
+    os.mkdir(sub)
+    api = HttpTarget(sub, tls=True)
+    try:
+        base = "https://127.0.0.1:%d" % api.port
+        cfg = write_policy(sub, {
+            "sallyport": 1, "server": {"name": "exec-tls"},
+            "credentials": {"tok": {"type": "bearer", "file": write_secret(
+                sub, "api.token", TOKEN + b"\n")}},
+            "targets": {
+                "secure": {"type": "http", "base_url": base,
+                           "credential": "tok",
+                           "ca_file": os.path.join(sub, "cert.pem")},
+                "untrusted": {"type": "http", "base_url": base,
+                              "credential": "tok"}},
+            "tools": [tool("trusted_get", "secure", "GET", "/secure/{v}",
+                           {"v": {"type": "string"}}),
+                      tool("untrusted_get", "untrusted", "GET",
+                           "/untrusted/{v}", {"v": {"type": "string"}})],
+            "profiles": {"default": {"scopes": ["read"]}}})
+        s = Session(cfg)
+        s.call(1, "trusted_get", {"v": "a"})
+        s.call(2, "untrusted_get", {"v": "b"})
+        got = s.wait([1, 2])
+        status = s.close()
+        reqs = api.requests()
+        check("HTTPS with the target's CA file: ok, token sent",
+              status == 0 and outcome(got.get(1)) == "ok" and
+              any(r["path"] == "/secure/a" and
+                  ["Authorization", "Bearer " + TOKEN.decode()] in
+                  r["headers"] for r in reqs), (got.get(1), reqs))
+        check("HTTPS without it: failed, nothing reached the server",
+              outcome(got.get(2)) == "failed" and
+              not any(r["path"].startswith("/untrusted") for r in reqs),
+              (got.get(2), reqs))
     finally:
         api.stop()
 
@@ -246,6 +295,7 @@ def main():
         phase_big(cfg, api)
         phase_many(cfg, api, other, tmp)
         phase_no_ack(tmp, dead_port)
+        phase_tls(tmp)
         phase_missing_credential(tmp, api.port, dead_port)
     finally:
         api.stop()

@@ -105,11 +105,13 @@ def structured(answer):
 class HttpTarget:
     """tests/integration/http_target.py on 127.0.0.1, its request log."""
 
-    def __init__(self, tmp, name="target"):
+    def __init__(self, tmp, name="target", tls=False):
+        """With tls, HTTPS; its certificate is left in tmp/cert.pem."""
         self.log_path = os.path.join(tmp, name + ".log")
         self.p = subprocess.Popen(
             [sys.executable, os.path.join(HERE, "http_target.py"),
-             "--log", self.log_path], stdout=subprocess.PIPE)
+             "--log", self.log_path] + (["--tls", tmp] if tls else []),
+            stdout=subprocess.PIPE)
         self.port = int(self.p.stdout.readline())
 
     def requests(self):

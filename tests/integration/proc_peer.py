@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""The session's profile: --profile, else the peer's uid/gid when stdin
-is a unix socket (SO_PEERCRED, as under systemd socket activation), else
-"default"; no match and no default: no tools.  Fixed by the broker and
-recorded in session-start."""
+"""The session's profile (broker/peer.h, DESIGN.md section 7).  Over a
+unix socket (SO_PEERCRED, as under systemd socket activation): --profile
+when its match fits the peer, else the profile whose uid, then gid, match
+fits; no match: no tools, never "default".  Over anything else: --profile,
+else "default" unless its match excludes the running user.  Fixed by the
+broker and recorded in session-start."""
 import json
 import os
 import socket
@@ -24,20 +26,28 @@ TOOLS = [
 ]
 
 
-def session(cfg, over_socket, args=()):
-    """tools/list names, the session-start record and the exit status."""
-    msgs = INITIALIZE + request(1, "tools/list")
+def session(cfg, over_socket, args=(), extra=b""):
+    """tools/list names, the exit status and stderr (the responses to
+    extra messages are in the module's last_lines)."""
+    global last_lines
+    msgs = INITIALIZE + request(1, "tools/list") + extra
     cmd = [SP, "mcp", "--config", cfg] + list(args)
     if over_socket:
         ours, theirs = socket.socketpair()
         p = subprocess.Popen(cmd, stdin=theirs, stdout=theirs,
                              stderr=subprocess.PIPE, env=sp_env())
         theirs.close()
-        ours.sendall(msgs)
-        ours.shutdown(socket.SHUT_WR)
+        try:
+            ours.sendall(msgs)
+            ours.shutdown(socket.SHUT_WR)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # refused before reading input: what it wrote follows
         out = b""
         while True:
-            data = ours.recv(65536)
+            try:
+                data = ours.recv(65536)
+            except ConnectionResetError:  # refused before reading input
+                data = b""
             if not data:
                 break
             out += data
@@ -49,8 +59,9 @@ def session(cfg, over_socket, args=()):
                            env=sp_env(), timeout=10)
         out, err = p.stdout, p.stderr.decode()
     lines = out.splitlines()
+    last_lines = [json.loads(l) for l in lines]
     names = []
-    if len(lines) == 2:
+    if len(lines) >= 2:
         names = [t["name"] for t in json.loads(lines[1])["result"]["tools"]]
     return names, p.returncode, err
 
@@ -73,26 +84,54 @@ def main():
     check("peer uid matches 'ops' over a unix socket: both tools",
           status == 0 and names == ["get_item", "put_item"], (names, err))
     rec = start_record(tmp)
-    check("session-start names the profile and the peer, with its pid",
+    check("session-start names the profile and the peer",
           rec.get("profile") == "ops" and
-          rec.get("peer") == "uid %d gid %d pid %d" % (uid, gid,
-                                                      os.getpid()), rec)
+          rec.get("peer") == "uid %d gid %d" % (uid, gid), rec)
+    check("and the peer's pid (the socket's creator: this process)",
+          rec.get("peer_pid") == os.getpid(), rec)
     names, status, err = session(cfg, over_socket=False)
     check("a pipe has no peer credentials: 'default'",
           status == 0 and names == ["get_item"], (names, err))
     names, status, err = session(cfg, over_socket=True,
+                                 args=("--profile", "default"))
+    check("--profile of a profile without a match is honoured",
+          status == 0 and names == ["get_item"], (names, err))
+    names, status, err = session(cfg, over_socket=True,
                                  args=("--profile", "other"))
-    check("--profile wins over the peer's credentials",
-          status == 0 and names == ["put_item"], (names, err))
+    check("--profile of a profile whose match excludes the peer is refused",
+          status == 64 and names == [] and "does not match uid %d" % uid
+          in err, (status, names, err))
     names, status, err = session(cfg, over_socket=False,
                                  args=("--profile", "nope \"$(x)\""))
     check("an unknown --profile is refused (64), not guessed",
           status == 64 and "no profile named" in err, (status, err))
     cfg = policy(tmp, tools=TOOLS, profiles={
+        "default": {"scopes": ["read"]},
+        "other": {"scopes": ["write"], "match": {"uid": [uid + 4242]}}})
+    names, status, err = session(cfg, over_socket=True)
+    check("a socket peer nobody matches gets no tools, not 'default'",
+          status == 0 and names == [] and "no tools" in err, (names, err))
+    cfg = policy(tmp, tools=TOOLS, profiles={
+        "default": {"scopes": ["read", "write"],
+                    "match": {"uid": [uid + 4242]}}})
+    for over_socket in (True, False):
+        names, status, err = session(cfg, over_socket=over_socket)
+        check("a 'default' whose match excludes the client is not given "
+              "(socket: %s)" % over_socket,
+              status == 0 and names == [] and "no tools" in err,
+              (names, err))
+    cfg = policy(tmp, tools=TOOLS, profiles={
         "ops": {"scopes": ["read"], "match": {"uid": [uid + 4242]}}})
     names, status, err = session(cfg, over_socket=True)
     check("no match and no default: no tools at all",
           status == 0 and names == [] and "no tools" in err, (names, err))
+    call = request(2, "tools/call", {"name": "get_item",
+                                     "arguments": {"id": "7 \"$(id)\""}})
+    names, status, err = session(cfg, over_socket=False, extra=call)
+    answer = last_lines[-1] if last_lines else {}
+    check("a tools/call without a profile is answered, nothing runs",
+          status == 0 and answer.get("id") == 2 and
+          "no engine" not in json.dumps(answer), (status, answer, err))
     done()
 
 

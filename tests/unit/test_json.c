@@ -373,3 +373,41 @@ Test(json, input_is_not_needed_after_the_parse)
 	json_doc_free(&doc);
 	json_doc_free(&doc);	/* an emptied doc may be freed again */
 }
+
+/*
+ * Every number item carries its raw token, in document order, however
+ * deep and whatever strings with digits, quotes and escapes come between
+ * (policy/args.c judges integers by it, review F3).
+ */
+Test(json, every_number_keeps_its_raw_token)
+{
+	static const char text[] = "{\"a\":\"x\\\"1, -2\",\"b\":[1.50,-0,"
+	    "{\"c\":1e2,\"d\\\\\":\"9\"}],\"e\":9007199254740993,"
+	    "\"f\":[[0.99999999999999999]],\"g\":-1.5E-3}";
+	static const char *const want[] = { "1.50", "-0", "1e2",
+	    "9007199254740993", "0.99999999999999999", "-1.5E-3" };
+	struct json_doc doc;
+	struct json_error err;
+	const cJSON *b, *f;
+
+	cr_assert(parse_bytes(text, strlen(text), JSON_DEPTH_DEFAULT, &doc,
+	    &err), "%s", err.reason);
+	b = cJSON_GetObjectItemCaseSensitive(doc.root, "b");
+	f = cJSON_GetObjectItemCaseSensitive(doc.root, "f");
+	cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(doc.root,
+	    "a")->valuestring, "x\"1, -2", "a string keeps its text");
+	cr_assert_str_eq(cJSON_GetArrayItem(b, 0)->valuestring, want[0]);
+	cr_assert_str_eq(cJSON_GetArrayItem(b, 1)->valuestring, want[1]);
+	cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetArrayItem(b, 2), "c")->valuestring, want[2]);
+	cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetArrayItem(b, 2), "d\\")->valuestring, "9");
+	cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(doc.root,
+	    "e")->valuestring, want[3]);
+	cr_assert_str_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(f, 0),
+	    0)->valuestring, want[4]);
+	cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(doc.root,
+	    "g")->valuestring, want[5]);
+	cr_assert(cJSON_IsNumber(cJSON_GetArrayItem(b, 0)));
+	json_doc_free(&doc);
+}

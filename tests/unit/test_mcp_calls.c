@@ -218,6 +218,21 @@ Test(calls, bad_arguments_are_an_invalid_result_and_no_record)
 	    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\",\"text2\":1}", "text2");
 }
 
+/* Review F2 and F3: input the contract calls malformed never runs. */
+Test(calls, strict_json_and_exact_integers_inside_arguments)
+{
+	expect_invalid("get_item", "\"\\ufeff\\u0001{\\\"id\\\":012}"
+	    "\\u0002\"", "arguments: must be an object; the string given is "
+	    "not strict JSON");
+	expect_invalid("get_item", "\"{\\\"id\\\": 5.}\"", "not strict JSON");
+	expect_invalid("get_item", "\"{\\\"id\\\":7,\\\"id\\\":7}\"",
+	    "not strict JSON");
+	expect_invalid("get_item", "{\"id\":9007199254740993}",
+	    "id: must be a whole number");
+	expect_invalid("get_item", "{\"id\":0.99999999999999999}",
+	    "id: must be a whole number");
+}
+
 Test(calls, a_tool_outside_the_profile_is_denied_naming_the_scope)
 {
 	struct record_audit_event ev;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json.h"
 #include "policy/args.h"
 #include "policy/constraint.h"
 #include "tests/unit/policy_fixture.h"
@@ -15,12 +16,28 @@ tool(int i)
 	return &fixture_policy()->tools[i];
 }
 
+/* The tree the frontend would see: json_parse_frame keeps number tokens. */
+static cJSON *
+strict_tree(const char *json)
+{
+	struct json_doc doc;
+	struct json_error jerr;
+	cJSON *root;
+
+	cr_assert(json_parse_frame((const uint8_t *)json, strlen(json),
+	    JSON_DEPTH_DEFAULT, &doc, &jerr), "test JSON %s: %s", json,
+	    jerr.reason);
+	root = doc.root;
+	doc.root = NULL;
+	return root;
+}
+
 /* Validates JSON text; returns the report text on failure, NULL on success. */
 static char *
 validate_text(int t, const char *json, struct value **out)
 {
 	struct args_error_report err = { 0 };
-	cJSON *args = cJSON_Parse(json);
+	cJSON *args = strict_tree(json);
 	char *text = NULL;
 	struct value *values = NULL;
 
@@ -39,6 +56,17 @@ validate_text(int t, const char *json, struct value **out)
 	args_error_report_free(&err);
 	cJSON_Delete(args);
 	return text;
+}
+
+/* A number item as json_parse_frame builds it, token and all. */
+static cJSON *
+number_with_token(double d, const char *token)
+{
+	cJSON *n = cJSON_CreateNumber(d);
+
+	n->valuestring = strdup(token);
+	cr_assert_not_null(n->valuestring);
+	return n;
 }
 
 static void
@@ -114,10 +142,68 @@ Test(args, a_string_holding_an_object_is_parsed_once)
 	assert_refused(FIXTURE_GET_ITEM, "\"\\\"{\\\\\\\"id\\\\\\\": 7}\\\"\"",
 	    "arguments: must be an object; a string was given that holds a string");
 	assert_refused(FIXTURE_GET_ITEM, "\"{\\\"id\\\": 7} x\"",
-	    "does not hold one JSON value");
+	    "is not strict JSON");
 	assert_refused(FIXTURE_GET_ITEM, "\"[1,2]\"", "that holds an array");
 	assert_refused(FIXTURE_GET_ITEM, "\"{\\\"id\\\": \\\"\\\\u0000\\\"}\"",
-	    "arguments: must not contain NUL");
+	    "is not strict JSON (\\u0000 in string");
+}
+
+/* Review F3: the value is read from the token, never rounded. */
+Test(args, integers_are_read_as_written_not_through_a_double)
+{
+	static const char *bad[] = {
+		"{\"id\":9007199254740992}",		/* 2^53 */
+		"{\"id\":9007199254740993}",		/* 2^53+1, rounds to 2^53 */
+		"{\"id\":-9007199254740993}",
+		"{\"id\":0.99999999999999999}",	/* rounds to 1 */
+		"{\"id\":1.00000000000000001}",	/* rounds to 1 */
+		"{\"id\":123456789012345678901234567890}",
+		"{\"id\":1e2}", "{\"id\":100E0}", "{\"id\":5.10}",
+	};
+	struct value *v = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_refused(FIXTURE_GET_ITEM, bad[i],
+		    "id: must be a whole number");
+	cr_assert_null(validate_text(FIXTURE_GET_ITEM,
+	    "{\"id\":9007199254740991}", &v));
+	cr_assert_eq(v[0].u.integer, INT64_C(9007199254740991));
+	value_array_free(v, 1);
+	cr_assert_null(validate_text(FIXTURE_GET_ITEM, "{\"id\":42.000}", &v));
+	cr_assert_eq(v[0].u.integer, 42);
+	value_array_free(v, 1);
+}
+
+/* Review F2: a string-held object meets the same strict parser. */
+Test(args, a_string_holding_an_object_is_parsed_strictly)
+{
+	static const char *bad[] = {
+		"\"\\ufeff{\\\"id\\\":7}\"",		/* BOM */
+		"\"\\u0001{\\\"id\\\":7}\\u0002\"",	/* controls */
+		"\"{\\\"id\\\":012}\"",			/* leading zero */
+		"\"{\\\"id\\\":5.}\"",			/* empty fraction */
+		"\"{\\\"id\\\":7,\\\"id\\\":8}\"",	/* duplicate key */
+		"\"{\\\"id\\\":7} x\"",			/* trailing bytes */
+		"\"{\\\"id\\\":7}\\u000b\"",		/* VT as space */
+		"\"{\\\"id\\\":\\\"\\\\u0000\\\"}\"",	/* \\u0000 */
+	};
+	char deep[300];
+	size_t i, used;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_refused(FIXTURE_GET_ITEM, bad[i],
+		    "arguments: must be an object; the string given is not "
+		    "strict JSON");
+	/* An object holding 64 arrays: one level over the frame's bound. */
+	used = (size_t)snprintf(deep, sizeof(deep), "\"{\\\"id\\\":");
+	for (i = 0; i < 64; i++)
+		deep[used++] = '[';
+	deep[used++] = '7';
+	for (i = 0; i < 64; i++)
+		deep[used++] = ']';
+	snprintf(deep + used, sizeof(deep) - used, "}\"");
+	assert_refused(FIXTURE_GET_ITEM, deep, "nesting");
 }
 
 Test(args, anything_else_than_an_object_is_refused_by_name)
@@ -153,9 +239,9 @@ Test(args, unknown_and_missing_properties_are_refused)
 
 Test(args, integers_are_whole_numbers_within_2_pow_53)
 {
-	assert_accepted(FIXTURE_GET_ITEM, "{\"id\":9007199254740992}");
+	assert_accepted(FIXTURE_GET_ITEM, "{\"id\":9007199254740991}");
 	assert_refused(FIXTURE_GET_ITEM, "{\"id\":9007199254740994}",
-	    "id: must be a whole number between -2^53 and 2^53");
+	    "id: must be a whole number between -(2^53-1) and 2^53-1");
 	assert_refused(FIXTURE_GET_ITEM, "{\"id\":1.5}", "id: must be a whole number");
 	assert_refused(FIXTURE_GET_ITEM, "{\"id\":\"5\"}",
 	    "id: must be an integer, not a string");
@@ -267,7 +353,7 @@ Test(args, invalid_utf8_in_a_string_is_refused)
 	cJSON *args = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(args, "name", "ok\xc0\xaf");
-	cJSON_AddNumberToObject(args, "qty", 3);
+	cJSON_AddItemToObject(args, "qty", number_with_token(3, "3"));
 	cr_assert_not(policy_args_validate(tool(FIXTURE_CREATE_ITEM), args, &v,
 	    &err));
 	cr_assert_eq(err.count, 1);
@@ -291,8 +377,16 @@ Test(args, one_message_per_path_even_for_repeated_members)
 	cr_assert_str_eq(err.errors[1].path, "x");
 	args_error_report_free(&err);
 	cJSON_Delete(args);
-	assert_refused(FIXTURE_GET_ITEM, "{\"id\":1,\"id\":2}",
-	    "id: is given more than once");
+	/* The strict parser refuses duplicate keys; args stands alone too. */
+	args = cJSON_CreateObject();
+	cJSON_AddItemToObject(args, "id", number_with_token(1, "1"));
+	cJSON_AddItemToObject(args, "id", number_with_token(2, "2"));
+	cr_assert_not(policy_args_validate(tool(FIXTURE_GET_ITEM), args, &v,
+	    &err));
+	cr_assert_eq(err.count, 1);
+	cr_assert_str_eq(err.errors[0].message, "id: is given more than once");
+	args_error_report_free(&err);
+	cJSON_Delete(args);
 }
 
 /* The issue's limit: 100 bad items cost at most 1,500 characters. */

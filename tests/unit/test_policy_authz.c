@@ -79,3 +79,17 @@ Test(authz, lookups_by_name)
 	cr_assert_eq(idx, FIXTURE_RUN_ECHO);
 	cr_assert_null(policy_tool_by_name(fixture_policy(), "run_echo ", &idx));
 }
+
+/* A session that matched no profile has NULL: every tool is refused. */
+Test(authz, no_profile_authorizes_nothing)
+{
+	const char *missing;
+	size_t i;
+
+	for (i = 0; i < fixture_policy()->tool_count; i++) {
+		missing = NULL;
+		cr_assert_not(policy_authorize(NULL, tool(i), &missing));
+		cr_assert_str_eq(missing, tool(i)->scope);
+		cr_assert_not(policy_authorize(NULL, tool(i), NULL));
+	}
+}

@@ -1,12 +1,14 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "policy/catalog.h"
+#include "policy/load.h"
 #include "tests/unit/policy_fixture.h"
 
 static char *
@@ -285,4 +287,150 @@ Test(catalog, exact_bounds_and_escaped_text)
 	    "n", "description")->valuestring, wide_params[0].description);
 	cJSON_Delete(root);
 	free(s);
+}
+
+/*
+ * Review F7: the pin covers where a call goes and with which secret, and
+ * which profile sees what.  Each edit below is one substitution in the
+ * loaded text; those in "moves" must change the fingerprint, those in
+ * "same" (key order, set order, credential file paths) must not.
+ */
+#define PIN_BASE "{\"sallyport\": 1,\n" \
+	"\"credentials\": {\"ro\": {\"type\": \"bearer\", \"file\": \"/c/ro\"},\n" \
+	" \"rw\": {\"type\": \"bearer\", \"file\": \"/c/rw\"},\n" \
+	" \"hd\": {\"type\": \"header\", \"file\": \"/c/hd\", " \
+	"\"header_name\": \"X-Key\"},\n" \
+	" \"k\": {\"type\": \"ssh-key\", \"private_key\": \"/c/k\"}},\n" \
+	"\"targets\": {\"api\": {\"type\": \"http\", " \
+	"\"base_url\": \"https://api.example.com:8443/v1\", " \
+	"\"credential\": \"ro\", \"timeout_ms\": 5000, " \
+	"\"follow_redirects\": false, \"allow_private\": false, " \
+	"\"allow_loopback\": false, \"allow_link_local\": false, " \
+	"\"ca_file\": \"/c/ca.pem\"},\n" \
+	" \"api2\": {\"type\": \"http\", \"base_url\": " \
+	"\"https://api2.example.com\", \"credential\": \"hd\"},\n" \
+	" \"web\": {\"type\": \"ssh\", \"host\": \"web1.example.com\", " \
+	"\"port\": 22, \"user\": \"ops\", \"credential\": \"k\", " \
+	"\"known_hosts\": \"/c/kh\"},\n" \
+	" \"db\": {\"type\": \"ssh\", \"host\": \"db1.example.com\", " \
+	"\"user\": \"ops\", \"credential\": \"k\", \"host_key_sha256\": " \
+	"\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\"}},\n" \
+	"\"tools\": [{\"name\": \"get\", \"description\": \"d\", " \
+	"\"target\": \"api\", \"scope\": \"read\", " \
+	"\"http\": {\"method\": \"GET\", \"path\": \"/x\"}},\n" \
+	" {\"name\": \"get2\", \"description\": \"d\", " \
+	"\"target\": \"api2\", \"scope\": \"read\", " \
+	"\"http\": {\"method\": \"GET\", \"path\": \"/y\"}},\n" \
+	" {\"name\": \"up\", \"description\": \"d\", \"target\": \"web\", " \
+	"\"scope\": \"ops\", \"ssh\": {\"argv\": [\"uptime\"]}},\n" \
+	" {\"name\": \"df\", \"description\": \"d\", \"target\": \"db\", " \
+	"\"scope\": \"ops\", \"ssh\": {\"argv\": [\"df\"]}}],\n" \
+	"\"profiles\": {\"reader\": {\"scopes\": [\"read\"]},\n" \
+	" \"oncall\": {\"scopes\": [\"read\", \"ops\"], " \
+	"\"match\": {\"uid\": [1001, 1002], \"gid\": [50]}}}}"
+
+struct pin_edit {
+	const char *from, *to, *what;
+};
+
+static const struct pin_edit pin_moves[] = {
+	{ ":8443/v1\"", ":8443/v2\"", "the base path" },
+	{ ":8443/v1\"", ":9443/v1\"", "the HTTP port" },
+	{ "https://api.example.com", "https://api.example.net", "the HTTP host" },
+	{ "\"credential\": \"ro\"", "\"credential\": \"rw\"",
+	  "the credential's name" },
+	{ "\"credential\": \"ro\"", "\"credential\": \"hd\"",
+	  "the credential's type" },
+	{ "\"X-Key\"", "\"X-Api-Key\"", "the credential's header name" },
+	{ "\"credential\": \"ro\", ", "", "whether a credential goes along" },
+	{ "\"timeout_ms\": 5000", "\"timeout_ms\": 5001", "the target timeout" },
+	{ "\"path\": \"/x\"}}", "\"path\": \"/x\"}, \"timeout_ms\": 100}",
+	  "a tool's timeout" },
+	{ "\"follow_redirects\": false", "\"follow_redirects\": true",
+	  "follow_redirects" },
+	{ "\"allow_private\": false", "\"allow_private\": true", "allow_private" },
+	{ "\"allow_loopback\": false", "\"allow_loopback\": true",
+	  "allow_loopback" },
+	{ "\"allow_link_local\": false", "\"allow_link_local\": true",
+	  "allow_link_local" },
+	{ "/c/ca.pem", "/c/other-ca.pem", "the CA file" },
+	{ "\"port\": 22,", "\"port\": 2222,", "the SSH port" },
+	{ "web1.example.com", "web2.example.com", "the SSH host" },
+	{ "\"user\": \"ops\", \"credential\": \"k\", \"known",
+	  "\"user\": \"root\", \"credential\": \"k\", \"known", "the SSH user" },
+	{ "/c/kh", "/c/kh2", "the known_hosts file" },
+	{ "ba7816bf", "ca7816bf", "the host key digest" },
+	{ "[\"read\", \"ops\"]", "[\"read\"]", "a profile losing a scope" },
+	{ "\"scopes\": [\"read\"]}", "\"scopes\": [\"read\", \"ops\"]}",
+	  "a profile gaining a scope" },
+	{ "\"reader\"", "\"readers\"", "a profile's name" },
+	{ "[1001, 1002]", "[1001, 1003]", "a matched uid" },
+	{ "[50]", "[51]", "a matched gid" },
+};
+
+static const struct pin_edit pin_same[] = {
+	{ "\"file\": \"/c/ro\"", "\"file\": \"/etc/sallyport/ro.token\"",
+	  "a credential file path" },
+	{ "\"private_key\": \"/c/k\"", "\"private_key\": \"/c/k2\"",
+	  "a private key path" },
+	{ "\"type\": \"http\", \"base_url\": \"https://api.example.com:8443/v1\", ",
+	  "\"base_url\": \"https://api.example.com:8443/v1\", \"type\": \"http\", ",
+	  "the order of a target's keys" },
+	{ "[\"read\", \"ops\"]", "[\"ops\", \"read\"]", "the order of scopes" },
+	{ "[1001, 1002], \"gid\": [50]", "[1002, 1001], \"gid\": [50]",
+	  "the order of uids" },
+	{ "\"match\": {\"uid\": [1001, 1002], \"gid\": [50]}",
+	  "\"match\": {\"gid\": [50], \"uid\": [1001, 1002]}",
+	  "the order of match keys" },
+	{ "\"profiles\": {\"reader\": {\"scopes\": [\"read\"]},\n \"oncall\": "
+	  "{\"scopes\": [\"read\", \"ops\"], \"match\": {\"uid\": [1001, 1002], "
+	  "\"gid\": [50]}}}",
+	  "\"profiles\": {\"oncall\": {\"scopes\": [\"read\", \"ops\"], "
+	  "\"match\": {\"uid\": [1001, 1002], \"gid\": [50]}},\n \"reader\": "
+	  "{\"scopes\": [\"read\"]}}", "the order of profiles" },
+};
+
+/* The fingerprint of PIN_BASE with e applied (NULL: as it is). */
+static void
+pin_fingerprint(const struct pin_edit *e, uint8_t out[HASH_SHA256_LEN])
+{
+	static const char base[] = PIN_BASE;
+	char text[sizeof(base) + 256];
+	const char *at = base;
+	struct policy_diags d = { 0 };
+	struct policy *p;
+	size_t head;
+
+	if (e != NULL) {
+		cr_assert_not_null(at = strstr(base, e->from), "%s", e->what);
+		head = (size_t)(at - base);
+		snprintf(text, sizeof(text), "%.*s%s%s", (int)head, base, e->to,
+		    at + strlen(e->from));
+	} else
+		snprintf(text, sizeof(text), "%s", base);
+	p = policy_load("t.json", text, strlen(text), &d);
+	cr_assert_not_null(p, "%s: %s", e ? e->what : "base",
+	    d.count ? d.items[0].text : "");
+	cr_assert_eq(d.count, 0, "%s: %s", e ? e->what : "base", d.items[0].text);
+	fingerprint(p, out);
+	policy_free(p);
+	policy_diags_free(&d);
+}
+
+Test(catalog, fingerprint_covers_targets_credentials_and_profiles)
+{
+	uint8_t base[HASH_SHA256_LEN], other[HASH_SHA256_LEN];
+	size_t i;
+
+	pin_fingerprint(NULL, base);
+	for (i = 0; i < sizeof(pin_moves) / sizeof(pin_moves[0]); i++) {
+		pin_fingerprint(&pin_moves[i], other);
+		cr_expect_neq(memcmp(base, other, sizeof(base)), 0,
+		    "same fingerprint with another %s", pin_moves[i].what);
+	}
+	for (i = 0; i < sizeof(pin_same) / sizeof(pin_same[0]); i++) {
+		pin_fingerprint(&pin_same[i], other);
+		cr_expect_eq(memcmp(base, other, sizeof(base)), 0,
+		    "fingerprint changed with %s", pin_same[i].what);
+	}
 }

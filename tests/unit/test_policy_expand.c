@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
+#include "common/json.h"
 #include "policy/args.h"
 #include "policy/constraint.h"
 #include "policy/expand.h"
@@ -133,6 +135,52 @@ Test(expand, a_path_never_gets_a_dot_segment_or_an_empty_value)
 	    "empty");
 	cr_assert_null(path_of("", NULL, why));
 	cr_assert_str_eq(why, "get_file: leaf is needed in the path");
+}
+
+/*
+ * Review F4, defence in depth: even a template the loader would refuse
+ * ("/docs/%2e{v}/x") cannot produce a segment that decodes to "..".
+ */
+static struct policy_template_part dotted_parts[] = {
+	{ .literal = "/docs/%2e", .literal_len = 9 },
+	{ .is_param = true, .param_index = 0 },
+	{ .literal = "/x", .literal_len = 2 },
+};
+static const struct policy_tool dotted_tool = {
+	.name = "get_doc", .kind = TOOL_HTTP,
+	.http = { .method = "GET", .path = { dotted_parts, 3 } },
+	.params = path_params, .param_count = 1,
+};
+
+static bool
+dotted_path(const char *v, char *why)
+{
+	struct value val = { 0 };
+	struct policy_buf b;
+	bool ok;
+
+	set_str(&val, v);
+	policy_buf_init(&b, 4096);
+	ok = expand_http_path(&dotted_tool, &val, &b, why, WHY_SIZE);
+	policy_buf_free(&b);
+	value_free(&val);
+	return ok;
+}
+
+Test(expand, a_path_never_gets_an_encoded_dot_segment)
+{
+	char why[WHY_SIZE];
+
+	cr_assert_not(dotted_path(".", why));
+	cr_assert_str_eq(why, "get_doc: the path would hold a dot segment");
+	cr_assert(dotted_path("a", why), "%s", why);
+	cr_assert(dotted_path(".a", why), "%s", why);
+	cr_assert(expand_segment_is_dots("%2E%2e", 6));
+	cr_assert(expand_segment_is_dots(".%2E", 4));
+	cr_assert(expand_segment_is_dots("%2e", 3));
+	cr_assert_not(expand_segment_is_dots("%2e%2e%2e", 9));
+	cr_assert_not(expand_segment_is_dots("%252e", 5));
+	cr_assert_not(expand_segment_is_dots("", 0));
 }
 
 Test(expand, integer_path_value)
@@ -327,19 +375,41 @@ Test(expand, ssh_argv_elements_are_single_quoted_words)
 
 	set_str(&v[0], "'; rm -rf / #");
 	s = command_of(tool(FIXTURE_RUN_ECHO), v);
-	cr_assert_str_eq(s, "'printf' '%s\\n' ''\\''; rm -rf / #' 'xy'",
+	cr_assert_str_eq(s, "'printf' '%s'\\\\'n' ''\\''; rm -rf / #' 'xy'",
 	    "absent b inside a word expands to nothing");
 	free(s);
 	set_str(&v[1], "$(id)");
 	s = command_of(tool(FIXTURE_RUN_ECHO), v);
-	cr_assert_str_eq(s, "'printf' '%s\\n' ''\\''; rm -rf / #' 'x$(id)y'");
+	cr_assert_str_eq(s, "'printf' '%s'\\\\'n' ''\\''; rm -rf / #' 'x$(id)y'");
 	free(s);
 	set_str(&v[0], "");
 	s = command_of(tool(FIXTURE_RUN_ECHO), v);
-	cr_assert_str_eq(s, "'printf' '%s\\n' '' 'x$(id)y'", "empty is a word");
+	cr_assert_str_eq(s, "'printf' '%s'\\\\'n' '' 'x$(id)y'", "empty is a word");
 	free(s);
 	value_free(&v[0]);
 	value_free(&v[1]);
+}
+
+/* Review F5: no backslash is ever left inside single quotes. */
+Test(expand, a_backslash_is_written_outside_the_quotes)
+{
+	static const char *cases[][2] = {
+		{ "x\\", "'x'\\\\''" },
+		{ "\\'", "''\\\\''\\'''" },
+		{ "a\\\\b", "'a'\\\\''\\\\'b'" },
+		{ "\xe6\x97\xa5\\n", "'\xe6\x97\xa5'\\\\'n'" },
+	};
+	struct policy_buf b;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		policy_buf_init(&b, 256);
+		cr_assert(expand_shell_quote(cases[i][0], strlen(cases[i][0]),
+		    &b));
+		cr_assert(policy_buf_append(&b, "", 0));
+		cr_assert_str_eq(b.data, cases[i][1], "case %zu", i);
+		policy_buf_free(&b);
+	}
 }
 
 /* printf '<%s>' {a} {b} pre-{a}-post: each word shows up bracketed. */
@@ -371,22 +441,43 @@ static const struct policy_tool shell_tool = {
 	.params = shell_params, .param_count = 2,
 };
 
-/* Runs line with /bin/sh -c in dir; returns what it printed. */
+/*
+ * Runs line with "shell -c" in dir; returns what it printed.  fish gets
+ * --no-config and a HOME it cannot write, so it leaves nothing behind.
+ */
 static char *
-run_shell(const char *dir, const char *line, size_t *len)
+run_shell(const char *shell, const char *dir, const char *line, size_t *len)
 {
 	struct policy_buf out;
 	char chunk[4096];
-	size_t n;
-	FILE *p;
+	int fds[2], status;
+	ssize_t n;
+	pid_t pid;
 
-	cr_assert_eq(chdir(dir), 0);
-	p = popen(line, "r");
-	cr_assert_not_null(p);
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		if (chdir(dir) != 0 || dup2(fds[1], 1) == -1 ||
+		    setenv("HOME", "/nonexistent", 1) != 0)
+			_exit(127);
+		close(fds[0]);
+		close(fds[1]);
+		if (strcmp(shell, "fish") == 0)
+			execlp("fish", "fish", "--no-config", "-c", line,
+			    (char *)NULL);
+		else
+			execl(shell, shell, "-c", line, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
 	policy_buf_init(&out, 1 << 20);
-	while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0)
-		policy_buf_append(&out, chunk, n);
-	cr_assert_eq(pclose(p), 0, "the shell failed on: %s", line);
+	while ((n = read(fds[0], chunk, sizeof(chunk))) > 0)
+		policy_buf_append(&out, chunk, (size_t)n);
+	close(fds[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "%s failed (status %d) on: %s", shell, status, line);
 	return policy_buf_steal(&out, len);
 }
 
@@ -413,7 +504,13 @@ Test(expand, hostile_words_reach_a_real_shell_literally)
 		{ "../../etc/passwd %2e%2e", "\\'\\\"'" },
 		{ "\r\nX-Injected: 1", "* ? [a-z] ~ $HOME !! &" },
 		{ "''''", "|touch m7|" },
+		/* Review F5: fish read \' and \\ inside '...' as escapes. */
+		{ "x\\", ";touch m8;echo \\" },
+		{ "\\'", "\\\\'\\" },
+		{ "x\\", "\" ; touch m9 ; echo \\\"" },
 	};
+	static const char *const shells[] = { "/bin/sh", "fish" };
+	size_t k;
 	char dir[] = "/tmp/sp-expand-XXXXXX", *line, *got, expect[512];
 	struct value v[2] = { 0 };
 	size_t i, len;
@@ -423,13 +520,17 @@ Test(expand, hostile_words_reach_a_real_shell_literally)
 		set_str(&v[0], hostile[i][0]);
 		set_str(&v[1], hostile[i][1]);
 		line = command_of(&shell_tool, v);
-		got = run_shell(dir, line, &len);
 		snprintf(expect, sizeof(expect), "<%s><%s><pre-%s-post>",
 		    hostile[i][0], hostile[i][1], hostile[i][0]);
-		cr_assert_eq(len, strlen(expect), "case %zu: %s", i, got);
-		cr_assert_str_eq(got, expect, "case %zu", i);
+		for (k = 0; k < sizeof(shells) / sizeof(shells[0]); k++) {
+			got = run_shell(shells[k], dir, line, &len);
+			cr_assert_eq(len, strlen(expect), "%s case %zu: %s",
+			    shells[k], i, got);
+			cr_assert_str_eq(got, expect, "%s case %zu", shells[k],
+			    i);
+			free(got);
+		}
 		free(line);
-		free(got);
 	}
 	cr_assert_eq(dir_entries(dir), 0, "a marker file was created");
 	cr_assert_eq(chdir("/"), 0);
@@ -452,7 +553,7 @@ Test(expand, long_multibyte_text_reaches_the_shell_whole)
 	set_str(&v[1], "\xf0\x9f\x98\x80");
 	cr_assert_not_null(mkdtemp(dir));
 	line = command_of(&shell_tool, v);
-	got = run_shell(dir, line, &len);
+	got = run_shell("/bin/sh", dir, line, &len);
 	i = (size_t)asprintf(&expect, "<%s><\xf0\x9f\x98\x80><pre-%s-post>",
 	    big, big);
 	cr_assert_not_null(expect);
@@ -525,7 +626,15 @@ pipeline_values(const struct policy_tool *t, const char *json)
 	struct args_error_report err = { 0 };
 	struct value *v = NULL;
 	char reason[256], *text;
-	cJSON *args = cJSON_Parse(json);
+	struct json_doc doc;
+	struct json_error jerr;
+	cJSON *args;
+
+	/* As the frontend parses it: integers are read from their tokens. */
+	cr_assert(json_parse_frame((const uint8_t *)json, strlen(json),
+	    JSON_DEPTH_DEFAULT, &doc, &jerr), "%s: %s", json, jerr.reason);
+	args = doc.root;
+	doc.root = NULL;
 
 	if (!policy_args_validate(t, args, &v, &err)) {
 		text = args_error_report_text(&err, t->name);

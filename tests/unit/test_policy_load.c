@@ -313,7 +313,7 @@ Test(load_templates, path_has_no_dot_segments)
 		    "'..' segment");
 	}
 	p = load_ok(TOOL("\"http\": {\"method\": \"GET\", \"path\": "
-	    "\"/a..b/.well-known/%2e%2ex\"}"));
+	    "\"/a..b/.well-known/%2F%2Fx\"}"));
 	policy_free(p);
 	expect_only(HEAD "\"targets\": {\"api\": {\"type\": \"http\", "
 	    "\"base_url\": \"https://api.example.com/v1/%2E%2e\"}}}", "\"https://",
@@ -360,3 +360,44 @@ Test(load_tools, action_members)
 	    "tools[0].ssh.argv: must be an array of 1 to 256 strings");
 }
 
+
+/*
+ * Review F4: a literal '%' in a path only as %XX, never %2e, so a value
+ * next to it cannot finish an encoded dot segment ("%{a}%{b}" with "2e").
+ */
+#define NOT_HEX "has a '%' not followed by two hex digits (a placeholder " \
+	"cannot supply them)"
+#define ENCODED_DOT "has an encoded dot %2e; write '.' (and no '.' or '..' " \
+	"segment)"
+
+Test(load_templates, path_percent_only_as_hex_pairs_and_never_a_dot)
+{
+	static const char *const bad[][2] = {
+		{ "/files/%{a}/raw", NOT_HEX },
+		{ "/files/%2{a}/raw", NOT_HEX },
+		{ "/files/{a}%", NOT_HEX },
+		{ "/files/%zz{a}", NOT_HEX },
+		{ "/docs/%2e{a}/x", ENCODED_DOT },
+		{ "/docs/{a}%2E", ENCODED_DOT },
+		{ "/a..b/.well-known/%2e%2ex{a}", ENCODED_DOT },
+	};
+	char text[1024], path[64], want[256];
+	struct policy *p;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(path, sizeof(path), "\"%s\"", bad[i][0]);
+		snprintf(text, sizeof(text), TOOL("\"http\": {\"method\": "
+		    "\"GET\", \"path\": %s}, \"params\": {\"a\": {\"type\": "
+		    "\"string\"}}"), path);
+		snprintf(want, sizeof(want), "tools[0].http.path: %s",
+		    bad[i][1]);
+		expect_among(text, path, want);
+	}
+	p = load_ok(TOOL("\"http\": {\"method\": \"GET\", \"path\": "
+	    "\"/a%2Fb/%C3%A9{a}%41\"}, \"params\": {\"a\": {\"type\": "
+	    "\"string\"}}"));
+	cr_assert_str_eq(p->tools[0].http.path.parts[0].literal,
+	    "/a%2Fb/%C3%A9");
+	policy_free(p);
+}

@@ -138,6 +138,9 @@ Test(load_top, limits_server_and_pin)
 	expect_only("{\"sallyport\": 1, \"limits\": {\"call_timeout_ms\": "
 	    "600001}}", "600001", "limits.call_timeout_ms: must be between 100 "
 	    "and 600000");
+	expect_only("{\"sallyport\": 1, \"limits\": {\"result_max_chars\": "
+	    "16385}}", "16385", "limits.result_max_chars: must be between 1024 "
+	    "and 16384");
 	expect_only("{\"sallyport\": 1, \"server\": {\"on_invalid\": \"drop\"}}",
 	    "\"drop\"", "server.on_invalid: must be \"close\" or \"reject\"");
 	expect_only("{\"sallyport\": 1, \"server\": {\"sandbox\": \"off\"}}",
@@ -182,6 +185,36 @@ Test(load_profiles, scopes_and_match)
 	cr_assert_eq(p->profiles[1].match_uid_count, 2);
 	cr_assert_eq(p->profiles[1].match_uids[0], 1001);
 	cr_assert_eq(p->profiles[1].match_gids[0], 7);
+	policy_free(p);
+}
+
+/* One uid or gid in two profiles would let the file's order decide. */
+Test(load_profiles, one_profile_per_uid_and_per_gid)
+{
+	struct policy *p;
+
+	expect_only("{\"sallyport\": 1, \"profiles\": {\"ops\": {\"scopes\": "
+	    "[\"admin\"], \"match\": {\"uid\": [7, 1001]}},\n \"ro\": "
+	    "{\"scopes\": [], \"match\": {\"uid\": [1001]}}}}", "1001]}}}",
+	    "profiles.ro.match.uid[0]: uid 1001 is already matched by profile "
+	    "\"ops\"; a client must have one profile");
+	expect_only("{\"sallyport\": 1, \"profiles\": {\"a\": {\"scopes\": "
+	    "[], \"match\": {\"gid\": [50]}}, \"b\": {\"scopes\": [], "
+	    "\"match\": {\"uid\": [3], \"gid\": [4, 50]}}}}", "50]}}}}",
+	    "profiles.b.match.gid[1]: gid 50 is already matched by profile "
+	    "\"a\"; a client must have one profile");
+	expect_only("{\"sallyport\": 1, \"profiles\": {\"a\": {\"scopes\": "
+	    "[], \"match\": {\"gid\": [9, 9]}}}}", "9]}}}}",
+	    "profiles.a.match.gid[1]: gid 9 is already matched by profile "
+	    "\"a\"; a client must have one profile");
+	expect_only("{\"sallyport\": 1, \"profiles\": {\"a\": {\"scopes\": "
+	    "[], \"match\": {\"uid\": []}}}}", "{\"uid\"",
+	    "profiles.a.match: must list at least one uid or gid");
+	/* The same number as a uid in one profile and a gid in another. */
+	p = load_ok("{\"sallyport\": 1, \"profiles\": {\"a\": {\"scopes\": "
+	    "[], \"match\": {\"uid\": [1001]}}, \"b\": {\"scopes\": [], "
+	    "\"match\": {\"gid\": [1001]}}}}");
+	cr_assert_eq(p->profiles[1].match_gids[0], 1001);
 	policy_free(p);
 }
 

@@ -1,0 +1,7 @@
+# tests of sp connect, the systemd units and the sp(1) man page
+OPS_TESTS = \
+	tests/integration/ops_connect.py \
+	tests/integration/ops_units.py \
+	tests/integration/ops_man.py
+TESTS += $(OPS_TESTS)
+EXTRA_DIST += $(OPS_TESTS)
