@@ -97,7 +97,7 @@ def kill_executor_in_flight():
     check("... with outcome unknown, as an error, saying what to check",
           res.get("structuredContent", {}).get("outcome") == "unknown" and
           res.get("isError") is True and
-          "check the target" in res["structuredContent"].get("message", ""),
+          "check get_item" in res["structuredContent"].get("message", ""),
           out)
     check("... and the session ends with 70", status == 70, err)
 

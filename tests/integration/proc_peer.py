@@ -92,6 +92,8 @@ def main():
     check("session-start names the profile and the peer",
           rec.get("profile") == "ops" and
           rec.get("peer") == "uid %d gid %d" % (uid, gid), rec)
+    check("and the peer's pid (the socket's creator: this process)",
+          rec.get("peer_pid") == os.getpid(), rec)
     names, status, err = session(cfg, over_socket=False)
     check("a pipe has no peer credentials: 'default'",
           status == 0 and names == ["get_item"], (names, err))
