@@ -19,6 +19,8 @@ PROC_SOURCES = \
 	broker/test_hook.c broker/test_hook.h \
 	$(FRONTEND_SOURCES) $(EXECUTOR_MAIN_SOURCES)
 sp_SOURCES += $(PROC_SOURCES)
+# the broker's side of children's audit events
+sp_SOURCES += broker/audit_event.c broker/audit_event.h
 # sp demo (the front branch)
 sp_SOURCES += broker/cmd_demo.c
 # sp connect: the stdin/stdout relay to a system instance's socket
