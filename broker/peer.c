@@ -122,7 +122,14 @@ peer_pick_profile(const struct policy *policy, const char *requested, int fd,
 	if (socket_peer) {
 		p = peer_match_profile(policy, uid, gid);
 		*from = p != NULL ? "peer credentials" : "none";
-		return p;
+		/*
+		 * A peer of our own uid could have started sp mcp itself
+		 * (Node's child_process stdio is a socketpair, not a pipe),
+		 * so the local rule below applies to it; a peer of any
+		 * other uid (systemd's Accept=yes) never gets "default".
+		 */
+		if (p != NULL || uid != getuid())
+			return p;
 	}
 	p = policy_profile_by_name(policy, "default");
 	if (p != NULL && !peer_fits(p, uid, gid))

@@ -10,9 +10,12 @@
  * Unix socket peer:  --profile NAME if that profile has no match or its
  *                    match fits the peer (else refused); otherwise the
  *                    profile whose uid list holds the peer's uid, else the
- *                    one whose gid list holds its gid; otherwise no
- *                    profile: no tools.  "default" is never a fallback
- *                    for a socket peer.
+ *                    one whose gid list holds its gid; otherwise, when
+ *                    the peer's uid is the running uid (it could have
+ *                    started sp itself: Node's stdio is a socketpair),
+ *                    the local rule below; otherwise no profile: no
+ *                    tools.  "default" is never a fallback for a socket
+ *                    peer of another uid (systemd's Accept=yes).
  * Anything else:     --profile NAME with the same match rule against the
  *                    running uid/gid; otherwise "default" when the policy
  *                    has it and it has no match or its match fits the
