@@ -88,12 +88,10 @@ function writePolicy(dir, port) {
 const dir = mkdtempSync(join(tmpdir(), 'sp-sdk-'));
 mkdirSync(join(dir, 'cwd'));
 const target = await startTarget(dir);
-// Node gives the child a socketpair, not a pipe, as stdin; broker/peer.c
-// treats any unix socket as a socket peer, to whom "default" is never a
-// fallback, so the profile is named.
+// No --profile: Node gives the child a socketpair as stdin, and a client
+// of our own uid must still get "default" (broker/peer.h).
 const transport = new sdk.StdioClientTransport({
-  command: sp, args: ['mcp', '--config', writePolicy(dir, target.port),
-    '--profile', 'default'],
+  command: sp, args: ['mcp', '--config', writePolicy(dir, target.port)],
   cwd: join(dir, 'cwd'), stderr: 'pipe',
 });
 let stderr = '';
