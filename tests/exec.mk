@@ -3,7 +3,8 @@
 # the sshd fixture on loopback.
 EXEC_TESTS = \
 	tests/integration/exec_http.py \
-	tests/integration/exec_ssh.py
+	tests/integration/exec_ssh.py \
+	tests/integration/exec_limits.py
 TESTS += $(EXEC_TESTS)
 EXTRA_DIST += $(EXEC_TESTS) tests/integration/exec_lib.py
 
