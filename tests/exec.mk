@@ -45,3 +45,14 @@ tests_unit_test_exec_credentials_SOURCES = \
 tests_unit_test_exec_credentials_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_exec_credentials_LDADD = libspcommon.a $(UNIT_LDADD) \
 	$(SP_LIBS)
+
+# Name resolution on a thread, bounded by the call's budget.
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_http_resolve
+TESTS += tests/unit/test_http_resolve
+endif
+tests_unit_test_http_resolve_SOURCES = tests/unit/test_http_resolve.c \
+	$(HTTP_HARNESS)
+tests_unit_test_http_resolve_CPPFLAGS = $(tests_unit_test_http_CPPFLAGS)
+tests_unit_test_http_resolve_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_http_resolve_LDADD = $(tests_unit_test_http_LDADD)
