@@ -1,6 +1,6 @@
 /*
- * Resolution on a worker thread (executor/http_resolve.h).  The job is
- * shared by the loop and the thread with a reference count: whichever
+ * Resolution on resolver threads (executor/http_resolve.h).  A job is
+ * shared by the loop and the queue/thread with a reference count: whichever
  * lets go last closes the socketpair and frees it, so an abandoned job
  * whose resolver is still blocked costs nothing more than the thread.
  */
@@ -20,9 +20,19 @@
 #include "executor/http_resolve.h"
 
 #define RESOLVE_ADDRS_MAX 16
+/* Names stuck at once before others wait (each still ends at its budget). */
+#define RESOLVE_THREADS 4
+
+struct http_resolver {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct http_resolve_job *head, **tailp;	/* queued, under mu */
+};
 
 struct http_resolve_job {
 	atomic_int refs;		/* the loop's share and the thread's */
+	atomic_bool abandoned;
+	struct http_resolve_job *next;	/* in the queue, under its mutex */
 	int fds[2];			/* [0] watched by the loop, [1] the thread's */
 	struct event *ev;		/* while the loop waits */
 	char *host;
@@ -49,17 +59,66 @@ job_unref(struct http_resolve_job *j)
 	free(j);
 }
 
-static void *
-job_run(void *arg)
+static void
+job_run(struct http_resolve_job *j)
 {
-	struct http_resolve_job *j = arg;
 	char one = 1;
 
-	j->ok = j->fn(j->fn_arg, j->host, j->port, j->addrs, j->max, &j->n);
-	/* The send orders the writes above before the loop's read. */
-	(void)send(j->fds[1], &one, 1, MSG_NOSIGNAL);
+	if (!atomic_load(&j->abandoned)) {
+		j->ok = j->fn(j->fn_arg, j->host, j->port, j->addrs, j->max,
+		    &j->n);
+		/* The send orders the writes above before the loop's read. */
+		(void)send(j->fds[1], &one, 1, MSG_NOSIGNAL);
+	}
 	job_unref(j);
+}
+
+static void *
+resolver_worker(void *arg)
+{
+	struct http_resolver *r = arg;
+	struct http_resolve_job *j;
+
+	for (;;) {
+		(void)pthread_mutex_lock(&r->mu);
+		while (r->head == NULL)
+			(void)pthread_cond_wait(&r->cv, &r->mu);
+		j = r->head;
+		if ((r->head = j->next) == NULL)
+			r->tailp = &r->head;
+		(void)pthread_mutex_unlock(&r->mu);
+		job_run(j);
+	}
 	return NULL;
+}
+
+struct http_resolver *
+http_resolver_new(void)
+{
+	struct http_resolver *r;
+	pthread_t t;
+	int i, rc;
+
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		log_error("out of memory");
+		return NULL;
+	}
+	r->tailp = &r->head;
+	if ((rc = pthread_mutex_init(&r->mu, NULL)) != 0 ||
+	    (rc = pthread_cond_init(&r->cv, NULL)) != 0) {
+		log_error("%s", strerror(rc));
+		free(r);
+		return NULL;
+	}
+	for (i = 0; i < RESOLVE_THREADS; i++)
+		if ((rc = pthread_create(&t, NULL, resolver_worker, r)) != 0 ||
+		    (rc = pthread_detach(t)) != 0) {
+			/* Threads already started keep r: it stays. */
+			log_error("cannot start a resolver thread: %s",
+			    strerror(rc));
+			return NULL;
+		}
+	return r;
 }
 
 static void
@@ -100,35 +159,12 @@ job_new(struct event_base *base, const char *host)
 	return j;
 }
 
-static void *
-prepare_run(void *arg)
-{
-	return arg;
-}
-
-bool
-http_resolve_prepare(void)
-{
-	pthread_t t;
-	int rc;
-
-	if ((rc = pthread_create(&t, NULL, prepare_run, NULL)) != 0 ||
-	    (rc = pthread_join(t, NULL)) != 0) {
-		log_error("cannot start a thread: %s", strerror(rc));
-		return false;
-	}
-	return true;
-}
-
 struct http_resolve_job *
-http_resolve_start(struct event_base *base, http_resolve_fn fn, void *fn_arg,
-    const char *host, uint16_t port, size_t max, http_resolved_fn done,
-    void *arg)
+http_resolve_start(struct http_resolver *r, struct event_base *base,
+    http_resolve_fn fn, void *fn_arg, const char *host, uint16_t port,
+    size_t max, http_resolved_fn done, void *arg)
 {
 	struct http_resolve_job *j;
-	pthread_attr_t attr;
-	pthread_t t;
-	int rc;
 
 	if ((j = job_new(base, host)) == NULL)
 		return NULL;
@@ -138,20 +174,13 @@ http_resolve_start(struct event_base *base, http_resolve_fn fn, void *fn_arg,
 	j->max = max < RESOLVE_ADDRS_MAX ? max : RESOLVE_ADDRS_MAX;
 	j->done = done;
 	j->arg = arg;
+	atomic_init(&j->abandoned, false);
 	atomic_init(&j->refs, 2);
-	if ((rc = pthread_attr_init(&attr)) == 0) {
-		(void)pthread_attr_setdetachstate(&attr,
-		    PTHREAD_CREATE_DETACHED);
-		rc = pthread_create(&t, &attr, job_run, j);
-		(void)pthread_attr_destroy(&attr);
-	}
-	if (rc != 0) {
-		log_error("%s: cannot start a resolver thread: %s", host,
-		    strerror(rc));
-		atomic_store(&j->refs, 1);
-		job_unref(j);
-		return NULL;
-	}
+	(void)pthread_mutex_lock(&r->mu);
+	*r->tailp = j;
+	r->tailp = &j->next;
+	(void)pthread_cond_signal(&r->cv);
+	(void)pthread_mutex_unlock(&r->mu);
 	return j;
 }
 
@@ -163,5 +192,6 @@ http_resolve_abandon(struct http_resolve_job *j)
 		j->ev = NULL;
 	}
 	j->done = NULL;
+	atomic_store(&j->abandoned, true);
 	job_unref(j);
 }
