@@ -27,6 +27,7 @@ struct http_resolver {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct http_resolve_job *head, **tailp;	/* queued, under mu */
+	int started;				/* threads running, under mu */
 };
 
 struct http_resolve_job {
@@ -79,6 +80,10 @@ resolver_worker(void *arg)
 	struct http_resolver *r = arg;
 	struct http_resolve_job *j;
 
+	(void)pthread_mutex_lock(&r->mu);
+	r->started++;
+	(void)pthread_cond_broadcast(&r->cv);
+	(void)pthread_mutex_unlock(&r->mu);
 	for (;;) {
 		(void)pthread_mutex_lock(&r->mu);
 		while (r->head == NULL)
@@ -118,6 +123,12 @@ http_resolver_new(void)
 			    strerror(rc));
 			return NULL;
 		}
+	/* A thread's own start-up (ASan's sigaltstack) must be over before
+	 * the filter, which applies to every thread, is installed. */
+	(void)pthread_mutex_lock(&r->mu);
+	while (r->started < RESOLVE_THREADS)
+		(void)pthread_cond_wait(&r->cv, &r->mu);
+	(void)pthread_mutex_unlock(&r->mu);
 	return r;
 }
 
