@@ -27,6 +27,8 @@ int cmd_catalog(int argc, char **argv);
 /* sp mcp [--config FILE] [--profile NAME] (broker/mcp.c) */
 int cmd_mcp(int argc, char **argv);
 
+/* sp demo: a short MCP session against a local target (broker/cmd_demo.c) */
+int cmd_demo(int argc, char **argv);
 /* sp connect SOCKET: relay stdin/stdout to a unix socket
  * (broker/cmd_connect.c); 69 when it cannot connect, 74 on an I/O
  * error. */

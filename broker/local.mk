@@ -1,6 +1,6 @@
 sp_SOURCES = \
 	broker/sp.c broker/commands.h
-sp_LDADD = libsppolicy.a libspcommon.a $(SP_LIBS)
+sp_LDADD = libspfrontend.a libsppolicy.a libspcommon.a $(SP_LIBS)
 # the audit log: writer, argument rendering, verifier, `sp audit`
 AUDIT_SOURCES = \
 	broker/audit_log.c broker/audit_log.h \
@@ -19,6 +19,10 @@ PROC_SOURCES = \
 	broker/test_hook.c broker/test_hook.h \
 	$(FRONTEND_SOURCES) $(EXECUTOR_MAIN_SOURCES)
 sp_SOURCES += $(PROC_SOURCES)
+# the broker's side of children's audit events
+sp_SOURCES += broker/audit_event.c broker/audit_event.h
+# sp demo (the front branch)
+sp_SOURCES += broker/cmd_demo.c
 # sp connect: the stdin/stdout relay to a system instance's socket
 sp_SOURCES += broker/cmd_connect.c
 EXTRA_DIST += contrib/systemd/sallyport.socket \

@@ -49,6 +49,7 @@ struct mcp_session {
 	const struct policy_profile *profile;
 	const char *profile_from;	/* how the profile was chosen */
 	char peer[64];			/* "uid 1001 gid 1001", or none */
+	pid_t peer_pid;			/* 0: not known */
 	uint8_t fingerprint[HASH_SHA256_LEN];
 	struct record_limits limits;
 	char id[MCP_SESSION_BYTES * 2 + 1];
@@ -181,6 +182,8 @@ mcp_audit_start(struct mcp_session *s)
 	    s->profile->name : "");
 	cJSON_AddStringToObject(m, "profile_from", s->profile_from);
 	cJSON_AddStringToObject(m, "peer", s->peer);
+	if (s->peer_pid > 0)
+		cJSON_AddNumberToObject(m, "peer_pid", s->peer_pid);
 	cJSON_AddStringToObject(m, "policy_sha256", hex);
 	cJSON_AddStringToObject(m, "version", PACKAGE_VERSION);
 	ok = audit_log_append(s->log, "session-start", m, true);
@@ -200,6 +203,12 @@ mcp_audit_end(struct mcp_session *s, const struct supervise_summary *sum)
 		cJSON_AddNumberToObject(m, "status", sum->status);
 		cJSON_AddNumberToObject(m, "rejections", (double)sum->rejections);
 		cJSON_AddNumberToObject(m, "violations", (double)sum->violations);
+		cJSON_AddNumberToObject(m, "intents", (double)sum->intents);
+		cJSON_AddNumberToObject(m, "executions", (double)sum->executions);
+		cJSON_AddNumberToObject(m, "cancellations",
+		    (double)sum->cancellations);
+		cJSON_AddNumberToObject(m, "audit_failures",
+		    (double)sum->audit_failures);
 		if (!audit_log_append(s->log, "session-end", m, true))
 			log_error("session-end could not be audited");
 	}
@@ -264,7 +273,7 @@ mcp_prepare(const struct mcp_args *a, struct mcp_session *s)
 	}
 	if (s->profile == NULL)
 		log_warn("no profile matches this client: no tools");
-	if (peer_credentials(STDIN_FILENO, &uid, &gid))
+	if (peer_credentials(STDIN_FILENO, &uid, &gid, &s->peer_pid))
 		(void)snprintf(s->peer, sizeof(s->peer), "uid %u gid %u",
 		    (unsigned)uid, (unsigned)gid);
 	else
@@ -272,7 +281,8 @@ mcp_prepare(const struct mcp_args *a, struct mcp_session *s)
 	if (!mcp_session_id(s) || !mcp_open_audit(s) || !mcp_audit_start(s))
 		return SP_EXIT_INTERNAL;
 	if ((s->base = event_base_new()) == NULL ||
-	    (s->sv = supervise_new(s->base, s->log, &s->limits, s->fingerprint,
+	    (s->sv = supervise_new(s->base, s->log, s->policy,
+	    &s->limits, s->fingerprint,
 	    s->policy->limits.call_timeout_ms)) == NULL)
 		return SP_EXIT_INTERNAL;
 	return SP_EXIT_OK;

@@ -13,7 +13,7 @@
 #include "policy/authz.h"
 
 bool
-peer_credentials(int fd, uid_t *uid, gid_t *gid)
+peer_credentials(int fd, uid_t *uid, gid_t *gid, pid_t *pid)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -31,6 +31,8 @@ peer_credentials(int fd, uid_t *uid, gid_t *gid)
 		return false;
 	*uid = cred.uid;
 	*gid = cred.gid;
+	if (pid != NULL)
+		*pid = cred.pid;
 	return true;
 }
 
@@ -111,7 +113,7 @@ peer_pick_profile(const struct policy *policy, const char *requested, int fd,
 	uid_t uid;
 	gid_t gid;
 
-	if (!(socket_peer = peer_credentials(fd, &uid, &gid))) {
+	if (!(socket_peer = peer_credentials(fd, &uid, &gid, NULL))) {
 		uid = getuid();
 		gid = getgid();
 	}

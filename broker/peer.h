@@ -33,10 +33,12 @@
 #include "policy/policy.h"
 
 /*
- * Reads the peer's uid and gid of fd when it is a connected unix socket.
- * false when it is not one (a pipe, a tty, a file).
+ * Reads the peer's uid, gid and pid (pid may be NULL) of fd when it is a
+ * connected unix socket.  false when it is not one (a pipe, a tty, a
+ * file).  The pid is the socket's creator's at connect time: for the
+ * audit, not for trust.
  */
-bool peer_credentials(int fd, uid_t *uid, gid_t *gid);
+bool peer_credentials(int fd, uid_t *uid, gid_t *gid, pid_t *pid);
 
 /*
  * The profile whose match lists uid, else the one whose match lists gid,

@@ -23,6 +23,7 @@ static const struct sp_command sp_commands[] = {
 	{ "check", cmd_check, "check [--config FILE]" },
 	{ "catalog", cmd_catalog, "catalog [--config FILE] [--profile NAME]" },
 	{ "mcp", cmd_mcp, "mcp [--config FILE] [--profile NAME]" },
+	{ "demo", cmd_demo, "demo" },
 	{ "connect", cmd_connect, "connect SOCKET" },
 	/* Internal roles the broker execs; not for people, so no usage. */
 	{ ".frontend", frontend_main, NULL },

@@ -14,6 +14,7 @@
 
 #include <event2/event.h>
 
+#include "broker/audit_event.h"
 #include "broker/child_role.h"
 #include "broker/commands.h"
 #include "broker/supervise.h"
@@ -30,6 +31,7 @@
  * (closed channel) is then not mistaken for the cause.
  */
 #define SUPERVISE_SETTLE_MS 50
+#define SUPERVISE_LATE_ACK_MS 400	/* test hook broker:late-ack */
 
 static const int supervise_signals[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
 #define NSIGNALS (sizeof(supervise_signals) / sizeof(supervise_signals[0]))
@@ -37,6 +39,7 @@ static const int supervise_signals[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
 struct supervisor {
 	struct event_base *base;
 	struct audit_log *log;
+	const struct policy *policy;
 	const struct record_limits *limits;
 	const uint8_t *fingerprint;
 	uint32_t call_timeout_ms;
@@ -242,65 +245,116 @@ supervise_on_tick(evutil_socket_t fd, short what, void *arg)
 }
 
 
-static const char *
-supervise_kind_name(enum record_audit_kind kind)
+static void
+supervise_send_ack(int fd, const char *role, const struct record_audit_ack *ack)
 {
-	switch (kind) {
-	case RECORD_AUDIT_REJECTION: return "rejection";
-	case RECORD_AUDIT_INTENT: return "intent";
-	case RECORD_AUDIT_EXECUTION: return "execution";
-	case RECORD_AUDIT_VIOLATION: return "violation";
-	default: return "cancellation";
-	}
+	struct buf out;
+
+	buf_init_writer(&out, RECORD_MAX_BYTES);
+	if (record_audit_ack_encode(ack, &out) != RECORD_OK ||
+	    !child_send_record(fd, &out))
+		log_error("%s not answered", role);
+	buf_free(&out);
 }
 
-/* The record's members; never the offending bytes, only their hash. */
-static cJSON *
-supervise_event_members(const struct child *c,
-    const struct record_audit_event *ev)
-{
-	char hex[HASH_SHA256_HEX_LEN + 1];
-	cJSON *m = cJSON_CreateObject();
+/* An ack held back by the test hook broker:late-ack. */
+struct supervise_late_ack {
+	int fd;
+	const char *role;
+	struct record_audit_ack ack;
+};
 
-	if (m == NULL)
-		return NULL;
-	cJSON_AddStringToObject(m, "from", c->role);
-	if (ev->kind == RECORD_AUDIT_REJECTION) {
-		cJSON_AddNumberToObject(m, "frame", (double)ev->frame_no);
-		cJSON_AddNumberToObject(m, "code", ev->code);
-	} else if (ev->call_id != 0) {
-		cJSON_AddNumberToObject(m, "call", (double)ev->call_id);
-		cJSON_AddNumberToObject(m, "tool", ev->tool_index);
-	}
-	if (ev->reason.len > 0)
-		cJSON_AddStringToObject(m, "reason", ev->reason.ptr);
-	if (ev->flags & AUDIT_HAS_SHA256) {
-		hash_hex(ev->sha256, sizeof(ev->sha256), hex);
-		cJSON_AddStringToObject(m, "sha256", hex);
-	}
-	return m;
+static void
+supervise_on_late_ack(evutil_socket_t fd, short what, void *arg)
+{
+	struct supervise_late_ack *late = arg;
+
+	(void)fd;
+	(void)what;
+	supervise_send_ack(late->fd, late->role, &late->ack);
+	free(late);
 }
 
 /*
- * Minimal acknowledgement of an executor's intent (added on branch exec
- * so actions can run; branch auditint owns the real one): written when
- * the log took the record, or when there is no log.
+ * Test builds: broker:late-ack sends the acks of execution records
+ * SUPERVISE_LATE_ACK_MS late, as a slow disk would, so a test can see the
+ * executor hold a mutating tool's result until then.
+ */
+static bool
+supervise_ack_late(struct supervisor *sv, const struct child *c,
+    const struct record_audit_ack *ack)
+{
+	struct timeval tv = { 0, SUPERVISE_LATE_ACK_MS * 1000 };
+	struct supervise_late_ack *late;
+
+	if (!test_hook_is("broker", "late-ack") ||
+	    (late = malloc(sizeof(*late))) == NULL)
+		return false;
+	late->fd = c->control;
+	late->role = c->role;
+	late->ack = *ack;
+	if (event_base_once(sv->base, -1, EV_TIMEOUT, supervise_on_late_ack,
+	    late, &tv) == 0)
+		return true;
+	free(late);
+	return false;
+}
+
+static void
+supervise_ack(struct supervisor *sv, const struct child *c,
+    const struct record_audit_event *ev, bool written)
+{
+	struct record_audit_ack ack = { ev->call_id, written ?
+	    RECORD_AUDIT_WRITTEN : RECORD_AUDIT_FAILED };
+
+	if (test_hook_is("broker", "no-ack"))	/* a broker that hangs */
+		return;
+	if (c->pid == 0)	/* drained after its death: nobody waits */
+		return;
+	if (ev->kind == RECORD_AUDIT_EXECUTION &&
+	    supervise_ack_late(sv, c, &ack))
+		return;
+	supervise_send_ack(c->control, c->role, &ack);
+}
+
+static void
+supervise_count(struct supervise_summary *sum, enum record_audit_kind kind)
+{
+	switch (kind) {
+	case RECORD_AUDIT_REJECTION: sum->rejections++; break;
+	case RECORD_AUDIT_VIOLATION: sum->violations++; break;
+	case RECORD_AUDIT_INTENT: sum->intents++; break;
+	case RECORD_AUDIT_EXECUTION: sum->executions++; break;
+	case RECORD_AUDIT_CANCELLATION: sum->cancellations++; break;
+	}
+}
+
+/*
+ * Writes the record, then acks what the child waits for: WRITTEN only
+ * once the record is in the file (synced, for a mutating tool).  Without
+ * a log nothing is audited and the broker said so at start.
  */
 static void
-supervise_ack_intent(const struct child *c, uint64_t call_id, bool written)
+supervise_record_event(struct supervisor *sv, const struct child *c,
+    const struct record_audit_event *ev)
 {
-	struct record_audit_ack ack = { call_id, written ?
-	    RECORD_AUDIT_WRITTEN : RECORD_AUDIT_FAILED };
-	struct buf out;
+	struct audit_event_plan plan;
+	cJSON *m = NULL;
+	bool written;
 
-	if (test_hook_is("broker", "no-ack"))
-		return;
-	buf_init_writer(&out, RECORD_MAX_BYTES);
-	if (record_audit_ack_encode(&ack, &out) != RECORD_OK ||
-	    !child_send_record(c->control, &out))
-		log_error("supervise_ack_intent: call %llu not acknowledged",
-		    (unsigned long long)call_id);
-	buf_free(&out);
+	written = audit_event_plan(sv->policy, c->role, ev, &plan);
+	if (written && sv->log != NULL) {
+		m = audit_event_members(sv->policy, c->role, ev);
+		written = m != NULL && audit_log_append(sv->log, plan.kind, m,
+		    plan.durable);
+		cJSON_Delete(m);
+	}
+	if (!written)
+		sv->sum->audit_failures++;
+	else
+		supervise_count(sv->sum, ev->kind);
+	if (plan.acked)
+		supervise_ack(sv, c, ev, written);
 }
 
 static void
@@ -309,31 +363,15 @@ supervise_audit_event(struct supervisor *sv, const struct child *c,
 {
 	struct record_audit_event ev;
 	enum record_error e;
-	bool written = true;
-	cJSON *m;
 
 	if ((e = record_audit_event_decode(rec, len, sv->limits, &ev)) !=
 	    RECORD_OK) {
 		log_error("%s sent a bad audit event: %s", c->role,
 		    record_error_str(e));
+		sv->sum->audit_failures++;
 		return;
 	}
-	if (ev.kind == RECORD_AUDIT_REJECTION)
-		sv->sum->rejections++;
-	else if (ev.kind == RECORD_AUDIT_VIOLATION)
-		sv->sum->violations++;
-	if (sv->log != NULL) {
-		m = supervise_event_members(c, &ev);
-		if (m == NULL || !audit_log_append(sv->log,
-		    supervise_kind_name(ev.kind), m, false)) {
-			sv->sum->audit_failures++;
-			written = false;
-		}
-		cJSON_Delete(m);
-	}
-	if (ev.kind == RECORD_AUDIT_INTENT && c->control != -1 &&
-	    strcmp(c->role, "executor") == 0)
-		supervise_ack_intent(c, ev.call_id, written);
+	supervise_record_event(sv, c, &ev);
 	record_audit_event_free(&ev);
 }
 
@@ -416,7 +454,7 @@ supervise_on_control(evutil_socket_t fd, short what, void *arg)
 
 struct supervisor *
 supervise_new(struct event_base *base, struct audit_log *log,
-    const struct record_limits *limits,
+    const struct policy *policy, const struct record_limits *limits,
     const uint8_t fingerprint[HASH_SHA256_LEN], uint32_t call_timeout_ms)
 {
 	struct supervisor *sv;
@@ -426,6 +464,7 @@ supervise_new(struct event_base *base, struct audit_log *log,
 		return NULL;
 	sv->base = base;
 	sv->log = log;
+	sv->policy = policy;
 	sv->limits = limits;
 	sv->fingerprint = fingerprint;
 	sv->call_timeout_ms = call_timeout_ms;

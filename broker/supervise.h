@@ -24,6 +24,7 @@
 #include "broker/audit_log.h"
 #include "broker/children.h"
 #include "common/record.h"
+#include "policy/policy.h"
 
 struct event_base;
 struct supervisor;
@@ -34,17 +35,22 @@ struct supervise_summary {
 	char why[128];		/* why the session ended, one phrase */
 	uint64_t rejections;	/* frames the frontend refused */
 	uint64_t violations;	/* records the executor refused */
+	uint64_t intents;	/* actions announced and written */
+	uint64_t executions;	/* actions that ran, whatever their outcome */
+	uint64_t cancellations;
 	uint64_t audit_failures;/* events that could not be written */
 };
 
 /*
  * Prepares the loop on base (borrowed) and catches the signals, before
  * any child exists so no exit goes unseen.  log may be NULL (nothing is
- * audited); it, limits and fingerprint are borrowed and must outlive the
+ * audited); it, policy (whose catalog names the tools of audit events),
+ * limits and fingerprint are borrowed and must outlive the
  * supervisor.  NULL after logging.  Free with supervise_free().
  */
 struct supervisor *supervise_new(struct event_base *base,
-    struct audit_log *log, const struct record_limits *limits,
+    struct audit_log *log, const struct policy *policy,
+    const struct record_limits *limits,
     const uint8_t fingerprint[HASH_SHA256_LEN], uint32_t call_timeout_ms);
 
 /*

@@ -17,7 +17,9 @@ struct child_context;
 /*
  * True when SP_TEST_HOOK is exactly "ROLE:ACTION" (test build only; else
  * always false).  The executor's "hold" leaves actions unanswered, as a
- * slow target would.
+ * slow target would; the broker's "no-ack" leaves intents unacked, as a
+ * hung broker would, and its "late-ack" acks execution records late, as
+ * a slow disk would.
  */
 bool test_hook_is(const char *role, const char *action);
 

@@ -75,7 +75,9 @@ enum record_type {
 	RECORD_RESULT = 3,		/* executor -> frontend, answers ACTION */
 	RECORD_CANCEL = 4,		/* frontend -> executor */
 	RECORD_AUDIT_EVENT = 5,		/* child -> broker */
-	RECORD_AUDIT_ACK = 6,		/* broker -> child, answers an INTENT */
+	RECORD_AUDIT_ACK = 6,		/* broker -> child, answers an INTENT,
+					 * or a mutating tool's EXECUTION
+					 * (broker/audit_event.h) */
 };
 
 enum record_error {

@@ -158,8 +158,10 @@ static const struct filter_rule executor_rules[] = {
  * Broker, after spawning both children: supervise them (wait, kill only
  * the pids given at load time, signals), relay on its inherited sockets,
  * and append to the audit log it opened before confinement (write, fsync,
- * locks, stat and seek for re-reading the tail).  No open, no socket, no
- * exec, no fork.
+ * locks, stat and seek for re-reading the tail).  ftruncate because the
+ * writer cuts a torn tail left by a killed writer (and its own short
+ * write) under the lock: without it a confined broker would be killed by
+ * the first append after a crash.  No open, no socket, no exec, no fork.
  */
 static const struct filter_rule broker_rules[] = {
 	ALLOW(read), ALLOW(write), ALLOW(readv), ALLOW(writev),
@@ -167,6 +169,7 @@ static const struct filter_rule broker_rules[] = {
 	ALLOW(recvmsg), ALLOW(sendmsg), ALLOW(recvfrom), ALLOW(sendto),
 	ALLOW(close),
 	ALLOW(fsync), ALLOW(fdatasync), ALLOW(flock), ALLOW(fstat), FSTAT_FD,
+	ALLOW(ftruncate),
 	ALLOW(epoll_wait), ALLOW(epoll_pwait), ALLOW(epoll_ctl),
 	ALLOW(brk), NO_EXEC(mmap), NO_EXEC(mprotect),
 	ALLOW(munmap), ALLOW(mremap), ALLOW(madvise),

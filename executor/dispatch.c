@@ -53,6 +53,7 @@ dispatch_call_free(struct dispatch_call *c)
 		}
 	if (c->ack_timer != NULL)
 		event_free(c->ack_timer);
+	buf_free(&c->result);
 	dispatch_http_clear(&c->http);
 	value_array_free(c->args, c->arg_count);
 	free(c);
@@ -69,26 +70,76 @@ dispatch_call_find(struct dispatch *d, uint64_t call_id)
 	return NULL;
 }
 
+static void
+dispatch_send_result(struct dispatch_call *c)
+{
+	if (!child_send_record(CHILD_FD_ACTION, &c->result)) {
+		log_error("call %llu not answered",
+		    (unsigned long long)c->call_id);
+		c->d->status = SP_EXIT_INTERNAL;
+	}
+	dispatch_call_free(c);
+}
+
+/*
+ * No ack of a mutating tool's execution record in time: the action has
+ * happened, so the client still learns its result; the broker logs why
+ * its record is missing or unsynced.
+ */
+static void
+dispatch_on_record_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct dispatch_call *c = arg;
+
+	(void)fd;
+	(void)what;
+	log_warn("call %llu: execution record not confirmed in %u ms",
+	    (unsigned long long)c->call_id, c->budget_ms);
+	dispatch_send_result(c);
+}
+
+/* A mutating tool's result waits for its synced execution record
+ * (DESIGN.md section 6). */
+static void
+dispatch_hold_result(struct dispatch_call *c)
+{
+	struct timeval tv = { c->budget_ms / 1000,
+	    (c->budget_ms % 1000) * 1000 };
+
+	c->state = CALL_WAITING_RECORD;
+	if ((c->ack_timer = evtimer_new(c->d->base, dispatch_on_record_timeout,
+	    c)) == NULL || evtimer_add(c->ack_timer, &tv) == -1) {
+		log_error("call %llu: cannot wait for the execution record",
+		    (unsigned long long)c->call_id);
+		dispatch_send_result(c);
+	}
+}
+
 void
 dispatch_finish(struct dispatch_call *c, struct record_result *r,
     int32_t status)
 {
 	struct dispatch *d = c->d;
-	struct buf out;
+	bool ran = c->state == CALL_RUNNING;
 
 	r->call_id = c->call_id;
 	r->duration_us = dispatch_now_us() - c->start_us;
-	buf_init_writer(&out, RECORD_MAX_BYTES);
-	if (record_result_encode(r, &d->ctx->limits, &out) != RECORD_OK ||
-	    !child_send_record(CHILD_FD_ACTION, &out)) {
+	buf_init_writer(&c->result, RECORD_MAX_BYTES);
+	if (record_result_encode(r, &d->ctx->limits, &c->result) !=
+	    RECORD_OK) {
 		log_error("dispatch_finish: call %llu not answered",
 		    (unsigned long long)c->call_id);
 		d->status = SP_EXIT_INTERNAL;
+		dispatch_call_free(c);
+		return;
 	}
-	buf_free(&out);
-	if (c->state == CALL_RUNNING)
-		exec_audit_execution(c, r->outcome, status, r->duration_us);
-	dispatch_call_free(c);
+	if (ran && !exec_audit_execution(c, r->outcome, status,
+	    r->duration_us))
+		ran = false;	/* not sent: no ack will come */
+	if (ran && c->tool->mutating)
+		dispatch_hold_result(c);
+	else
+		dispatch_send_result(c);
 }
 
 void
@@ -183,8 +234,8 @@ dispatch_cancel(struct dispatch *d, uint64_t call_id)
 	struct dispatch_call *c = dispatch_call_find(d, call_id);
 	bool sent = false;
 
-	if (c == NULL || c->cancelled)
-		return;
+	if (c == NULL || c->cancelled || c->state == CALL_WAITING_RECORD)
+		return;		/* unknown, or done: its result is on its way */
 	c->cancelled = true;
 	if (c->state == CALL_WAITING_ACK) {
 		/* The intent is logged; the ack still closes the call. */
@@ -220,6 +271,13 @@ dispatch_control_record(struct dispatch *d, const uint8_t *rec, size_t len)
 		return;
 	}
 	c = dispatch_call_find(d, ack.call_id);
+	if (c != NULL && c->state == CALL_WAITING_RECORD) {
+		if (ack.status != RECORD_AUDIT_WRITTEN)
+			log_warn("call %llu: its execution record could not be "
+			    "written", (unsigned long long)ack.call_id);
+		dispatch_send_result(c);
+		return;
+	}
 	if (c == NULL || c->state != CALL_WAITING_ACK) {
 		log_warn("audit ack for call %llu, which is not waiting",
 		    (unsigned long long)ack.call_id);

@@ -23,6 +23,8 @@
 enum call_state {
 	CALL_WAITING_ACK,	/* intent sent; nothing done yet */
 	CALL_RUNNING,		/* handed to an engine */
+	CALL_WAITING_RECORD,	/* mutating: result held until the broker
+				 * acks the execution record as synced */
 };
 
 /* The expanded HTTP request; every pointer owned by the call. */
@@ -50,6 +52,7 @@ struct dispatch_call {
 	uint32_t budget_ms;
 	uint64_t start_us;		/* arrival, monotonic */
 	struct event *ack_timer;	/* the budget, while the ack is awaited */
+	struct buf result;		/* encoded, while CALL_WAITING_RECORD */
 	struct call_http http;
 	struct ssh_call *ssh;		/* engine's handle while running */
 };
@@ -68,8 +71,9 @@ struct dispatch {
 uint64_t dispatch_now_us(void);
 
 /*
- * Encodes r and sends it to the frontend, then an execution event to the
- * broker; frees the call.  status is the HTTP or exit status for the
+ * Encodes r, sends an execution event to the broker and r to the
+ * frontend (for a mutating tool, once the broker acked the event); frees
+ * the call, now or then.  status is the HTTP or exit status for the
  * audit (0 when none).
  */
 void dispatch_finish(struct dispatch_call *c, struct record_result *r,
@@ -89,7 +93,8 @@ bool dispatch_ssh_start(struct dispatch_call *c);
 
 /* executor/exec_audit.c: the executor's audit events (see there). */
 bool exec_audit_intent(const struct dispatch_call *c);
-void exec_audit_execution(const struct dispatch_call *c,
+/* false when the event could not be sent. */
+bool exec_audit_execution(const struct dispatch_call *c,
     enum record_outcome outcome, int32_t status, uint64_t duration_us);
 
 #endif

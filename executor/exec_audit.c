@@ -8,8 +8,9 @@
  *              broker can parse it back and never sees a raw value the
  *              param did not allow.  The call then waits for the
  *              broker's AUDIT_ACK (dispatch.c).
- *   EXECUTION  after the result was sent: outcome, HTTP or exit
- *              status, duration.
+ *   EXECUTION  once the result is known: outcome, HTTP or exit status,
+ *              duration.  For a mutating tool the result is held until
+ *              the broker acks this record as synced (dispatch.c).
  */
 #include "config.h"
 
@@ -94,11 +95,12 @@ exec_audit_intent(const struct dispatch_call *c)
 	return ok;
 }
 
-void
+bool
 exec_audit_execution(const struct dispatch_call *c,
     enum record_outcome outcome, int32_t status, uint64_t duration_us)
 {
 	struct record_audit_event ev;
+	bool ok;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = RECORD_AUDIT_EXECUTION;
@@ -107,7 +109,14 @@ exec_audit_execution(const struct dispatch_call *c,
 	ev.outcome = outcome;
 	ev.status = status;
 	ev.duration_us = duration_us;
-	if (!exec_audit_send(c, &ev))
+	/* The execution record stands alone: it repeats the shapes. */
+	ev.shape_count = c->tool->param_count < c->arg_count ?
+	    c->tool->param_count : c->arg_count;
+	ok = (ev.shapes = exec_audit_shapes(c)) != NULL &&
+	    exec_audit_send(c, &ev);
+	exec_audit_shapes_free(ev.shapes, ev.shape_count);
+	if (!ok)
 		log_error("exec_audit_execution: call %llu not audited",
 		    (unsigned long long)c->call_id);
+	return ok;
 }

@@ -10,5 +10,4 @@ libspfrontend_a_SOURCES = \
 # the frontend role: stdio transport, protocol writer, MCP session
 FRONTEND_SOURCES = \
 	frontend/frontend.h frontend/main.c \
-	frontend/writer.c frontend/writer.h \
-	frontend/session.c frontend/session.h
+	frontend/writer.c frontend/writer.h

@@ -1,7 +1,11 @@
 /*
  * Entry of the frontend role (frontend/frontend.h): load the policy
- * handed over, confine, greet the executor, then run the session on a
- * libevent loop until end of input.
+ * handed over, confine, greet the executor, then run the MCP session
+ * (frontend/mcp_session.h) on a libevent loop until end of input.  This
+ * file is the session's I/O: frames in from fd 0, the session's output
+ * items out in order (protocol lines to the one writer on fd 1, records
+ * to the executor, audit events to the broker), results in from the
+ * executor.
  */
 #include "config.h"
 
@@ -20,10 +24,16 @@
 #include "common/frame.h"
 #include "common/log.h"
 #include "frontend/frontend.h"
-#include "frontend/session.h"
+#include "frontend/mcp_session.h"
+#include "policy/catalog.h"
 #include "frontend/writer.h"
 
 #define FRONTEND_READ_CHUNK 65536
+
+/* The writer's drained callback is what resumes reading after the
+ * session's output bound stopped it, so it must fire below that bound. */
+_Static_assert(WRITER_QUEUE_RESUME < MCP_OUTPUT_QUEUE_BOUND,
+    "the writer must wake the loop below the session's output bound");
 
 struct frontend {
 	struct child_context ctx;
@@ -33,20 +43,23 @@ struct frontend {
 	struct event *ev_term;
 	struct frame_reader reader;
 	struct writer *out;
-	struct session *session;
+	struct mcp_session *session;
+	struct mcp_output items;	/* the session's output, sent at once */
 	uint8_t *inbuf;		/* FRONTEND_READ_CHUNK bytes */
 	uint8_t *recbuf;	/* RECORD_MAX_BYTES bytes */
 	bool input_done;	/* nothing more is read from fd 0 */
+	bool window_open;	/* inbuf may still hold frames not taken */
 	bool stdin_file;	/* fd 0 cannot be polled: a file, /dev/null */
 	bool finishing;
-	int status;
+	bool failed;		/* an internal error: exit 70 */
 };
 
 /* Input is over: once every call is answered, flush and end. */
 static void
 frontend_maybe_finish(struct frontend *fe)
 {
-	if (!fe->input_done || fe->finishing || session_inflight(fe->session))
+	if (!fe->input_done || fe->finishing ||
+	    mcp_session_inflight(fe->session) > 0)
 		return;
 	fe->finishing = true;
 	writer_finish(fe->out);
@@ -60,34 +73,115 @@ frontend_stop_input(struct frontend *fe)
 	frontend_maybe_finish(fe);
 }
 
-/* Asks for the next chunk of fd 0. */
+/* An internal error: nothing more is read; calls in flight still end. */
+static void
+frontend_fail(struct frontend *fe)
+{
+	fe->failed = true;
+	frontend_stop_input(fe);
+}
+
+static bool
+frontend_may_read(const struct frontend *fe)
+{
+	return !fe->input_done && mcp_session_may_read(fe->session,
+	    writer_queued(fe->out));
+}
+
+/*
+ * Asks for the next frame when the session may take one: from the chunk
+ * already read if it holds more, else from fd 0.
+ */
 static void
 frontend_want_input(struct frontend *fe)
 {
-	if (fe->input_done || writer_is_full(fe->out))
+	if (mcp_session_should_close(fe->session)) {
+		frontend_stop_input(fe);
 		return;
-	if (fe->stdin_file)
-		event_active(fe->ev_stdin, EV_READ, 0);
-	else
+	}
+	if (!frontend_may_read(fe)) {
+		(void)event_del(fe->ev_stdin);
+		return;
+	}
+	if (!fe->stdin_file)
 		(void)event_add(fe->ev_stdin, NULL);
+	if (fe->stdin_file || fe->window_open)
+		event_active(fe->ev_stdin, EV_READ, 0);
 }
 
-static void
-frontend_feed(struct frontend *fe, const uint8_t *data, size_t len)
+/* One whole record on a SOCK_SEQPACKET channel; false after logging. */
+static bool
+frontend_send_record(int fd, const uint8_t *data, size_t len)
 {
-	struct frame f;
+	struct buf rec;
 
-	frame_reader_feed(&fe->reader, data, len);
-	while (frame_reader_next(&fe->reader, &f)) {
-		if (!session_frame(fe->session, &f)) {
-			frontend_stop_input(fe);
-			return;
+	buf_init_reader(&rec, data, len);
+	return child_send_record(fd, &rec);
+}
+
+/*
+ * Sends what the session appended, in order, and empties the list.  A
+ * lost client drops its lines but not the records: a call already made
+ * still runs and is still audited.
+ */
+static void
+frontend_flush_items(struct frontend *fe)
+{
+	const struct mcp_item *it;
+	size_t i;
+
+	for (i = 0; i < fe->items.count; i++) {
+		it = &fe->items.items[i];
+		switch (it->kind) {
+		case MCP_ITEM_LINE:
+			/* the writer adds the line's '\n' itself */
+			(void)writer_send(fe->out, (const char *)it->data,
+			    it->len > 0 ? it->len - 1 : 0);
+			break;
+		case MCP_ITEM_EXECUTOR:
+			if (!frontend_send_record(CHILD_FD_ACTION, it->data,
+			    it->len))
+				fe->failed = true;
+			break;
+		case MCP_ITEM_AUDIT:
+			if (!frontend_send_record(CHILD_FD_CONTROL, it->data,
+			    it->len))
+				fe->failed = true;
+			break;
 		}
 	}
-	if (writer_is_full(fe->out))
-		(void)event_del(fe->ev_stdin);
-	else if (fe->stdin_file)
-		frontend_want_input(fe);
+	mcp_output_clear(&fe->items);
+}
+
+/*
+ * Hands the session the frames of the chunk read last, one at a time,
+ * while it may take them.  true when the chunk is used up; false when
+ * frames stay held back (the chunk must not be overwritten yet).
+ */
+static bool
+frontend_drain(struct frontend *fe)
+{
+	struct frame f;
+	bool ok;
+
+	while (fe->window_open) {
+		if (!frontend_may_read(fe))
+			return false;
+		if (!frame_reader_next(&fe->reader, &f)) {
+			fe->window_open = false;
+			break;
+		}
+		ok = f.status == FRAME_OK ?
+		    mcp_session_handle_frame(fe->session, f.bytes, f.len,
+		    f.number, &fe->items) :
+		    mcp_session_handle_bad_frame(fe->session, &f, &fe->items);
+		frontend_flush_items(fe);
+		if (!ok) {
+			frontend_fail(fe);
+			return false;
+		}
+	}
+	return true;
 }
 
 static void
@@ -99,18 +193,50 @@ frontend_on_stdin(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	if (!frontend_drain(fe) || !frontend_may_read(fe)) {
+		frontend_want_input(fe);
+		return;
+	}
 	n = read(STDIN_FILENO, fe->inbuf, FRONTEND_READ_CHUNK);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n > 0) {
-		frontend_feed(fe, fe->inbuf, (size_t)n);
+		frame_reader_feed(&fe->reader, fe->inbuf, (size_t)n);
+		fe->window_open = true;
+		(void)frontend_drain(fe);
+		frontend_want_input(fe);
 		return;
 	}
 	if (n == -1)
-		log_error("read: %s", strerror(errno));
-	if (frame_reader_finish(&fe->reader, &f))
-		(void)session_frame(fe->session, &f);
+		log_error("frontend_on_stdin: read: %s", strerror(errno));
+	if (frame_reader_finish(&fe->reader, &f)) {
+		if (!mcp_session_handle_bad_frame(fe->session, &f, &fe->items))
+			fe->failed = true;
+		frontend_flush_items(fe);
+	}
 	frontend_stop_input(fe);
+}
+
+/* One result record from the executor; false: the channel is broken. */
+static bool
+frontend_result(struct frontend *fe, const uint8_t *rec, size_t len)
+{
+	struct record_result r;
+	enum record_error e;
+	bool ok;
+
+	if ((e = record_result_decode(rec, len,
+	    mcp_session_record_limits(fe->session), &r)) != RECORD_OK) {
+		log_error("frontend_result: executor record refused: %s",
+		    record_error_str(e));
+		return false;
+	}
+	ok = mcp_session_handle_result(fe->session, &r, &fe->items);
+	record_result_free(&r);
+	frontend_flush_items(fe);
+	if (!ok)
+		fe->failed = true;
+	return true;
 }
 
 static void
@@ -124,15 +250,19 @@ frontend_on_action(evutil_socket_t fd, short what, void *arg)
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n > 0 && (size_t)n <= RECORD_MAX_BYTES &&
-	    session_executor_record(fe->session, fe->recbuf, (size_t)n)) {
+	    frontend_result(fe, fe->recbuf, (size_t)n)) {
+		/* an answered call may let a held-back frame in */
+		if (!fe->input_done)
+			frontend_want_input(fe);
 		frontend_maybe_finish(fe);
 		return;
 	}
-	log_error("the executor channel is %s", n == 0 ? "closed" : "broken");
-	session_executor_lost(fe->session);
+	log_error("frontend_on_action: the executor channel is %s",
+	    n == 0 ? "closed" : "broken");
 	(void)event_del(fe->ev_action);
-	fe->status = SP_EXIT_INTERNAL;
-	frontend_stop_input(fe);
+	(void)mcp_session_executor_lost(fe->session, &fe->items);
+	frontend_flush_items(fe);
+	frontend_fail(fe);
 }
 
 /* The broker ends the session in order: stop reading, flush, exit. */
@@ -158,6 +288,30 @@ frontend_on_finished(void *arg)
 	(void)event_base_loopbreak(fe->base);
 }
 
+/* The session on this role's policy and profile; NULL after logging. */
+static struct mcp_session *
+frontend_session_new(const struct child_context *ctx)
+{
+	struct mcp_session_config cfg = {
+		.policy = ctx->policy,
+		.profile = ctx->profile,
+		.server_version = PACKAGE_VERSION,
+	};
+	struct mcp_session *s;
+	char *catalog;
+
+	catalog = policy_catalog_render(ctx->policy, ctx->profile,
+	    &cfg.catalog_len);
+	if (catalog == NULL) {
+		log_error("frontend_session_new: cannot render the catalog");
+		return NULL;
+	}
+	cfg.catalog_json = catalog;
+	s = mcp_session_new(&cfg);
+	free(catalog);
+	return s;
+}
+
 /* Everything that needs memory, files or sigaction: before confinement. */
 static void
 frontend_setup(struct frontend *fe)
@@ -176,8 +330,7 @@ frontend_setup(struct frontend *fe)
 		fatal(SP_EXIT_INTERNAL, "cannot set up the event loop");
 	fe->out = writer_new(fe->base, STDOUT_FILENO, frontend_on_drained,
 	    frontend_on_finished, fe);
-	fe->session = fe->out == NULL ? NULL : session_new(&fe->ctx, fe->out,
-	    CHILD_FD_ACTION, CHILD_FD_CONTROL);
+	fe->session = frontend_session_new(&fe->ctx);
 	fe->stdin_file = !fd_is_pollable(STDIN_FILENO);
 	fe->ev_stdin = event_new(fe->base, fe->stdin_file ? -1 : STDIN_FILENO,
 	    fe->stdin_file ? 0 : EV_READ | EV_PERSIST, frontend_on_stdin, fe);
@@ -217,7 +370,8 @@ frontend_hello(const struct frontend *fe)
 static void
 frontend_free(struct frontend *fe)
 {
-	session_free(fe->session);
+	mcp_output_clear(&fe->items);
+	mcp_session_free(fe->session);
 	writer_free(fe->out);
 	if (fe->ev_stdin != NULL)
 		event_free(fe->ev_stdin);
@@ -234,6 +388,7 @@ int
 frontend_main(int argc, char **argv)
 {
 	struct frontend fe;
+	int status;
 
 	log_init("frontend", LOG_LEVEL_INFO);
 	if (argc != 2)
@@ -249,8 +404,8 @@ frontend_main(int argc, char **argv)
 		fatal(SP_EXIT_INTERNAL, "cannot watch the executor channel");
 	frontend_want_input(&fe);
 	(void)event_base_dispatch(fe.base);
-	if (fe.status == 0)
-		fe.status = session_exit_status(fe.session);
+	status = fe.failed ? SP_EXIT_INTERNAL :
+	    mcp_session_exit_status(fe.session);
 	frontend_free(&fe);
-	return fe.status;
+	return status;
 }

@@ -29,6 +29,12 @@ struct writer {
 	bool pollable;		/* false for a regular file: write at once */
 };
 
+static bool
+writer_is_full(const struct writer *w)
+{
+	return evbuffer_get_length(w->queue) > WRITER_QUEUE_RESUME;
+}
+
 static void
 writer_done_if_empty(struct writer *w)
 {
@@ -119,10 +125,10 @@ writer_send(struct writer *w, const char *msg, size_t len)
 	return event_add(w->ev_write, NULL) == 0;
 }
 
-bool
-writer_is_full(const struct writer *w)
+size_t
+writer_queued(const struct writer *w)
 {
-	return evbuffer_get_length(w->queue) > WRITER_QUEUE_HIGH;
+	return evbuffer_get_length(w->queue);
 }
 
 void

@@ -1,9 +1,10 @@
 /*
  * The protocol writer: the one place that writes fd 1 (DESIGN.md
  * invariant 1).  Messages are queued whole, each followed by '\n', and
- * written as fd 1 accepts them.  The queue is bounded: when it holds more
- * than WRITER_QUEUE_HIGH bytes, writer_is_full() says so and the session
- * stops reading new requests until the client has read enough.
+ * written as fd 1 accepts them.  The writer does not decide when input
+ * stops: the loop asks mcp_session_may_read() with writer_queued().  Once
+ * the queue has held more than WRITER_QUEUE_RESUME bytes, the drained
+ * callback fires when it falls back below, so the loop asks again.
  */
 #ifndef SP_FRONTEND_WRITER_H
 #define SP_FRONTEND_WRITER_H
@@ -14,10 +15,10 @@
 struct event_base;
 struct writer;
 
-#define WRITER_QUEUE_HIGH (4u * 1024 * 1024)
+#define WRITER_QUEUE_RESUME (4u * 1024 * 1024)
 
 /*
- * Called when the queue drops back below its bound (resume reading) and
+ * Called when the queue drops back below WRITER_QUEUE_RESUME and
  * when it is empty after writer_finish() (end the session).  arg is
  * borrowed.
  */
@@ -35,7 +36,8 @@ struct writer *writer_new(struct event_base *base, int fd, writer_cb drained,
  * false when the client is gone (the message is dropped). */
 bool writer_send(struct writer *w, const char *msg, size_t len);
 
-bool writer_is_full(const struct writer *w);
+/* Bytes queued and not yet written to fd. */
+size_t writer_queued(const struct writer *w);
 
 /* No more messages: call finished once everything queued is written
  * (at once when the queue is empty or the client is gone). */

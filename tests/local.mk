@@ -70,5 +70,7 @@ include tests/sandbox.mk
 include tests/ssh.mk
 include tests/session.mk
 include tests/proc.mk
+include tests/auditint.mk
+include tests/front.mk
 include tests/exec.mk
 include tests/ops.mk

@@ -83,19 +83,16 @@ TESTS += tests/integration/sp_policy_man.py
 EXTRA_DIST += tests/integration/sp_policy_man.py
 
 # libFuzzer: policy_load() on arbitrary bytes (seeds: the shipped examples).
-# (listed in FUZZ_TARGETS at the end of tests/local.mk, which defines it
-# after including this file)
+# Built from the whole policy and common libraries' sources, so a new
+# source file in either can never leave the fuzzer unlinkable.
 FUZZ_POLICY_LOAD_FILES = $(srcdir)/tests/fuzz/fuzz_policy_load.c \
-	$(srcdir)/policy/locate.c $(srcdir)/policy/diags.c \
-	$(srcdir)/policy/load.c $(srcdir)/policy/load_ctx.c \
-	$(srcdir)/policy/load_targets.c $(srcdir)/policy/load_url.c \
-	$(srcdir)/policy/load_tools.c $(srcdir)/policy/load_params.c \
-	$(srcdir)/policy/load_template.c $(srcdir)/policy/constraint.c \
-	$(srcdir)/common/log.c $(srcdir)/common/value.c $(srcdir)/common/hash.c
-tests/fuzz/fuzz_policy_load: $(FUZZ_POLICY_LOAD_FILES)
+	$(libsppolicy_a_SOURCES:%=$(srcdir)/%) \
+	$(libspcommon_a_SOURCES:%=$(srcdir)/%)
+tests/fuzz/fuzz_policy_load: $(FUZZ_POLICY_LOAD_FILES) config.h
 	@mkdir -p tests/fuzz
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_POLICY_LOAD_FILES) \
-	    $(CJSON_LIBS) $(LIBCRYPTO_LIBS)
+	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) $(CJSON_CFLAGS) -o $@ \
+	    $(filter %.c,$(FUZZ_POLICY_LOAD_FILES)) \
+	    $(CJSON_LIBS) $(LIBCRYPTO_LIBS) $(LIBSECCOMP_LIBS) -lm
 EXTRA_DIST += tests/fuzz/fuzz_policy_load.c \
 	tests/fuzz/corpus/fuzz_policy_load
 

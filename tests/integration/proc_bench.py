@@ -10,7 +10,8 @@ import time
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from proc_lib import (INITIALIZE, check, confined_children, done,  # noqa
-                      finish, policy, start, status_field, tmpdir)
+                      finish, policy, read_line, start, status_field,
+                      tmpdir)
 
 RUNS = 20
 
@@ -20,7 +21,7 @@ def cold_start(cfg):
     p = start(cfg)
     p.stdin.write(INITIALIZE)
     p.stdin.flush()
-    line = p.stdout.readline()
+    line = read_line(p)
     elapsed = time.monotonic() - t0
     status, _, _ = finish(p)
     return elapsed, line, status
@@ -58,7 +59,9 @@ def main():
     p = start(cfg)
     p.stdin.write(INITIALIZE)
     p.stdin.flush()
-    p.stdout.readline()
+    line = read_line(p)
+    check("idle session answered initialize within 5 s",
+          b'"protocolVersion"' in line, line)
     kids = confined_children(p.pid)
     time.sleep(0.2)
     parts = {"broker": rss_kib(p.pid)}

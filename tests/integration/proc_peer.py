@@ -13,8 +13,8 @@ import sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (INITIALIZE, SP, check, done, policy, request,  # noqa
-                      sp_env, tmpdir)
+from proc_lib import (INITIALIZE, SP, check, done, policy, reap,  # noqa
+                      request, sp_env, tmpdir)
 
 TOOLS = [
     {"name": "get_item", "description": "Read one item.", "target": "api",
@@ -42,18 +42,23 @@ def session(cfg, over_socket, args=(), extra=b""):
             ours.shutdown(socket.SHUT_WR)
         except (BrokenPipeError, ConnectionResetError):
             pass  # refused before reading input: what it wrote follows
-        out = b""
+        out, late = b"", ""
+        ours.settimeout(10)  # a session that never ends fails, not hangs
         while True:
             try:
                 data = ours.recv(65536)
             except ConnectionResetError:  # refused before reading input
                 data = b""
+            except socket.timeout:
+                late = "test: no end of output within 10 s\n"
+                p.kill()
+                data = b""
             if not data:
                 break
             out += data
         ours.close()
-        p.wait(timeout=10)
-        err = p.stderr.read().decode()
+        _, err = reap(p, timeout=10)
+        err = late + err.decode("utf-8", "replace")
     else:
         p = subprocess.run(cmd, input=msgs, capture_output=True,
                            env=sp_env(), timeout=10)
@@ -87,6 +92,8 @@ def main():
     check("session-start names the profile and the peer",
           rec.get("profile") == "ops" and
           rec.get("peer") == "uid %d gid %d" % (uid, gid), rec)
+    check("and the peer's pid (the socket's creator: this process)",
+          rec.get("peer_pid") == os.getpid(), rec)
     names, status, err = session(cfg, over_socket=False)
     check("a pipe has no peer credentials: 'default'",
           status == 0 and names == ["get_item"], (names, err))

@@ -118,7 +118,8 @@ def main():
         broker_attempt(action)
     allowed_attempt()
     installed_binary_has_no_hooks()
-    probe = subprocess.run(["unshare", "-Ur", "true"], capture_output=True)
+    probe = subprocess.run(["unshare", "-Ur", "true"], capture_output=True,
+                           timeout=10)
     if probe.returncode == 0 and os.geteuid() == 0:
         # the frontend's root must exist, as a first session as root
         # would have made it

@@ -15,8 +15,8 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from proc_lib import (INITIALIZE, SP, SP_TEST, check, confined_children,  # noqa
                       done, finish, gone_within, only_protocol, policy,
-                      request, sanitized_build, sp_env, start,
-                      status_field, stop, tmpdir)
+                      read_line, read_stdout, request, sanitized_build,
+                      sp_env, start, status_field, stop, tmpdir)
 
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -33,23 +33,6 @@ def links(pid):
 
 def pipe_of(fileobj):
     return "pipe:[%d]" % os.fstat(fileobj.fileno()).st_ino
-
-
-def read_line(p, timeout=5.0):
-    """One line of stdout without blocking past timeout."""
-    os.set_blocking(p.stdout.fileno(), False)
-    end, data = time.monotonic() + timeout, b""
-    while time.monotonic() < end and not data.endswith(b"\n"):
-        try:
-            chunk = os.read(p.stdout.fileno(), 65536)
-        except BlockingIOError:
-            time.sleep(0.005)
-            continue
-        if not chunk:
-            break
-        data += chunk
-    os.set_blocking(p.stdout.fileno(), True)
-    return data
 
 
 def test_fds_and_confinement(tmp):
@@ -253,9 +236,15 @@ def test_backpressure(tmp):
     check("... and the frontend stays small (%d KiB resident)" % rss,
           rss < 32 * 1024 or sanitized_build(), rss)
     os.set_blocking(p.stdin.fileno(), True)
-    out = p.stdout.read(1 << 20)
+    # Stdin stays open, so no EOF ends the read: it ends at 1 MiB, or
+    # once answers stop for 1 s (a slow build may have stalled on less
+    # input than 1 MiB of answers), or after 10 s at most.
+    t0 = time.monotonic()
+    out = read_stdout(p, 1 << 20, 10.0, idle=1.0)
+    took = time.monotonic() - t0
     stop(p)
-    check("... and answers again once the client reads",
+    check("... and answers again once the client reads "
+          "(%d lines in %.1f s)" % (out.count(b"\n"), took),
           only_protocol(out[:out.rfind(b"\n") + 1]) is None and
           out.count(b"\n") > 1000, out[:200])
 

@@ -67,10 +67,18 @@ teardown(void)
 	sshd_stop(&sshd);
 }
 
-TestSuite(ssh_conn, .init = setup, .fini = teardown, .timeout = 20);
-TestSuite(ssh_rsa, .init = setup_rsa, .fini = teardown, .timeout = 20);
+/*
+ * The limits only catch a hang.  twenty_calls_share_one_connection, twenty
+ * execs on sshd in a row, took 5.5 s idle and up to 16.8 s (14 s under
+ * ASan) at load average 11-12 on 2 cores, so 20 s failed it at the load
+ * of 17 seen in CI; 60 s leaves three times that.  All suites here share
+ * one value: with differing timeouts Criterion's runner leaks 48 bytes,
+ * which LeakSanitizer turns into a failed binary.
+ */
+TestSuite(ssh_conn, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(ssh_rsa, .init = setup_rsa, .fini = teardown, .timeout = 60);
 TestSuite(ssh_keepalive, .init = setup_debug, .fini = teardown,
-    .timeout = 20);
+    .timeout = 60);
 
 static int
 add_target(const char *key)

@@ -1,0 +1,218 @@
+/*
+ * Rendering children's audit events as audit log records
+ * (broker/audit_event.h).
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "broker/audit_event.h"
+#include "common/hash.h"
+#include "common/log.h"
+
+static const char *
+audit_event_kind_name(enum record_audit_kind kind)
+{
+	switch (kind) {
+	case RECORD_AUDIT_REJECTION: return "rejection";
+	case RECORD_AUDIT_INTENT: return "intent";
+	case RECORD_AUDIT_EXECUTION: return "execution";
+	case RECORD_AUDIT_VIOLATION: return "violation";
+	case RECORD_AUDIT_CANCELLATION: return "cancellation";
+	}
+	return NULL;
+}
+
+static const char *
+audit_event_outcome_name(enum record_outcome outcome)
+{
+	switch (outcome) {
+	case RECORD_OUTCOME_OK: return "ok";
+	case RECORD_OUTCOME_FAILED: return "failed";
+	case RECORD_OUTCOME_UNKNOWN: return "unknown";
+	case RECORD_OUTCOME_DENIED: return "denied";
+	case RECORD_OUTCOME_INVALID: return "invalid";
+	case RECORD_OUTCOME_NONE: break;
+	}
+	return "none";
+}
+
+/* The frontend sees frames, the executor acts: neither speaks for the other. */
+static bool
+audit_event_role_may(const char *role, enum record_audit_kind kind)
+{
+	if (kind == RECORD_AUDIT_CANCELLATION)
+		return true;
+	if (strcmp(role, "frontend") == 0)
+		return kind == RECORD_AUDIT_REJECTION;
+	return kind == RECORD_AUDIT_INTENT || kind == RECORD_AUDIT_EXECUTION ||
+	    kind == RECORD_AUDIT_VIOLATION;
+}
+
+static bool
+audit_event_names_tool(enum record_audit_kind kind)
+{
+	return kind == RECORD_AUDIT_INTENT || kind == RECORD_AUDIT_EXECUTION ||
+	    kind == RECORD_AUDIT_CANCELLATION;
+}
+
+bool
+audit_event_plan(const struct policy *policy, const char *role,
+    const struct record_audit_event *ev, struct audit_event_plan *plan)
+{
+	const struct policy_tool *tool = NULL;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->kind = audit_event_kind_name(ev->kind);
+	plan->acked = ev->kind == RECORD_AUDIT_INTENT;
+	if (plan->kind == NULL || !audit_event_role_may(role, ev->kind)) {
+		log_error("%s may not send %s events", role,
+		    plan->kind != NULL ? plan->kind : "unknown");
+		return false;
+	}
+	if (audit_event_names_tool(ev->kind)) {
+		if (ev->tool_index >= policy->tool_count) {
+			log_error("%s event for tool %" PRIu32 " of %zu",
+			    plan->kind, ev->tool_index, policy->tool_count);
+			return false;
+		}
+		tool = &policy->tools[ev->tool_index];
+	}
+	if (tool != NULL && tool->mutating &&
+	    ev->kind == RECORD_AUDIT_EXECUTION)
+		plan->acked = true;
+	plan->durable = tool != NULL && tool->mutating && plan->acked;
+	if (ev->kind == RECORD_AUDIT_INTENT &&
+	    ev->shape_count != tool->param_count) {
+		log_error("intent with %zu shapes for %zu params",
+		    ev->shape_count, tool->param_count);
+		return false;
+	}
+	return true;
+}
+
+/* A u64 as an exact JSON integer (a double would round above 2^53). */
+static bool
+audit_event_add_u64(cJSON *m, const char *name, uint64_t v)
+{
+	char text[24];
+
+	(void)snprintf(text, sizeof(text), "%" PRIu64, v);
+	return cJSON_AddRawToObject(m, name, text) != NULL;
+}
+
+/*
+ * One shape: the compact JSON of audit_args.h's rendering, a string, a
+ * number or a boolean, nothing else (an object could pose as more).
+ */
+static cJSON *
+audit_event_parse_shape(const struct record_text *shape)
+{
+	const char *end = NULL;
+	cJSON *v;
+
+	v = cJSON_ParseWithLengthOpts(shape->ptr, shape->len, &end, false);
+	if (v != NULL && end == shape->ptr + shape->len &&
+	    (cJSON_IsString(v) || cJSON_IsNumber(v) || cJSON_IsBool(v)))
+		return v;
+	cJSON_Delete(v);
+	log_error("a shape is not a JSON scalar");
+	return NULL;
+}
+
+/* {param name: shape}: names from the catalog, shapes re-rendered. */
+static bool
+audit_event_add_args(cJSON *m, const struct policy_tool *tool,
+    const struct record_audit_event *ev)
+{
+	cJSON *args, *v;
+	size_t i;
+
+	if (ev->shape_count != tool->param_count)
+		return ev->kind != RECORD_AUDIT_INTENT;
+	if ((args = cJSON_AddObjectToObject(m, "args")) == NULL)
+		return false;
+	for (i = 0; i < tool->param_count; i++) {
+		if ((v = audit_event_parse_shape(&ev->shapes[i])) == NULL)
+			return false;
+		cJSON_AddItemToObject(args, tool->params[i].name, v);
+	}
+	return true;
+}
+
+static bool
+audit_event_add_call(cJSON *m, const struct policy *policy,
+    const struct record_audit_event *ev)
+{
+	const struct policy_tool *tool = &policy->tools[ev->tool_index];
+
+	if (!audit_event_add_u64(m, "call", ev->call_id) ||
+	    cJSON_AddStringToObject(m, "tool", tool->name) == NULL ||
+	    cJSON_AddStringToObject(m, "target",
+	    policy->targets[tool->target_index].name) == NULL)
+		return false;
+	switch (ev->kind) {
+	case RECORD_AUDIT_INTENT:
+		return cJSON_AddBoolToObject(m, "mutating",
+		    tool->mutating) != NULL && audit_event_add_args(m, tool, ev);
+	case RECORD_AUDIT_EXECUTION:
+		return cJSON_AddStringToObject(m, "outcome",
+		    audit_event_outcome_name(ev->outcome)) != NULL &&
+		    cJSON_AddNumberToObject(m, tool->kind == TOOL_SSH ?
+		    "exit_status" : "http_status", ev->status) != NULL &&
+		    audit_event_add_u64(m, "duration_us", ev->duration_us) &&
+		    audit_event_add_args(m, tool, ev);
+	default:
+		return cJSON_AddBoolToObject(m, "started",
+		    (ev->flags & AUDIT_STARTED) != 0) != NULL;
+	}
+}
+
+/* Rejections and violations: what was refused, by hash only. */
+static bool
+audit_event_add_refusal(cJSON *m, const struct record_audit_event *ev)
+{
+	char hex[HASH_SHA256_HEX_LEN + 1];
+
+	if (ev->kind == RECORD_AUDIT_REJECTION &&
+	    (!audit_event_add_u64(m, "frame", ev->frame_no) ||
+	    cJSON_AddNumberToObject(m, "code", ev->code) == NULL))
+		return false;
+	if (ev->kind == RECORD_AUDIT_VIOLATION && ev->call_id != 0 &&
+	    !audit_event_add_u64(m, "call", ev->call_id))
+		return false;
+	if (ev->reason.len > 0 &&
+	    cJSON_AddStringToObject(m, "reason", ev->reason.ptr) == NULL)
+		return false;
+	if ((ev->flags & AUDIT_HAS_SHA256) == 0)
+		return true;
+	hash_hex(ev->sha256, sizeof(ev->sha256), hex);
+	return cJSON_AddStringToObject(m, "sha256", hex) != NULL;
+}
+
+cJSON *
+audit_event_members(const struct policy *policy, const char *role,
+    const struct record_audit_event *ev)
+{
+	cJSON *m;
+	bool ok;
+
+	if ((m = cJSON_CreateObject()) == NULL) {
+		log_error("out of memory");
+		return NULL;
+	}
+	ok = cJSON_AddStringToObject(m, "from", role) != NULL;
+	if (ok && audit_event_names_tool(ev->kind))
+		ok = audit_event_add_call(m, policy, ev);
+	else if (ok)
+		ok = audit_event_add_refusal(m, ev);
+	if (!ok) {
+		log_error("%s event not rendered",
+		    audit_event_kind_name(ev->kind));
+		cJSON_Delete(m);
+		return NULL;
+	}
+	return m;
+}

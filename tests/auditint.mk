@@ -1,0 +1,28 @@
+# tests of the audit log in `sp mcp` (issue 8 end to end)
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_audit_event
+TESTS += tests/unit/test_audit_event
+endif
+tests_unit_test_audit_event_SOURCES = tests/unit/test_audit_event.c \
+	broker/audit_event.c broker/audit_event.h
+tests_unit_test_audit_event_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_audit_event_LDADD = libspcommon.a $(UNIT_LDADD) \
+	$(CJSON_LIBS) $(LIBCRYPTO_LIBS)
+
+AUDITINT_TESTS = \
+	tests/integration/auditint_sessions.py \
+	tests/integration/auditint_kill.py \
+	tests/integration/auditint_secrets.py \
+	tests/integration/auditint_intent.py \
+	tests/integration/auditint_records.py
+TESTS += $(AUDITINT_TESTS)
+EXTRA_DIST += $(AUDITINT_TESTS) tests/integration/auditint_lib.py
+
+# `make bench-audit` (also under `make bench`): printed, not asserted.
+EXTRA_DIST += tests/bench/bench_audit.py
+bench-audit: sp
+	SP_BIN='$(abs_builddir)/sp' SP_BUILDDIR='$(abs_builddir)' \
+	    SP_SRCDIR='$(abs_top_srcdir)' \
+	    $(PY_LOG_COMPILER) '$(abs_top_srcdir)/tests/bench/bench_audit.py'
+bench: bench-audit
+.PHONY: bench-audit

@@ -1,0 +1,21 @@
+# the frontend end to end: hostile lines, noise, backpressure, the SDK
+# client, the sanitizer and cancellation through the real sp mcp
+FRONT_TESTS = tests/integration/front_hostile.py \
+	tests/integration/front_backpressure.py \
+	tests/sdk/sdk_client.mjs \
+	tests/integration/front_demo.py \
+	tests/integration/front_results.py
+TESTS += $(FRONT_TESTS)
+EXTRA_DIST += $(FRONT_TESTS) tests/integration/front_lib.py \
+	tests/integration/front_target.py
+EXTRA_DIST += tests/sdk/package.json tests/sdk/package-lock.json
+EXTRA_DIST += contrib/examples/demo.json
+
+# `make bench-front` (also under `make bench`): printed, not asserted.
+bench-front: sp
+	SP_BIN='$(abs_top_builddir)/sp' SP_SRCDIR='$(abs_top_srcdir)' \
+	SP_BUILDDIR='$(abs_top_builddir)' \
+	python3 $(abs_top_srcdir)/tests/bench/front_bench.py
+bench: bench-front
+EXTRA_DIST += tests/bench/front_bench.py
+.PHONY: bench-front

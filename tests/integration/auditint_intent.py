@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""No intent, no action (DESIGN.md section 6), through the real `sp mcp`:
+
+- a mutating tool's intent is in the audit file before the target sees
+  the request (the target reads the file as each request arrives);
+- once the log can no longer be written (its last record was tampered
+  with, so the writer refuses to chain on it), a call is answered
+  "failed", not run, and the target receives nothing;
+- a mutating tool's result is held until its execution record is acked
+  (the test build's broker:late-ack acks late); a read-only one is not."""
+import os
+import sys
+import time
+
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from proc_lib import (INITIALIZE, SP_TEST, check, done, finish,  # noqa
+                      request, start, tmpdir)
+from auditint_lib import (Target, calls, drive, outcome, policy,  # noqa
+                          read_log, responses)
+
+
+def intent_before_request():
+    tmp = tmpdir()
+    log = os.path.join(tmp, "audit.jsonl")
+    target = Target(audit_path=log)
+    cfg = policy(tmp, target.url)
+    status, out, err = finish(start(cfg), calls(5, "put_item"))
+    target.stop()
+    reqs = target.requests
+    check("five mutating calls reached the target", len(reqs) == 5 and
+          status == 0, (len(reqs), err))
+    missing = []
+    for r in reqs:
+        n = int(r["path"].rsplit("/", 1)[1])
+        intents = [a for a in r["audit"] if a["kind"] == "intent" and
+                   a["args"]["n"] == n]
+        done_already = [a for a in r["audit"] if a["kind"] == "execution"
+                        and intents and a["call"] == intents[0]["call"]]
+        if len(intents) != 1 or done_already:
+            missing.append((n, r["audit"]))
+    check("each request found its intent (by its value-audited n) already "
+          "in the file, and no execution yet", not missing, missing[:1])
+
+
+def no_intent_no_action(tool):
+    tmp = tmpdir()
+    target = Target()
+    cfg = policy(tmp, target.url)
+    log = os.path.join(tmp, "audit.jsonl")
+    p = start(cfg)
+    first = drive_one(p, INITIALIZE + request(1, "tools/call", {
+        "name": tool, "arguments": {"id": "a", "card": "1234567", "n": 1}}),
+        2)
+    check("%s: the first call ran" % tool,
+          outcome(first.get(1)) == "ok" and len(target.requests) == 1,
+          first)
+    with open(log, "ab") as f:	# the log can no longer be chained on
+        f.write(b'{"kind":"forged \\"$(x)\\""}\n')
+    status, out, err = finish(p, request(2, "tools/call", {
+        "name": tool, "arguments": {"id": "b", "card": "7654321", "n": 2}}))
+    got = responses(out)
+    target.stop()
+    check("%s: the call whose intent could not be written is answered "
+          "failed" % tool, outcome(got.get(2)) == "failed", got)
+    check("%s: its message says nothing was sent" % tool,
+          "nothing was sent" in str(got.get(2)), got.get(2))
+    check("%s: the target received no request for it" % tool,
+          len(target.requests) == 1, target.requests)
+    recs, _ = read_log(log)
+    check("%s: no intent or execution of call 2 in the file" % tool,
+          [r["kind"] for r in recs if r.get("args", {}).get("n") == 2] == [],
+          recs)
+
+
+def drive_one(p, data, lines):
+    """Writes data and reads lines responses, leaving the session open."""
+    p.stdin.write(data)
+    p.stdin.flush()
+    return responses(b"".join(p.stdout.readline() for _ in range(lines)))
+
+
+def held_until_acked(tool, mutating):
+    tmp = tmpdir()
+    target = Target()
+    log = os.path.join(tmp, "audit.jsonl")
+    p = start(policy(tmp, target.url), binary=SP_TEST, hook="broker:late-ack")
+    drive_one(p, INITIALIZE, 1)
+    t0 = time.monotonic()
+    got = drive_one(p, request(1, "tools/call", {
+        "name": tool, "arguments": {"id": "a", "card": "1234567", "n": 7}}),
+        1)
+    elapsed = time.monotonic() - t0
+    recs, _ = read_log(log)
+    finish(p)
+    target.stop()
+    check("%s: the call ran" % tool, outcome(got.get(1)) == "ok", got)
+    if mutating:
+        check("%s: the result waited for the late ack (%.0f ms >= 400)" %
+              (tool, elapsed * 1000), elapsed >= 0.4, elapsed)
+        check("%s: its execution record was in the file before the result"
+              % tool, any(r["kind"] == "execution" for r in recs), recs)
+    else:
+        check("%s: a read-only result does not wait (%.0f ms < 400)" %
+              (tool, elapsed * 1000), elapsed < 0.4, elapsed)
+
+
+def main():
+    intent_before_request()
+    no_intent_no_action("get_item")
+    no_intent_no_action("put_item")
+    held_until_acked("put_item", True)
+    held_until_acked("get_item", False)
+    done()
+
+
+main()
