@@ -139,6 +139,42 @@ forge_reply(const struct child_context *ctx, int fd, const char *name)
 	record_result_free(&r);
 }
 
+/*
+ * frontend:forge-burst: FORGE_BURST well-formed actions for tool 0, all
+ * sent before any answer is read, so that only the executor's own limits
+ * (calls_per_session, max_inflight) stand between them and the target.
+ */
+#define FORGE_BURST	5
+
+static void
+forge_burst(const struct child_context *ctx, int action_fd)
+{
+	char id[32];
+	struct value v;
+	struct record_action a;
+	struct buf out;
+	int i;
+
+	for (i = 0; i < FORGE_BURST; i++) {
+		memset(&a, 0, sizeof(a));
+		memset(&v, 0, sizeof(v));
+		a.call_id = 100 + (uint64_t)i;
+		memcpy(a.fingerprint, ctx->fingerprint, HASH_SHA256_LEN);
+		snprintf(id, sizeof(id), "burst-%d \xc3\xa9", i);
+		if (!value_set_string(&v, id, strlen(id)))
+			return;
+		a.args = &v;
+		a.arg_count = 1;
+		buf_init_writer(&out, RECORD_MAX_BYTES);
+		if (record_action_encode(&a, &ctx->limits, &out) == RECORD_OK)
+			(void)child_send_record(action_fd, &out);
+		buf_free(&out);
+		value_free(&v);
+	}
+	for (i = 0; i < FORGE_BURST; i++)
+		forge_reply(ctx, action_fd, "burst");
+}
+
 void
 test_hook_forge(const struct child_context *ctx, int action_fd)
 {
@@ -147,6 +183,8 @@ test_hook_forge(const struct child_context *ctx, int action_fd)
 	struct buf out;
 	int c;
 
+	if (hook != NULL && strcmp(hook, "frontend:forge-burst") == 0)
+		forge_burst(ctx, action_fd);
 	if (hook == NULL || strcmp(hook, "frontend:forge") != 0)
 		return;
 	for (c = 0; c < FORGE_COUNT; c++) {

@@ -28,18 +28,65 @@ credential_open(const char *path, size_t *size)
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd == -1) {
-		log_error("credential_open: %s: %s", path, strerror(errno));
+		log_error("%s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
 	    (uintmax_t)st.st_size > CREDENTIAL_FILE_MAX) {
-		log_error("credential_open: %s: not a regular file of at most "
+		log_error("%s: not a regular file of at most "
 		    "%u bytes", path, CREDENTIAL_FILE_MAX);
 		(void)close(fd);
 		return -1;
 	}
 	*size = (size_t)st.st_size;
 	return fd;
+}
+
+/*
+ * The rules of policy_check_credential_files() again, on the open file:
+ * the broker checked the path moments before, but a symlink or another
+ * file swapped in since must not redirect the read.  O_NOFOLLOW refuses
+ * a symlink; fstat sees the file actually opened.
+ */
+static int
+credential_open_secret(const char *path, bool strict, size_t *size)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+	    O_NOFOLLOW);
+	if (fd == -1) {
+		log_error("%s: %s", path,
+		    errno == ELOOP ? "is a symbolic link" : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (uintmax_t)st.st_size > CREDENTIAL_FILE_MAX) {
+		log_error("%s: not a regular file of "
+		    "at most %u bytes", path, CREDENTIAL_FILE_MAX);
+		goto fail;
+	}
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		log_error("%s: owned by uid %lu, "
+		    "neither the running user nor root", path,
+		    (unsigned long)st.st_uid);
+		goto fail;
+	}
+	if ((st.st_mode & 077) != 0 && strict) {
+		log_error("%s: open to group or others "
+		    "(mode %04o) under strict_credentials", path,
+		    (unsigned)(st.st_mode & 07777));
+		goto fail;
+	}
+	if ((st.st_mode & 077) != 0)
+		log_warn("%s: open to group or others "
+		    "(mode %04o)", path, (unsigned)(st.st_mode & 07777));
+	*size = (size_t)st.st_size;
+	return fd;
+fail:
+	(void)close(fd);
+	return -1;
 }
 
 /* Reads exactly len bytes; a file that changed size meanwhile fails. */
@@ -55,14 +102,14 @@ credential_read_all(int fd, const char *path, unsigned char *dst, size_t len)
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			log_error("credential_read_all: %s: %s", path,
+			log_error("%s: %s", path,
 			    n == 0 ? "shorter than its size" : strerror(errno));
 			return false;
 		}
 		got += (size_t)n;
 	}
 	if (read(fd, &extra, 1) != 0) {
-		log_error("credential_read_all: %s: changed while read", path);
+		log_error("%s: changed while read", path);
 		return false;
 	}
 	return true;
@@ -70,17 +117,17 @@ credential_read_all(int fd, const char *path, unsigned char *dst, size_t len)
 
 /* A secret file into secret memory, NUL-terminated. */
 static bool
-credential_read_secret(const char *path, bool trim_newline, struct secret *s,
-    size_t *len)
+credential_read_secret(const char *path, bool strict, bool trim_newline,
+    struct secret *s, size_t *len)
 {
 	size_t size;
 	bool ok;
 	int fd;
 
-	if ((fd = credential_open(path, &size)) == -1)
+	if ((fd = credential_open_secret(path, strict, &size)) == -1)
 		return false;
 	if (!secret_alloc(s, size + 1)) {
-		log_error("credential_read_secret: %s: %s", path,
+		log_error("%s: %s", path,
 		    strerror(errno));
 		(void)close(fd);
 		return false;
@@ -109,7 +156,7 @@ credential_read_public(const char *path, char **out, size_t *len)
 	if ((fd = credential_open(path, &size)) == -1)
 		return false;
 	if ((buf = calloc(1, size + 1)) == NULL) {
-		log_error("credential_read_public: %s: out of memory", path);
+		log_error("%s: out of memory", path);
 		(void)close(fd);
 		return false;
 	}
@@ -125,22 +172,22 @@ credential_read_public(const char *path, char **out, size_t *len)
 }
 
 static bool
-credential_load_one(const struct policy_credential *c,
+credential_load_one(const struct policy_credential *c, bool strict,
     struct credential_bytes *b)
 {
 	size_t unused;
 
 	if (c->type != CREDENTIAL_SSH_KEY)
-		return credential_read_secret(c->file, true, &b->secret,
-		    &b->secret_len);
-	if (!credential_read_secret(c->private_key, false, &b->secret,
-	    &b->secret_len))
+		return credential_read_secret(c->file, strict, true,
+		    &b->secret, &b->secret_len);
+	if (!credential_read_secret(c->private_key, strict, false,
+	    &b->secret, &b->secret_len))
 		return false;
 	if (c->public_key != NULL && !credential_read_public(c->public_key,
 	    &b->public_key, &b->public_key_len))
 		return false;
 	if (c->passphrase_file != NULL && !credential_read_secret(
-	    c->passphrase_file, true, &b->passphrase, &unused))
+	    c->passphrase_file, strict, true, &b->passphrase, &unused))
 		return false;
 	return true;
 }
@@ -169,7 +216,7 @@ credential_store_load(struct credential_store *store,
 	store->targets = calloc(policy->target_count + 1,
 	    sizeof(*store->targets));
 	if (store->creds == NULL || store->targets == NULL) {
-		log_error("credential_store_load: out of memory");
+		log_error("out of memory");
 		credential_store_free(store);
 		return false;
 	}
@@ -177,7 +224,7 @@ credential_store_load(struct credential_store *store,
 	store->target_count = policy->target_count;
 	for (i = 0; i < policy->credential_count; i++)
 		if (!credential_load_one(&policy->credentials[i],
-		    &store->creds[i]))
+		    policy->strict_credentials, &store->creds[i]))
 			goto fail;
 	for (i = 0; i < policy->target_count; i++)
 		if (!credential_load_target(&policy->targets[i],

@@ -49,7 +49,10 @@ struct credential_store {
 };
 
 /*
- * Reads every credential, CA and known_hosts file policy names.  On the
+ * Reads every credential, CA and known_hosts file policy names.  A file
+ * holding a secret must also be no symbolic link, owned by the running
+ * user or root, and (under policy->strict_credentials; else a warning)
+ * closed to group and others, checked on the open file.  On the
  * first file missing, unreadable, not a regular file or too large, logs
  * one line naming it and returns false with the store empty (the
  * executor then exits 78: the operator's configuration is at fault).

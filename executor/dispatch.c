@@ -292,6 +292,17 @@ dispatch_control_record(struct dispatch *d, const uint8_t *rec, size_t len)
 	dispatch_start(c);
 }
 
+size_t
+dispatch_inflight(const struct dispatch *d)
+{
+	const struct dispatch_call *c;
+	size_t n = 0;
+
+	for (c = d->calls; c != NULL; c = c->next)
+		n++;
+	return n;
+}
+
 int
 dispatch_status(const struct dispatch *d)
 {

@@ -49,6 +49,9 @@ void dispatch_cancel(struct dispatch *d, uint64_t call_id);
 void dispatch_control_record(struct dispatch *d, const uint8_t *rec,
     size_t len);
 
+/* Calls accepted and not yet answered (counted against max_inflight). */
+size_t dispatch_inflight(const struct dispatch *d);
+
 /* 0 while healthy; SP_EXIT_INTERNAL once a record could not be sent. */
 int dispatch_status(const struct dispatch *d);
 

@@ -22,6 +22,7 @@
 #include "executor/http_addr.h"
 #include "executor/http_build.h"
 #include "executor/http_call.h"
+#include "executor/http_resolve.h"
 
 struct http_engine {
 	struct event_base *base;	/* borrowed */
@@ -29,6 +30,7 @@ struct http_engine {
 	struct event *timer;
 	http_resolve_fn resolve;
 	void *resolve_arg;
+	struct http_resolver *resolver;	/* lives until the process ends */
 	struct http_engine_stats stats;
 	TAILQ_HEAD(, http_call) calls;
 	size_t ncalls;
@@ -182,7 +184,8 @@ http_engine_new(struct event_base *base, long max_host_connections)
 	e->base = base;
 	TAILQ_INIT(&e->calls);
 	e->resolve = resolve_getaddrinfo;
-	if ((e->multi = curl_multi_init()) == NULL ||
+	if ((e->resolver = http_resolver_new()) == NULL ||
+	    (e->multi = curl_multi_init()) == NULL ||
 	    (e->timer = evtimer_new(base, engine_timer_fired, e)) == NULL ||
 	    !engine_multi_setup(e, max_host_connections)) {
 		log_error("cannot set up the engine");
@@ -290,6 +293,14 @@ http_engine_free(struct http_engine *e)
 	if (e->timer != NULL)
 		event_free(e->timer);
 	free(e);
+}
+
+struct http_resolve_job *
+http_engine_resolve_start(struct http_engine *e, const char *host,
+    uint16_t port, size_t max, http_resolved_fn done, void *arg)
+{
+	return http_resolve_start(e->resolver, e->base, e->resolve, e->resolve_arg, host,
+	    port, max, done, arg);
 }
 
 static bool

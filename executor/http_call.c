@@ -72,6 +72,8 @@ void
 http_call_free(struct http_call *c)
 {
 	call_attempt_release(c);
+	if (c->job != NULL)
+		http_resolve_abandon(c->job);
 	curl_slist_free_all(c->resolve);
 	if (c->timer != NULL)
 		event_free(c->timer);
@@ -256,23 +258,10 @@ call_check_addresses(struct http_call *c)
 	return true;
 }
 
-/* Checks, resolves and pins; false when the call has ended. */
+/* Checks and pins resolved addresses; false when the call has ended. */
 static bool
-call_resolve(struct http_call *c)
+call_resolved(struct http_call *c, uint64_t t0)
 {
-	char why[HTTP_RESULT_TEXT_MAX];
-	uint64_t t0 = now_us();
-
-	if (!http_request_valid(c->req, why, sizeof(why))) {
-		call_finish(c, HTTP_OUTCOME_FAILED, "request refused: %s", why);
-		return false;
-	}
-	if (!http_engine_resolve(c->engine, c->req->host, c->req->port,
-	    c->addrs, HTTP_CALL_ADDRS_MAX, &c->naddrs) || c->naddrs == 0) {
-		call_finish(c, HTTP_OUTCOME_FAILED, "cannot resolve %s",
-		    c->req->host);
-		return false;
-	}
 	if (!call_check_addresses(c))
 		return false;
 	if (!call_pin_addresses(c)) {
@@ -283,6 +272,80 @@ call_resolve(struct http_call *c)
 	c->resolved = true;
 	c->resolve_us = now_us() - t0;
 	return true;
+}
+
+static void call_attempt_start(struct http_call *);
+
+/* A name's answer from the resolver thread, on the loop. */
+static void
+call_name_answered(void *arg, bool ok, const struct sockaddr_storage *addrs,
+    size_t n)
+{
+	struct http_call *c = arg;
+
+	c->job = NULL;
+	evtimer_del(c->timer);
+	if (!ok) {
+		call_finish(c, HTTP_OUTCOME_FAILED, "cannot resolve %s",
+		    c->req->host);
+		return;
+	}
+	c->naddrs = n < HTTP_CALL_ADDRS_MAX ? n : HTTP_CALL_ADDRS_MAX;
+	memcpy(c->addrs, addrs, c->naddrs * sizeof(c->addrs[0]));
+	if (call_resolved(c, c->start_us))
+		call_attempt_start(c);
+}
+
+/*
+ * Checks, then resolves: a literal at once, a name on a thread with the
+ * call's timer set to the budget, so a stuck resolver neither blocks the
+ * loop nor outlives the call.  False when the call is not ready to go on
+ * now (ended, or waiting for the name).
+ */
+static bool
+call_resolve(struct http_call *c)
+{
+	char why[HTTP_RESULT_TEXT_MAX];
+	uint64_t t0 = now_us();
+
+	if (!http_request_valid(c->req, why, sizeof(why))) {
+		call_finish(c, HTTP_OUTCOME_FAILED, "request refused: %s", why);
+		return false;
+	}
+	if (!host_is_literal(c->req->host)) {
+		c->job = http_engine_resolve_start(c->engine, c->req->host,
+		    c->req->port, HTTP_CALL_ADDRS_MAX, call_name_answered, c);
+		if (c->job == NULL) {
+			call_finish(c, HTTP_OUTCOME_FAILED, "cannot resolve %s",
+			    c->req->host);
+			return false;
+		}
+		if (!call_schedule(c, call_remaining_ms(c) + 1))
+			call_finish(c, HTTP_OUTCOME_FAILED, "internal error "
+			    "before sending");
+		return false;
+	}
+	if (!http_engine_resolve(c->engine, c->req->host, c->req->port,
+	    c->addrs, HTTP_CALL_ADDRS_MAX, &c->naddrs) || c->naddrs == 0) {
+		call_finish(c, HTTP_OUTCOME_FAILED, "cannot resolve %s",
+		    c->req->host);
+		return false;
+	}
+	return call_resolved(c, t0);
+}
+
+/* The budget ran out while the name was resolving. */
+static void
+call_finish_resolving(struct http_call *c)
+{
+	char why[HTTP_RESULT_TEXT_MAX];
+
+	http_resolve_abandon(c->job);
+	c->job = NULL;
+	snprintf(why, sizeof(why), "name resolution of %s did not finish "
+	    "within the %u ms budget", c->req->host,
+	    (unsigned)c->req->budget_ms);
+	call_finish_unanswered(c, why);
 }
 
 static void
@@ -306,6 +369,10 @@ call_attempt_start(struct http_call *c)
 {
 	uint64_t remaining;
 
+	if (c->job != NULL) {
+		call_finish_resolving(c);
+		return;
+	}
 	if (!c->resolved && !call_resolve(c))
 		return;
 	remaining = call_remaining_ms(c);

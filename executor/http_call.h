@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 
 #include "executor/http.h"
+#include "executor/http_resolve.h"
 
 #define HTTP_CALL_ADDRS_MAX	16
 #define HTTP_CALL_URL_MAX	8192
@@ -34,6 +35,7 @@ struct http_call {
 	struct sockaddr_storage addrs[HTTP_CALL_ADDRS_MAX];
 	size_t naddrs;
 	bool resolved;
+	struct http_resolve_job *job;		/* while a name resolves, shared */
 	bool waited;				/* Retry-After honoured once */
 	bool refused_at_connect;
 	unsigned attempt_sends;			/* requests curl began to write this attempt */
@@ -67,6 +69,10 @@ struct event_base *http_engine_base(const struct http_engine *e);
 struct http_engine_stats *http_engine_stats_mut(struct http_engine *e);
 bool http_engine_resolve(struct http_engine *e, const char *host,
     uint16_t port, struct sockaddr_storage *addrs, size_t max, size_t *n);
+/* The same resolver on a thread (executor/http_resolve.h). */
+struct http_resolve_job *http_engine_resolve_start(struct http_engine *e,
+    const char *host, uint16_t port, size_t max, http_resolved_fn done,
+    void *arg);
 void http_engine_call_ended(struct http_engine *e, struct http_call *c);
 
 #endif

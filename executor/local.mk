@@ -14,6 +14,7 @@ HTTP_ENGINE_SOURCES = \
 	executor/http_easy.c \
 	executor/http_build.c executor/http_build.h \
 	executor/http_addr.c executor/http_addr.h \
+	executor/http_resolve.c executor/http_resolve.h \
 	executor/http_retry.c executor/http_retry.h
 
 libspexecutor_a_SOURCES = $(SSH_ENGINE_SOURCES) $(HTTP_ENGINE_SOURCES)

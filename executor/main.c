@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -42,6 +43,7 @@ struct executor {
 	uint8_t *recbuf;	/* RECORD_MAX_BYTES bytes */
 	bool greeted;		/* the frontend's hello was right */
 	uint64_t refused;	/* records refused as protocol violations */
+	size_t accepted;	/* actions handed to the dispatch */
 	int status;
 };
 
@@ -112,11 +114,37 @@ executor_check_action(const struct executor *ex, const struct record_action *a)
 	return NULL;
 }
 
+/*
+ * The session's limits, enforced here as well as in the frontend: a
+ * compromised frontend must not exceed them.  Returns the reason token
+ * and fills msg (naming the limit) when the action may not go.
+ */
+static const char *
+executor_check_limits(const struct executor *ex, char *msg, size_t size)
+{
+	const struct policy_limits *l = &ex->ctx.policy->limits;
+
+	if (dispatch_inflight(ex->dispatch) >= l->max_inflight) {
+		snprintf(msg, size, "the executor refused this call: "
+		    "limits.max_inflight (%zu calls running) reached",
+		    l->max_inflight);
+		return "max-inflight-exceeded";
+	}
+	if (ex->accepted >= l->calls_per_session) {
+		snprintf(msg, size, "the executor refused this call: "
+		    "limits.calls_per_session (%zu calls) is spent",
+		    l->calls_per_session);
+		return "calls-per-session-exceeded";
+	}
+	return NULL;
+}
+
 static void
 executor_action(struct executor *ex, const uint8_t *rec, size_t len)
 {
 	struct record_action a;
 	const char *reason;
+	char msg[160];
 
 	if (record_action_decode(rec, len, &ex->ctx.limits, &a) != RECORD_OK) {
 		executor_violation(ex, rec, len, "undecodable-action", 0);
@@ -127,7 +155,12 @@ executor_action(struct executor *ex, const uint8_t *rec, size_t len)
 		executor_answer(ex, a.call_id, strcmp(reason,
 		    "scope-not-granted") == 0 ? RECORD_OUTCOME_DENIED :
 		    RECORD_OUTCOME_INVALID, "the executor refused this call");
+	} else if ((reason = executor_check_limits(ex, msg, sizeof(msg))) !=
+	    NULL) {
+		executor_violation(ex, rec, len, reason, a.call_id);
+		executor_answer(ex, a.call_id, RECORD_OUTCOME_DENIED, msg);
 	} else if (!test_hook_is("executor", "hold")) {
+		ex->accepted++;
 		dispatch_action(ex->dispatch, &a);
 		if (dispatch_status(ex->dispatch) != 0)
 			ex->status = dispatch_status(ex->dispatch);

@@ -3,7 +3,9 @@
 # the sshd fixture on loopback.
 EXEC_TESTS = \
 	tests/integration/exec_http.py \
-	tests/integration/exec_ssh.py
+	tests/integration/exec_ssh.py \
+	tests/integration/exec_limits.py \
+	tests/integration/exec_credentials.py
 TESTS += $(EXEC_TESTS)
 EXTRA_DIST += $(EXEC_TESTS) tests/integration/exec_lib.py
 
@@ -32,3 +34,25 @@ tests_unit_test_http_cancel_SOURCES = tests/unit/test_http_cancel.c \
 tests_unit_test_http_cancel_CPPFLAGS = $(tests_unit_test_http_CPPFLAGS)
 tests_unit_test_http_cancel_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_http_cancel_LDADD = $(tests_unit_test_http_LDADD)
+
+# credential_store_load(): symlinks and loose modes on the open file.
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_exec_credentials
+TESTS += tests/unit/test_exec_credentials
+endif
+tests_unit_test_exec_credentials_SOURCES = \
+	tests/unit/test_exec_credentials.c executor/credentials.c
+tests_unit_test_exec_credentials_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_exec_credentials_LDADD = libspcommon.a $(UNIT_LDADD) \
+	$(SP_LIBS)
+
+# Name resolution on a thread, bounded by the call's budget.
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_http_resolve
+TESTS += tests/unit/test_http_resolve
+endif
+tests_unit_test_http_resolve_SOURCES = tests/unit/test_http_resolve.c \
+	$(HTTP_HARNESS)
+tests_unit_test_http_resolve_CPPFLAGS = $(tests_unit_test_http_CPPFLAGS)
+tests_unit_test_http_resolve_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_http_resolve_LDADD = $(tests_unit_test_http_LDADD)
