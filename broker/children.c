@@ -16,6 +16,7 @@
 #include "broker/child_role.h"
 #include "broker/children.h"
 #include "common/log.h"
+#include "common/record.h"
 #include "common/spawn.h"
 
 #define SELF_EXE "/proc/self/exe"
@@ -72,19 +73,54 @@ policy_memfd(const char *policy, size_t len)
 	return fd;
 }
 
+/* One buffer direction; the kernel stores twice what is asked. */
 static bool
-start_fds_open(struct start_fds *f, const char *policy, size_t len)
+channel_buffer_set(int fd, int opt, const char *name)
 {
-	int type = SOCK_SEQPACKET | SOCK_CLOEXEC;
+	int want = CHANNEL_BUFFER_BYTES, got = 0;
+	socklen_t len = sizeof(got);
 
-	if ((f->policy = policy_memfd(policy, len)) == -1)
+	if (setsockopt(fd, SOL_SOCKET, opt, &want, sizeof(want)) == -1 ||
+	    getsockopt(fd, SOL_SOCKET, opt, &got, &len) == -1) {
+		log_error("channel_buffer_set %s: %s", name, strerror(errno));
 		return false;
-	if (socketpair(AF_UNIX, type, 0, f->action) == -1 ||
-	    socketpair(AF_UNIX, type, 0, f->control[CHILD_FRONTEND]) == -1 ||
-	    socketpair(AF_UNIX, type, 0, f->control[CHILD_EXECUTOR]) == -1) {
+	}
+	if (got < 2 * want) {
+		log_error("channel_buffer_set: %s is %d bytes, below the %d a "
+		    "whole record needs (raise net.core.%s)", name, got / 2,
+		    want, opt == SO_SNDBUF ? "wmem_max" : "rmem_max");
+		return false;
+	}
+	return true;
+}
+
+bool
+channel_buffers_set(int fd)
+{
+	return channel_buffer_set(fd, SO_SNDBUF, "SO_SNDBUF") &&
+	    channel_buffer_set(fd, SO_RCVBUF, "SO_RCVBUF");
+}
+
+static bool
+channel_pair_open(int pair[2])
+{
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+	    pair) == -1) {
 		log_error("socketpair: %s", strerror(errno));
 		return false;
 	}
+	return channel_buffers_set(pair[0]) && channel_buffers_set(pair[1]);
+}
+
+static bool
+start_fds_open(struct start_fds *f, const char *policy, size_t len)
+{
+	if ((f->policy = policy_memfd(policy, len)) == -1)
+		return false;
+	if (!channel_pair_open(f->action) ||
+	    !channel_pair_open(f->control[CHILD_FRONTEND]) ||
+	    !channel_pair_open(f->control[CHILD_EXECUTOR]))
+		return false;
 	if ((f->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1) {
 		log_error("open /dev/null: %s", strerror(errno));
 		return false;

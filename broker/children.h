@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "common/record.h"
+
 enum child_slot { CHILD_FRONTEND = 0, CHILD_EXECUTOR = 1, CHILD_COUNT = 2 };
 
 /* A started child; control is the broker's end of its channel (owned). */
@@ -43,5 +45,20 @@ bool children_start(const char *policy, size_t len, const char *profile,
  * that cannot go on (its own sandbox failed), not a session's end.
  */
 void children_kill(struct child kids[CHILD_COUNT]);
+
+/*
+ * Each channel's send and receive buffers, asked for explicitly so that a
+ * maximum-size record (RECORD_MAX_BYTES) is always one datagram, whatever
+ * the host's net.core.wmem_default: the record plus slack for the header
+ * and the kernel's per-datagram accounting.
+ */
+#define CHANNEL_BUFFER_BYTES (RECORD_MAX_BYTES + 16384)
+
+/*
+ * Sets SO_SNDBUF and SO_RCVBUF of the socket fd (borrowed) to
+ * CHANNEL_BUFFER_BYTES and reads them back; false after logging if the
+ * kernel granted less (net.core.wmem_max or rmem_max below it).
+ */
+bool channel_buffers_set(int fd);
 
 #endif

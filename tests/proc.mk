@@ -28,3 +28,17 @@ tests_unit_test_broker_peer_SOURCES = tests/unit/test_broker_peer.c \
 tests_unit_test_broker_peer_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_broker_peer_LDADD = libsppolicy.a libspcommon.a \
 	$(UNIT_LDADD) $(SP_LIBS)
+
+# broker/children.c: channel buffers sized for a maximum record
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_channel_buffers
+TESTS += tests/unit/test_channel_buffers
+endif
+tests_unit_test_channel_buffers_SOURCES = tests/unit/test_channel_buffers.c \
+	broker/children.c broker/children.h
+tests_unit_test_channel_buffers_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_channel_buffers_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
+
+# sp mcp with fd 2 the same open file as fd 1
+TESTS += tests/integration/proc_stderr_shared.py
+EXTRA_DIST += tests/integration/proc_stderr_shared.py
