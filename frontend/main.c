@@ -50,6 +50,7 @@ struct frontend {
 	bool input_done;	/* nothing more is read from fd 0 */
 	bool window_open;	/* inbuf may still hold frames not taken */
 	bool stdin_file;	/* fd 0 cannot be polled: a file, /dev/null */
+	bool woken;		/* ev_stdin was made active, not fd 0 readable */
 	bool finishing;
 	bool failed;		/* an internal error: exit 70 */
 };
@@ -105,8 +106,10 @@ frontend_want_input(struct frontend *fe)
 	}
 	if (!fe->stdin_file)
 		(void)event_add(fe->ev_stdin, NULL);
-	if (fe->stdin_file || fe->window_open)
+	if (fe->stdin_file || fe->window_open) {
+		fe->woken = !fe->stdin_file;
 		event_active(fe->ev_stdin, EV_READ, 0);
+	}
 }
 
 /* One whole record on a SOCK_SEQPACKET channel; false after logging. */
@@ -191,9 +194,22 @@ frontend_on_stdin(evutil_socket_t fd, short what, void *arg)
 	struct frame f;
 	ssize_t n;
 
+	bool woken = fe->woken;
+
 	(void)fd;
 	(void)what;
+	fe->woken = false;
 	if (!frontend_drain(fe) || !frontend_may_read(fe)) {
+		frontend_want_input(fe);
+		return;
+	}
+	/*
+	 * A wake-up made only to finish a held-back chunk says nothing about
+	 * fd 0, which may be a blocking pipe: reading now could stall the
+	 * loop, and every result with it, until the client writes again.
+	 * The persistent read event brings us back when there is input.
+	 */
+	if (woken) {
 		frontend_want_input(fe);
 		return;
 	}

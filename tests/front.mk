@@ -4,7 +4,8 @@ FRONT_TESTS = tests/integration/front_hostile.py \
 	tests/integration/front_backpressure.py \
 	tests/sdk/sdk_client.mjs \
 	tests/integration/front_demo.py \
-	tests/integration/front_results.py
+	tests/integration/front_results.py \
+	tests/integration/front_inflight.py
 TESTS += $(FRONT_TESTS)
 EXTRA_DIST += $(FRONT_TESTS) tests/integration/front_lib.py \
 	tests/integration/front_target.py
