@@ -5,62 +5,16 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/utf8.h"
 #include "policy/constraint.h"
 
-/* Length of the sequence a lead byte starts, or 0 when it cannot lead. */
-static size_t
-constraint_utf8_seq_len(unsigned char c)
-{
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return 2;
-	if (c >= 0xe0 && c <= 0xef)
-		return 3;
-	if (c >= 0xf0 && c <= 0xf4)
-		return 4;
-	return 0;
-}
-
-/* Second-byte bounds exclude overlongs, surrogates and > U+10FFFF. */
-static bool
-constraint_utf8_second_ok(unsigned char lead, unsigned char c)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (lead == 0xe0)
-		lo = 0xa0;
-	else if (lead == 0xed)
-		hi = 0x9f;
-	else if (lead == 0xf0)
-		lo = 0x90;
-	else if (lead == 0xf4)
-		hi = 0x8f;
-	return c >= lo && c <= hi;
-}
-
+/* Strict UTF-8 is common/utf8's; only the NUL refusal is the policy's. */
 bool
 constraint_utf8_count(const char *s, size_t len, size_t *count)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, n = 0, k, seq;
-
-	while (i < len) {
-		if (u[i] == 0)
-			return false;
-		seq = constraint_utf8_seq_len(u[i]);
-		if (seq == 0 || seq > len - i)
-			return false;
-		if (seq > 1 && !constraint_utf8_second_ok(u[i], u[i + 1]))
-			return false;
-		for (k = 2; k < seq; k++)
-			if ((u[i + k] & 0xc0) != 0x80)
-				return false;
-		i += seq;
-		n++;
-	}
-	*count = n;
-	return true;
+	if (memchr(s, '\0', len) != NULL)
+		return false;
+	return utf8_count_code_points((const uint8_t *)s, len, count);
 }
 
 void

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/utf8.h"
 #include "policy/load_ctx.h"
 
 #define LOAD_PATH_MAX 512
@@ -177,11 +178,12 @@ ctx_quote(const char *s, char *buf, size_t size)
 size_t
 ctx_utf8_count(const char *s)
 {
-	size_t n = 0;
+	size_t len = strlen(s), n;
 
-	for (; *s != '\0'; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			n++;
+	/* Policy text passed the strict scanner; if it were not valid UTF-8,
+	 * its byte count is an upper bound that keeps length limits safe. */
+	if (!utf8_count_code_points((const uint8_t *)s, len, &n))
+		return len;
 	return n;
 }
 
