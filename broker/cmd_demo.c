@@ -399,15 +399,21 @@ demo_expect(struct demo *d, bool ok, const char *what)
 		d->failed = true;
 }
 
-/* Sends one line (ending '\n') and shows it without the '\n'. */
-static void
-demo_send(struct demo *d, const char *line)
+/* Shows one line (ending '\n') without the '\n', then writes it whole. */
+static bool
+demo_write_line(struct demo *d, const char *line)
 {
 	size_t len = strlen(line);
 
 	printf("client -> %.*s\n", (int)(len - 1), line);
 	(void)fflush(stdout);
-	if (write(d->to_mcp, line, len) != (ssize_t)len)
+	return write(d->to_mcp, line, len) == (ssize_t)len;
+}
+
+static void
+demo_send(struct demo *d, const char *line)
+{
+	if (!demo_write_line(d, line))
 		demo_expect(d, false, "sp mcp takes the line");
 }
 
@@ -419,11 +425,7 @@ demo_send(struct demo *d, const char *line)
 static void
 demo_send_after_bad_line(struct demo *d, const char *line)
 {
-	size_t len = strlen(line);
-
-	printf("client -> %.*s\n", (int)(len - 1), line);
-	(void)fflush(stdout);
-	if (write(d->to_mcp, line, len) == (ssize_t)len)
+	if (demo_write_line(d, line))
 		return;
 	if (errno == EPIPE)
 		printf("   (sp mcp had already closed its input)\n");
