@@ -18,3 +18,4 @@ libspcommon_a_SOURCES += \
 	common/frame.c common/frame.h \
 	common/json.c common/json.h \
 	common/jsonrpc.c common/jsonrpc.h
+libspcommon_a_SOURCES += common/hash_const.h
