@@ -19,3 +19,4 @@ libspcommon_a_SOURCES += \
 	common/json.c common/json.h \
 	common/jsonrpc.c common/jsonrpc.h
 libspcommon_a_SOURCES += common/hash_const.h
+libspcommon_a_SOURCES += common/base64.c common/base64.h

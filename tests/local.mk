@@ -74,3 +74,11 @@ include tests/auditint.mk
 include tests/front.mk
 include tests/exec.mk
 include tests/ops.mk
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_base64
+TESTS += tests/unit/test_base64
+endif
+tests_unit_test_base64_SOURCES = tests/unit/test_base64.c
+tests_unit_test_base64_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_base64_LDADD = libspcommon.a $(UNIT_LDADD) $(LIBCRYPTO_LIBS)
