@@ -12,8 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-
 #include "broker/audit_log.h"
 #include "common/audit_chain.h"
 #include "common/log.h"
@@ -502,7 +500,7 @@ audit_log_close(struct audit_log *log)
 		close(log->fd);
 	}
 	if (log->key != NULL) {
-		OPENSSL_cleanse(log->key, log->key_len);
+		explicit_bzero(log->key, log->key_len);
 		free(log->key);
 	}
 	free(log);

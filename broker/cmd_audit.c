@@ -15,8 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <openssl/crypto.h>
-
 #include "broker/audit_log.h"
 #include "broker/audit_verify.h"
 #include "broker/commands.h"
@@ -59,7 +57,7 @@ cmd_audit_verify(const char *path, const char *key_path)
 		return SP_EXIT_NOINPUT;
 	st = audit_verify_file(path, key_path != NULL ? key : NULL, key_len,
 	    &rep);
-	OPENSSL_cleanse(key, sizeof(key));
+	explicit_bzero(key, sizeof(key));
 	switch (st) {
 	case AUDIT_VERIFY_OK:
 		cmd_audit_print_ok(path, &rep);

@@ -3,12 +3,12 @@
  */
 #include "config.h"
 
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "common/base64.h"
 #include "common/log.h"
 #include "executor/http_build.h"
 
@@ -229,18 +229,21 @@ append_secret_line(struct curl_slist **list, const char *name,
 static bool
 append_basic(struct curl_slist **list, const struct http_credential *cred)
 {
-	size_t enc_len = 4 * ((cred->secret_len + 2) / 3) + 1;
-	unsigned char *enc;
+	size_t enc_len = base64_encode_size(cred->secret_len);
+	char *enc;
 	bool ok;
 
-	if ((enc = malloc(enc_len)) == NULL) {
+	if (enc_len == 0 || (enc = malloc(enc_len)) == NULL) {
 		log_error("out of memory");
 		return false;
 	}
-	EVP_EncodeBlock(enc, (const unsigned char *)cred->secret,
-	    (int)cred->secret_len);
-	ok = append_secret_line(list, "Authorization", "Basic ",
-	    (const char *)enc, strlen((const char *)enc));
+	if (!base64_encode(cred->secret, cred->secret_len, enc, enc_len)) {
+		log_error("cannot encode the credential");
+		free(enc);
+		return false;
+	}
+	ok = append_secret_line(list, "Authorization", "Basic ", enc,
+	    strlen(enc));
 	explicit_bzero(enc, enc_len);
 	free(enc);
 	return ok;

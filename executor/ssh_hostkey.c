@@ -5,12 +5,11 @@
  */
 #include "config.h"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base64.h"
 #include "common/log.h"
 #include "executor/ssh_int.h"
 
@@ -20,36 +19,33 @@ void
 ssh_fingerprint_format(const uint8_t digest[HASH_SHA256_LEN],
     char out[SSH_FINGERPRINT_SIZE])
 {
-	unsigned char b64[48];
-	int n;
+	char b64[BASE64_ENCODE_SIZE(HASH_SHA256_LEN)];
+	size_t n = 0;
 
-	n = EVP_EncodeBlock(b64, digest, HASH_SHA256_LEN);
+	if (base64_encode(digest, HASH_SHA256_LEN, b64, sizeof(b64)))
+		n = strlen(b64);
 	while (n > 0 && b64[n - 1] == '=')	/* OpenSSH prints it unpadded */
 		n--;
-	snprintf(out, SSH_FINGERPRINT_SIZE, "SHA256:%.*s", n, (char *)b64);
+	snprintf(out, SSH_FINGERPRINT_SIZE, "SHA256:%.*s", (int)n, b64);
 }
 
 /* Fingerprint of a base64 key blob as known_hosts stores it. */
 static bool
 fingerprint_of_base64(const char *b64, char out[SSH_FINGERPRINT_SIZE])
 {
-	size_t len = strlen(b64), pad = 0;
-	unsigned char *blob;
+	size_t len = strlen(b64), n;
+	uint8_t *blob;
 	uint8_t digest[HASH_SHA256_LEN];
-	int n;
 
 	if (len == 0 || len % 4 != 0 || len > 64 * 1024)
 		return false;
-	if ((blob = malloc(len / 4 * 3 + 1)) == NULL)
+	if ((blob = malloc(len / 4 * 3)) == NULL)
 		return false;
-	n = EVP_DecodeBlock(blob, (const unsigned char *)b64, (int)len);
-	while (pad < 2 && b64[len - 1 - pad] == '=')
-		pad++;
-	if (n < 0 || (size_t)n < pad) {
+	if (!base64_decode(b64, len, blob, len / 4 * 3, &n)) {
 		free(blob);
 		return false;
 	}
-	hash_sha256(blob, (size_t)n - pad, digest);
+	hash_sha256(blob, n, digest);
 	free(blob);
 	ssh_fingerprint_format(digest, out);
 	return true;
@@ -215,7 +211,7 @@ verify_pinned(const struct ssh_target_conf *t,
 {
 	char expected[SSH_FINGERPRINT_SIZE];
 
-	if (CRYPTO_memcmp(digest, t->host_key_sha256, HASH_SHA256_LEN) == 0)
+	if (hash_equal_ct(digest, t->host_key_sha256, HASH_SHA256_LEN))
 		return true;
 	ssh_fingerprint_format(t->host_key_sha256, expected);
 	snprintf(message, size, "host key mismatch for %s port %u: expected "

@@ -3,7 +3,7 @@
 EXTRA_DIST += tests/integration/sshd_fixture.sh
 SSH_TEST_CFLAGS = $(UNIT_CFLAGS) \
 	-DSSHD_FIXTURE='"$(abs_top_srcdir)/tests/integration/sshd_fixture.sh"'
-SSH_TEST_LDADD = libspexecutor.a libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
+SSH_TEST_LDADD = libspexecutor.a libspcommon.a $(UNIT_LDADD) $(SP_LIBS) $(LIBCRYPTO_LIBS)
 SSH_HARNESS = tests/unit/ssh_harness.c tests/unit/ssh_harness.h
 
 if HAVE_CRITERION
