@@ -169,6 +169,10 @@ Test(base64, refuses_missing_extra_and_misplaced_padding)
 	assert_refused("Zg=a");
 	assert_refused("Zg==Zg==");
 	assert_refused("Zm8=Zm9v");
+	/* the bytes just past len would complete a group: never read */
+	for (size_t len = 1; len < 8; len++)
+		if (len != 4)
+			assert_refused_len("Zm9vYmFyZg==", len);
 }
 
 /* A second spelling of the same bytes would defeat comparing encodings. */
