@@ -82,3 +82,18 @@ endif
 tests_unit_test_base64_SOURCES = tests/unit/test_base64.c
 tests_unit_test_base64_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_base64_LDADD = libspcommon.a $(UNIT_LDADD) $(LIBCRYPTO_LIBS)
+
+# libFuzzer target for the strict base64 decoder.
+if HAVE_CLANG
+FUZZ_TARGETS += tests/fuzz/fuzz_base64
+endif
+EXTRA_DIST += tests/fuzz/fuzz_base64.c \
+	tests/fuzz/corpus/fuzz_base64/foobar \
+	tests/fuzz/corpus/fuzz_base64/foob \
+	tests/fuzz/corpus/fuzz_base64/fooba \
+	tests/fuzz/corpus/fuzz_base64/quoted
+tests/fuzz/fuzz_base64: $(srcdir)/tests/fuzz/fuzz_base64.c \
+	$(srcdir)/common/base64.c
+	@mkdir -p tests/fuzz
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(srcdir)/tests/fuzz/fuzz_base64.c \
+	    $(srcdir)/common/base64.c
