@@ -242,5 +242,6 @@ audit_chain_hmac_ok(const struct audit_record *rec, const uint8_t *key,
 		return false;
 	if (!audit_chain_hmac_hex(key, key_len, rec->hash, mac))
 		return false;
-	return strcmp(mac, rec->hmac) == 0;
+	/* parse checked rec->hmac is 64 lowercase hex digits */
+	return hash_equal_ct(mac, rec->hmac, HASH_SHA256_HEX_LEN);
 }

@@ -495,3 +495,31 @@ Test(audit_chain, parse_refuses_nul_and_foreign_shapes)
 	free(line);
 	free(body);
 }
+
+/* A forged hmac differing from the right one in any single digit fails. */
+Test(audit_chain, hmac_check_compares_every_digit)
+{
+	static const char body[] = "{\"seq\":1,\"ts\":\"t\",\"session\":\"s\","
+	    "\"kind\":\"k\",\"prev\":\"0000000000000000000000000000000000000000"
+	    "000000000000000000000000\",\"note\":\"$(id) \\\"q\\\"\"}";
+	struct audit_record rec;
+	char hash_text[HASH_SHA256_HEX_LEN + 1], right;
+	size_t line_len, i;
+	char *line;
+
+	line = audit_chain_seal(body, sizeof(body) - 1, test_key,
+	    sizeof(test_key) - 1, &line_len, hash_text);
+	cr_assert_not_null(line);
+	cr_assert_eq(audit_chain_parse(line, line_len - 1, &rec),
+	    AUDIT_PARSE_OK);
+	cr_assert(rec.has_hmac);
+	cr_assert(audit_chain_hmac_ok(&rec, test_key, sizeof(test_key) - 1));
+	for (i = 0; i < HASH_SHA256_HEX_LEN; i++) {
+		right = rec.hmac[i];
+		rec.hmac[i] = right == '0' ? '1' : '0';
+		cr_assert_not(audit_chain_hmac_ok(&rec, test_key,
+		    sizeof(test_key) - 1), "digit %zu not compared", i);
+		rec.hmac[i] = right;
+	}
+	free(line);
+}
