@@ -5,7 +5,8 @@ FRONT_TESTS = tests/integration/front_hostile.py \
 	tests/sdk/sdk_client.mjs \
 	tests/integration/front_demo.py \
 	tests/integration/front_results.py \
-	tests/integration/front_inflight.py
+	tests/integration/front_inflight.py \
+	tests/integration/front_hello.py
 TESTS += $(FRONT_TESTS)
 EXTRA_DIST += $(FRONT_TESTS) tests/integration/front_lib.py \
 	tests/integration/front_target.py
