@@ -35,6 +35,8 @@
  */
 #define FRONTEND_READ_CHUNK_MIN (64u * 1024)
 #define FRONTEND_READ_CHUNK_MAX (1024u * 1024)
+/* Results taken per wake-up: a busy executor cannot starve fd 0. */
+#define FRONTEND_RECORDS_PER_WAKEUP 64
 
 /* The writer's drained callback is what resumes reading after the
  * session's output bound stopped it, so it must fire below that bound. */
@@ -359,15 +361,18 @@ frontend_executor_lost(struct frontend *fe, ssize_t n)
 }
 
 /*
- * Takes every record waiting on the action channel, so answers that
- * arrived together leave in one write.  false when the channel is gone.
+ * Takes the records waiting on the action channel (up to
+ * FRONTEND_RECORDS_PER_WAKEUP; the event fires again for the rest), so
+ * answers that arrived together leave in one write.  false when the
+ * channel is gone.
  */
 static bool
 frontend_read_records(struct frontend *fe)
 {
 	ssize_t n;
+	int taken;
 
-	for (;;) {
+	for (taken = 0; taken < FRONTEND_RECORDS_PER_WAKEUP; taken++) {
 		n = recv(CHILD_FD_ACTION, fe->recbuf, RECORD_MAX_BYTES,
 		    MSG_TRUNC | MSG_DONTWAIT);
 		if (n == -1 && errno == EINTR)
@@ -380,6 +385,7 @@ frontend_read_records(struct frontend *fe)
 			return false;
 		}
 	}
+	return true;
 }
 
 static void
