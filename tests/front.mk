@@ -21,3 +21,13 @@ bench-front: sp
 bench: bench-front
 EXTRA_DIST += tests/bench/front_bench.py
 .PHONY: bench-front
+
+# the protocol writer alone (frontend/writer.c is part of sp, not of a
+# library, so the test builds it in)
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_writer
+TESTS += tests/unit/test_writer
+endif
+tests_unit_test_writer_SOURCES = tests/unit/test_writer.c frontend/writer.c
+tests_unit_test_writer_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_writer_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
