@@ -140,9 +140,10 @@ frontend_send_record(int fd, const uint8_t *data, size_t len)
 }
 
 /*
- * Keeps an executor record until the executor's hello is verified
- * (DESIGN.md invariant 2 holds it back until then too): the item's data
- * moves to fe->held.  A failure to keep it is an internal error.
+ * Keeps an executor record until the executor's hello is verified: until
+ * then the peer may not be our executor, and nothing may reach it.  The
+ * item's data moves to fe->held; a failure to keep it is an internal
+ * error, as a failed send is.
  */
 static void
 frontend_hold(struct frontend *fe, struct mcp_item *it)
