@@ -140,8 +140,41 @@ def test_death_before_hello(tmp, target):
           target.requests() == [] and status == 70, (status, err[-300:]))
 
 
+def test_cancel_before_hello(tmp, target):
+    """A call cancelled while the hello is pending: its action and cancel
+    records wait together and go in that order, so the executor cancels
+    it while its intent waits for the broker's ack and it never starts
+    (a cancel sent ahead of its action would name an unknown call and
+    be dropped, and the call would run).  No answer is sent for it."""
+    p = start(policy(tmp, target.port), binary=SP_TEST,
+              hook="executor:slow-hello")
+    cancelled = "cancel \"me\" $(x)"
+    p.stdin.write(INITIALIZE + call(cancelled, arguments={"id": "gone"}) +
+                  (json.dumps({"jsonrpc": "2.0",
+                               "method": "notifications/cancelled",
+                               "params": {"requestId": cancelled}}) +
+                   "\n").encode() +
+                  call(7, arguments={"id": "kept \u00e9"}))
+    p.stdin.flush()
+    got = by_id(lines_until(p, lambda ms: 7 in [m.get("id") for m in ms],
+                            10))
+    status, out, err = finish(p)
+    ok = got.get(7, ({}, 0))[0].get("result", {}).get(
+        "structuredContent", {}).get("outcome")
+    check("call cancelled before the hello: never answered; the next "
+          "call answered ok", cancelled not in got and ok == "ok" and
+          out == b"", (sorted(map(str, got)), out[:300]))
+    paths = [r["path"] for r in target.wait_requests(1)]
+    check("... the target saw only the next call",
+          paths == ["/items/kept%20%C3%A9"], paths)
+    check("... the audit has its cancellation, the session ends 0",
+          "cancellation" in audit_kinds(tmp) and status == 0,
+          (audit_kinds(tmp), status, err[-300:]))
+
+
 def main():
-    for test in (test_slow_hello, test_bad_hello, test_death_before_hello):
+    for test in (test_slow_hello, test_bad_hello, test_death_before_hello,
+                 test_cancel_before_hello):
         tmp = tmpdir()
         target = Target(tmp)
         try:
