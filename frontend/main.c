@@ -53,11 +53,11 @@ struct frontend {
 	struct writer *out;
 	struct mcp_session *session;
 	struct mcp_output items;	/* the session's output, sent at once */
-	struct mcp_output held;	/* executor records made before its hello */
+	struct mcp_output held;	/* made before the executor's hello */
 	uint8_t *inbuf;		/* inbuf_size bytes */
 	size_t inbuf_size;
 	uint8_t *recbuf;	/* RECORD_MAX_BYTES bytes */
-	bool greeted;		/* the executor's hello arrived and matched */
+	bool greeted;		/* the executor's hello came and matched */
 	bool executor_gone;	/* the action channel closed or broke */
 	bool input_done;	/* nothing more is read from fd 0 */
 	bool window_open;	/* inbuf may still hold frames not taken */
@@ -319,7 +319,8 @@ frontend_check_hello(struct frontend *fe, const uint8_t *rec, size_t len)
 
 	if (record_hello_decode(rec, len, &hello) != RECORD_OK ||
 	    hello.role != RECORD_ROLE_EXECUTOR ||
-	    memcmp(hello.fingerprint, fe->ctx.fingerprint, HASH_SHA256_LEN) != 0)
+	    memcmp(hello.fingerprint, fe->ctx.fingerprint,
+	    HASH_SHA256_LEN) != 0)
 		fatal(SP_EXIT_INTERNAL, "the executor's hello is not ours");
 	fe->greeted = true;
 	test_hook_forge(&fe->ctx, CHILD_FD_ACTION);

@@ -2,8 +2,9 @@
  * The protocol writer: the one place that writes fd 1 (DESIGN.md
  * invariant 1).  Messages are queued whole, each followed by '\n', and
  * written by writer_flush(): at once, several in one writev, and only
- * what fd 1 does not take waits for it to become writable.  The writer does not decide when input
- * stops: the loop asks mcp_session_may_read() with writer_queued().  Once
+ * what fd 1 does not take waits for it to become writable.  The writer
+ * does not decide when input stops: the loop asks mcp_session_may_read()
+ * with writer_queued().  Once
  * the queue has held more than WRITER_QUEUE_RESUME bytes, the drained
  * callback fires when it falls back below, so the loop asks again.
  */

@@ -167,7 +167,8 @@ mcp_answer(const char *line, long *id, bool *ok)
 	    cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetObjectItemCaseSensitive(msg, "result"),
 	    "structuredContent"), "outcome");
-	*ok = cJSON_IsString(outcome) && strcmp(outcome->valuestring, "ok") == 0;
+	*ok = cJSON_IsString(outcome) &&
+	    strcmp(outcome->valuestring, "ok") == 0;
 	cJSON_Delete(msg);
 	return true;
 }

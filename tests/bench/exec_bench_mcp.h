@@ -13,9 +13,10 @@ uint64_t mono_us(void);
 
 /*
  * argv: N K TOOL ARGS_JSON -- SP_ARGV...  Spawns SP_ARGV with pipes on
- * fds 0 and 1 (fd 2 on /dev/null), initializes, then sends N tools/call of TOOL with the
- * arguments object ARGS_JSON, K in flight.  Prints one latency in µs per
- * answer (write of the request to its answer line), then "wall <µs>",
+ * fds 0 and 1 (fd 2 on /dev/null), initializes, then sends N tools/call
+ * of TOOL with the arguments object ARGS_JSON, K in flight.  Prints one
+ * latency in µs per answer (write of the request to its answer line),
+ * then "wall <µs>",
  * then "notok <count>" (answers whose structuredContent.outcome is not
  * "ok").  Returns 0, or 1 after a message on stderr.
  */

@@ -68,7 +68,7 @@ Test(writer, messages_of_one_wake_up_leave_in_one_write_at_flush)
 	}
 	cr_assert_eq(writer_queued(w), wlen);
 	n = recv(sv[1], got, sizeof(got), MSG_DONTWAIT);
-	cr_assert(n == -1 && errno == EAGAIN, "nothing is written before the flush");
+	cr_assert(n == -1 && errno == EAGAIN, "nothing before the flush");
 	writer_flush(w);
 	/* SOCK_SEQPACKET keeps each write one record: one recv is one write. */
 	n = recv(sv[1], got, sizeof(got), MSG_DONTWAIT);
@@ -77,7 +77,7 @@ Test(writer, messages_of_one_wake_up_leave_in_one_write_at_flush)
 	n = recv(sv[1], got, sizeof(got), MSG_DONTWAIT);
 	cr_assert(n == -1 && errno == EAGAIN);
 	cr_assert_eq(writer_queued(w), 0);
-	cr_assert_eq(armed_events(base), 0, "no write event when fd took it all");
+	cr_assert_eq(armed_events(base), 0, "no write event: fd took it all");
 	writer_finish(w);
 	cr_assert_eq(calls.finished, 1);
 	cr_assert_eq(calls.drained, 0);
@@ -144,8 +144,8 @@ Test(writer, a_full_fd_arms_one_event_and_the_rest_leaves_in_order)
 	want = malloc(BIG_LINE);
 	for (i = 0; i < BIG_LINES; i++) {
 		big_line(want, i);
-		cr_assert_arr_eq(got + (size_t)i * (BIG_LINE + 1), want, BIG_LINE,
-		    "line %u in its place", i);
+		cr_assert_arr_eq(got + (size_t)i * (BIG_LINE + 1), want,
+		    BIG_LINE, "line %u in its place", i);
 		cr_assert_eq(got[(size_t)i * (BIG_LINE + 1) + BIG_LINE], '\n');
 	}
 	cr_assert_eq(calls.drained, 1, "drained once, below the bound");
