@@ -16,9 +16,9 @@ uint64_t mono_us(void);
  * fds 0 and 1 (fd 2 on /dev/null), initializes, then sends N tools/call
  * of TOOL with the arguments object ARGS_JSON, K in flight.  Prints one
  * latency in µs per answer (write of the request to its answer line),
- * then "wall <µs>",
- * then "notok <count>" (answers whose structuredContent.outcome is not
- * "ok").  Returns 0, or 1 after a message on stderr.
+ * then "wall <µs>", then "notok <count>" (answers whose
+ * structuredContent.outcome is not "ok").  Returns 0, or 1 after a
+ * message on stderr.
  */
 int mcp_bench_main(int argc, char **argv);
 
