@@ -18,6 +18,15 @@
 
 #define TAIL_BLOCK 4096
 
+/* Where the file's chain ends, as found under the lock. */
+struct audit_tail {
+	off_t end;			/* offset just after the last "\n" */
+	uint64_t seq;			/* of the last record, 0 when none */
+	char digest[HASH_SHA256_HEX_LEN + 1];	/* prev for the next record */
+	size_t torn_bytes;		/* cut off after end, 0 when none */
+	char torn_digest[HASH_SHA256_HEX_LEN + 1];
+};
+
 struct audit_log {
 	int fd;
 	uint8_t *key;			/* owned, NULL for a plain chain */
@@ -26,15 +35,8 @@ struct audit_log {
 	char last_hash[HASH_SHA256_HEX_LEN + 1];
 	bool pending;			/* records written but not synced */
 	uint64_t last_sync_ms;
-};
-
-/* Where the file's chain ends, as found under the lock. */
-struct audit_tail {
-	off_t end;			/* offset just after the last "\n" */
-	uint64_t seq;			/* of the last record, 0 when none */
-	char digest[HASH_SHA256_HEX_LEN + 1];	/* prev for the next record */
-	size_t torn_bytes;		/* cut off after end, 0 when none */
-	char torn_digest[HASH_SHA256_HEX_LEN + 1];
+	bool own_tail_valid;		/* own_tail is this writer's last line */
+	struct audit_tail own_tail;
 };
 
 static const char *const audit_log_reserved[] = {
@@ -246,10 +248,19 @@ audit_log_cut_torn(int fd, off_t size, struct audit_tail *tail)
 	return true;
 }
 
-/* Called with the lock held. */
+/*
+ * Called with the lock held.  When the file still ends where this
+ * writer's last line ended, that line is the tail and is not read back:
+ * writers only append whole lines under the lock or cut a torn tail past
+ * the last one, so another writer's record, even a torn one, changes the
+ * size.  (An edit in place by someone else is not looked for here;
+ * `sp audit verify` names it, since our next prev still chains to what
+ * we wrote.)  That saves three reads, a parse and a SHA-256 per record.
+ */
 static bool
-audit_log_find_tail(int fd, struct audit_tail *tail)
+audit_log_find_tail(const struct audit_log *log, struct audit_tail *tail)
 {
+	int fd = log->fd;
 	struct stat st;
 	char last;
 
@@ -258,6 +269,10 @@ audit_log_find_tail(int fd, struct audit_tail *tail)
 	if (fstat(fd, &st) == -1) {
 		log_error("fstat: %s", strerror(errno));
 		return false;
+	}
+	if (log->own_tail_valid && st.st_size == log->own_tail.end) {
+		*tail = log->own_tail;
+		return true;
 	}
 	tail->end = st.st_size;
 	if (st.st_size == 0)
@@ -405,6 +420,18 @@ audit_log_kind_ok(const char *kind)
 	return true;
 }
 
+/* The tail after line (len bytes, '\n' last) was appended at tail->end. */
+static void
+audit_log_remember_tail(struct audit_log *log, const struct audit_tail *tail,
+    const char *line, size_t len)
+{
+	memset(&log->own_tail, 0, sizeof(log->own_tail));
+	log->own_tail.end = tail->end + (off_t)len;
+	log->own_tail.seq = tail->seq + 1;
+	audit_chain_line_digest(line, len - 1, log->own_tail.digest);
+	log->own_tail_valid = true;
+}
+
 /* Called with the lock held. */
 static bool
 audit_log_append_locked(struct audit_log *log, const char *kind,
@@ -416,8 +443,9 @@ audit_log_append_locked(struct audit_log *log, const char *kind,
 	size_t len;
 	bool ok;
 
-	if (!audit_log_find_tail(log->fd, &tail))
+	if (!audit_log_find_tail(log, &tail))
 		return false;
+	log->own_tail_valid = false;	/* until this line is in the file */
 	if (tail.seq + 1 >= AUDIT_SEQ_MAX) {
 		log_error("seq exhausted; rotate the log");
 		return false;
@@ -428,9 +456,11 @@ audit_log_append_locked(struct audit_log *log, const char *kind,
 		return false;
 	}
 	ok = audit_log_write_line(log->fd, line, len, tail.end);
-	free(line);
-	if (ok)
+	if (ok) {
 		memcpy(log->last_hash, hash, sizeof(log->last_hash));
+		audit_log_remember_tail(log, &tail, line, len);
+	}
+	free(line);
 	return ok;
 }
 

@@ -32,6 +32,8 @@
  */
 #define SUPERVISE_SETTLE_MS 50
 #define SUPERVISE_LATE_ACK_MS 400	/* test hook broker:late-ack */
+/* Records taken per wake-up: a busy child cannot starve the signals. */
+#define SUPERVISE_RECORDS_PER_WAKEUP 64
 
 static const int supervise_signals[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
 #define NSIGNALS (sizeof(supervise_signals) / sizeof(supervise_signals[0]))
@@ -420,36 +422,59 @@ supervise_drain(struct supervisor *sv, int slot)
 	}
 }
 
-static void
-supervise_on_control(evutil_socket_t fd, short what, void *arg)
+/*
+ * One record from a child's control channel: its hello first, then audit
+ * events.  false when the child broke the protocol (then everything is
+ * ended).
+ */
+static bool
+supervise_control_record(struct supervisor *sv, int slot, size_t n)
 {
-	struct supervisor *sv = arg;
 	enum record_type type;
-	int slot = sv->kids[CHILD_FRONTEND].control == fd ? CHILD_FRONTEND :
-	    CHILD_EXECUTOR;
-	ssize_t n;
 
-	(void)what;
-	n = recv(fd, sv->recbuf, RECORD_MAX_BYTES, MSG_TRUNC);
-	if (n == -1 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		supervise_control_closed(sv, slot);
-		return;
-	}
-	if ((size_t)n > RECORD_MAX_BYTES ||
-	    (!sv->greeted[slot] && !supervise_hello(sv, slot, sv->recbuf,
-	    (size_t)n))) {
+	if (n > RECORD_MAX_BYTES ||
+	    (!sv->greeted[slot] && !supervise_hello(sv, slot, sv->recbuf, n))) {
 		log_error("%s broke the control protocol", sv->kids[slot].role);
 		supervise_set_status(sv, SP_EXIT_INTERNAL, "protocol broken");
 		supervise_kill_all(sv);
 		supervise_control_closed(sv, slot);
-		return;
+		return false;
 	}
-	if (record_peek(sv->recbuf, (size_t)n, NULL, &type) == RECORD_OK &&
+	if (record_peek(sv->recbuf, n, NULL, &type) == RECORD_OK &&
 	    type == RECORD_AUDIT_EVENT)
-		supervise_audit_event(sv, &sv->kids[slot], sv->recbuf,
-		    (size_t)n);
+		supervise_audit_event(sv, &sv->kids[slot], sv->recbuf, n);
+	return true;
+}
+
+/*
+ * Takes the records waiting (up to SUPERVISE_RECORDS_PER_WAKEUP; the
+ * event fires again for the rest), each acked as soon as it is written,
+ * so events that arrived together cost one wake-up.
+ */
+static void
+supervise_on_control(evutil_socket_t fd, short what, void *arg)
+{
+	struct supervisor *sv = arg;
+	int slot = sv->kids[CHILD_FRONTEND].control == fd ? CHILD_FRONTEND :
+	    CHILD_EXECUTOR;
+	ssize_t n;
+	int taken;
+
+	(void)what;
+	for (taken = 0; taken < SUPERVISE_RECORDS_PER_WAKEUP; taken++) {
+		n = recv(fd, sv->recbuf, RECORD_MAX_BYTES,
+		    MSG_TRUNC | MSG_DONTWAIT);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			supervise_control_closed(sv, slot);
+			return;
+		}
+		if (!supervise_control_record(sv, slot, (size_t)n))
+			return;
+	}
 }
 
 struct supervisor *

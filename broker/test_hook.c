@@ -7,16 +7,22 @@
 
 #ifdef SP_TEST_HOOKS
 
+#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "broker/child_role.h"
 #include "common/log.h"
+
+/* executor:slow-hello and executor:bad-hello: how long the hello waits. */
+#define TEST_HOOK_SLOW_HELLO_MS	1500
+#define TEST_HOOK_BAD_HELLO_MS	500
 
 /* A line that must never be mistaken for protocol. */
 static const char test_hook_noise[] = "NOISE from a test hook on fd 1\n";
@@ -32,6 +38,15 @@ test_hook_connect(void)
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	/* fd 0 is not a socket: only the syscall matters. */
 	(void)connect(0, (struct sockaddr *)&sin, sizeof(sin));
+}
+
+static void
+test_hook_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
 }
 
 static void
@@ -52,6 +67,10 @@ test_hook_act(const char *action)
 		(void)execve(argv[0], argv, NULL);
 	else if (strcmp(action, "noise") == 0)
 		(void)!write(1, test_hook_noise, sizeof(test_hook_noise) - 1);
+	else if (strcmp(action, "slow-hello") == 0)
+		test_hook_sleep_ms(TEST_HOOK_SLOW_HELLO_MS);
+	else if (strcmp(action, "bad-hello") == 0)
+		test_hook_sleep_ms(TEST_HOOK_BAD_HELLO_MS);
 	else
 		log_error("unknown test hook action '%s'", action);
 	log_info("test hook: %s returned", action);
@@ -75,6 +94,17 @@ test_hook_run(const char *role)
 
 	if (hook != NULL && strncmp(hook, role, n) == 0 && hook[n] == ':')
 		test_hook_act(hook + n + 1);
+}
+
+bool
+test_hook_hello_to_frontend(struct record_hello *h, struct buf *out)
+{
+	if (!test_hook_is("executor", "bad-hello"))
+		return true;
+	h->fingerprint[0] ^= 0x01;
+	buf_free(out);
+	buf_init_writer(out, RECORD_MAX_BYTES);
+	return record_hello_encode(h, out) == RECORD_OK;
 }
 
 enum forge_case {
@@ -219,6 +249,14 @@ test_hook_forge(const struct child_context *ctx, int action_fd)
 {
 	(void)ctx;
 	(void)action_fd;
+}
+
+bool
+test_hook_hello_to_frontend(struct record_hello *h, struct buf *out)
+{
+	(void)h;
+	(void)out;
+	return true;
 }
 
 #endif

@@ -4,15 +4,20 @@
  * sandbox is on, so a test can see the sandbox or the fd 1 rule hold.
  * ROLE is broker, frontend or executor; ACTION is open (/etc/passwd,
  * read-only), open-write (a file in /tmp), socket, connect, execve or
- * noise (writes to fd 1).  In every other build test_hook_run() does
- * nothing and reads no environment.
+ * noise (writes to fd 1); for the executor also slow-hello (sleeps 1.5 s
+ * before it answers the frontend's hello, as a slow library load would)
+ * and bad-hello (sleeps 0.5 s, then answers the frontend with a wrong
+ * fingerprint, see test_hook_hello_to_frontend()).  In every other build
+ * test_hook_run() does nothing and reads no environment.
  */
 #ifndef SP_BROKER_TEST_HOOK_H
 #define SP_BROKER_TEST_HOOK_H
 
 #include <stdbool.h>
 
+struct buf;
 struct child_context;
+struct record_hello;
 
 /*
  * True when SP_TEST_HOOK is exactly "ROLE:ACTION" (test build only; else
@@ -25,6 +30,15 @@ bool test_hook_is(const char *role, const char *action);
 
 /* role: "broker", "frontend" or "executor". */
 void test_hook_run(const char *role);
+
+/*
+ * SP_TEST_HOOK="executor:bad-hello": re-encodes into out (a writer
+ * buffer, re-initialised) the executor's hello h with a wrong catalog
+ * fingerprint, for the frontend only (the broker got the right one), so a
+ * test sees that the frontend alone holds its records back.  Otherwise
+ * leaves both alone.  false when the encoding fails.
+ */
+bool test_hook_hello_to_frontend(struct record_hello *h, struct buf *out);
 
 /*
  * SP_TEST_HOOK="frontend:forge": a compromised frontend.  Right after

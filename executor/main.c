@@ -197,8 +197,9 @@ executor_hello(struct executor *ex, const uint8_t *rec, size_t len)
 	hello.role = RECORD_ROLE_EXECUTOR;
 	buf_init_writer(&out, RECORD_MAX_BYTES);
 	if (record_hello_encode(&hello, &out) != RECORD_OK ||
-	    !child_send_record(CHILD_FD_ACTION, &out) ||
-	    !child_send_record(CHILD_FD_CONTROL, &out))
+	    !child_send_record(CHILD_FD_CONTROL, &out) ||
+	    !test_hook_hello_to_frontend(&hello, &out) ||
+	    !child_send_record(CHILD_FD_ACTION, &out))
 		ex->status = SP_EXIT_INTERNAL;
 	buf_free(&out);
 	ex->greeted = true;

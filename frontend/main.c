@@ -1,6 +1,7 @@
 /*
  * Entry of the frontend role (frontend/frontend.h): load the policy
- * handed over, confine, greet the executor, then run the MCP session
+ * handed over, confine, greet the executor (its answer is taken when it
+ * comes, and no record goes before it), then run the MCP session
  * (frontend/mcp_session.h) on a libevent loop until end of input.  This
  * file is the session's I/O: frames in from fd 0, the session's output
  * items out in order (protocol lines to the one writer on fd 1, records
@@ -28,7 +29,14 @@
 #include "policy/catalog.h"
 #include "frontend/writer.h"
 
-#define FRONTEND_READ_CHUNK 65536
+/*
+ * fd 0 is read in chunks of max_frame_bytes, so one read takes a whole
+ * frame of the largest size allowed, kept between these bounds.
+ */
+#define FRONTEND_READ_CHUNK_MIN (64u * 1024)
+#define FRONTEND_READ_CHUNK_MAX (1024u * 1024)
+/* Results taken per wake-up: a busy executor cannot starve fd 0. */
+#define FRONTEND_RECORDS_PER_WAKEUP 64
 
 /* The writer's drained callback is what resumes reading after the
  * session's output bound stopped it, so it must fire below that bound. */
@@ -45,8 +53,12 @@ struct frontend {
 	struct writer *out;
 	struct mcp_session *session;
 	struct mcp_output items;	/* the session's output, sent at once */
-	uint8_t *inbuf;		/* FRONTEND_READ_CHUNK bytes */
+	struct mcp_output held;	/* made before the executor's hello */
+	uint8_t *inbuf;		/* inbuf_size bytes */
+	size_t inbuf_size;
 	uint8_t *recbuf;	/* RECORD_MAX_BYTES bytes */
+	bool greeted;		/* the executor's hello came and matched */
+	bool executor_gone;	/* the action channel closed or broke */
 	bool input_done;	/* nothing more is read from fd 0 */
 	bool window_open;	/* inbuf may still hold frames not taken */
 	bool stdin_file;	/* fd 0 cannot be polled: a file, /dev/null */
@@ -55,12 +67,17 @@ struct frontend {
 	bool failed;		/* an internal error: exit 70 */
 };
 
-/* Input is over: once every call is answered, flush and end. */
+/*
+ * Input is over: once every call is answered, flush and end.  Not before
+ * the executor's hello either: an executor left greeting a closed channel
+ * would fail, and the broker would take a short session for a death.
+ */
 static void
 frontend_maybe_finish(struct frontend *fe)
 {
 	if (!fe->input_done || fe->finishing ||
-	    mcp_session_inflight(fe->session) > 0)
+	    mcp_session_inflight(fe->session) > 0 ||
+	    (!fe->greeted && !fe->executor_gone))
 		return;
 	fe->finishing = true;
 	writer_finish(fe->out);
@@ -123,6 +140,35 @@ frontend_send_record(int fd, const uint8_t *data, size_t len)
 }
 
 /*
+ * Keeps an executor record until the executor's hello is verified: until
+ * then the peer may not be our executor, and nothing may reach it.  The
+ * item's data moves to fe->held; a failure to keep it is an internal
+ * error, as a failed send is.
+ */
+static void
+frontend_hold(struct frontend *fe, struct mcp_item *it)
+{
+	struct mcp_output *h = &fe->held;
+	struct mcp_item *grown;
+	size_t cap;
+
+	if (h->count == h->cap) {
+		cap = h->cap == 0 ? 8 : h->cap * 2;
+		if ((grown = reallocarray(h->items, cap, sizeof(*grown))) ==
+		    NULL) {
+			log_error("frontend_hold: out of memory");
+			fe->failed = true;
+			return;
+		}
+		h->items = grown;
+		h->cap = cap;
+	}
+	h->items[h->count++] = *it;
+	it->data = NULL;
+	it->len = 0;
+}
+
+/*
  * Sends what the session appended, in order, and empties the list.  A
  * lost client drops its lines but not the records: a call already made
  * still runs and is still audited.
@@ -142,8 +188,10 @@ frontend_flush_items(struct frontend *fe)
 			    it->len > 0 ? it->len - 1 : 0);
 			break;
 		case MCP_ITEM_EXECUTOR:
-			if (!frontend_send_record(CHILD_FD_ACTION, it->data,
-			    it->len))
+			if (!fe->greeted)
+				frontend_hold(fe, &fe->items.items[i]);
+			else if (!frontend_send_record(CHILD_FD_ACTION,
+			    it->data, it->len))
 				fe->failed = true;
 			break;
 		case MCP_ITEM_AUDIT:
@@ -187,17 +235,14 @@ frontend_drain(struct frontend *fe)
 	return true;
 }
 
+/* Takes the frames that may be taken, reading fd 0 when it is ready. */
 static void
-frontend_on_stdin(evutil_socket_t fd, short what, void *arg)
+frontend_read_input(struct frontend *fe)
 {
-	struct frontend *fe = arg;
 	struct frame f;
 	ssize_t n;
-
 	bool woken = fe->woken;
 
-	(void)fd;
-	(void)what;
 	fe->woken = false;
 	if (!frontend_drain(fe) || !frontend_may_read(fe)) {
 		frontend_want_input(fe);
@@ -213,7 +258,7 @@ frontend_on_stdin(evutil_socket_t fd, short what, void *arg)
 		frontend_want_input(fe);
 		return;
 	}
-	n = read(STDIN_FILENO, fe->inbuf, FRONTEND_READ_CHUNK);
+	n = read(STDIN_FILENO, fe->inbuf, fe->inbuf_size);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n > 0) {
@@ -231,6 +276,17 @@ frontend_on_stdin(evutil_socket_t fd, short what, void *arg)
 		frontend_flush_items(fe);
 	}
 	frontend_stop_input(fe);
+}
+
+static void
+frontend_on_stdin(evutil_socket_t fd, short what, void *arg)
+{
+	struct frontend *fe = arg;
+
+	(void)fd;
+	(void)what;
+	frontend_read_input(fe);
+	writer_flush(fe->out);
 }
 
 /* One result record from the executor; false: the channel is broken. */
@@ -255,39 +311,109 @@ frontend_result(struct frontend *fe, const uint8_t *rec, size_t len)
 	return true;
 }
 
+/* The executor's hello: its role and our catalog, or the session ends. */
 static void
-frontend_on_action(evutil_socket_t fd, short what, void *arg)
+frontend_check_hello(struct frontend *fe, const uint8_t *rec, size_t len)
 {
-	struct frontend *fe = arg;
-	ssize_t n;
+	struct record_hello hello;
 
-	(void)what;
-	n = recv(fd, fe->recbuf, RECORD_MAX_BYTES, MSG_TRUNC);
-	if (n == -1 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n > 0 && (size_t)n <= RECORD_MAX_BYTES &&
-	    frontend_result(fe, fe->recbuf, (size_t)n)) {
-		/* an answered call may let a held-back frame in */
-		if (!fe->input_done)
-			frontend_want_input(fe);
-		frontend_maybe_finish(fe);
-		return;
-	}
-	log_error("frontend_on_action: the executor channel is %s",
+	if (record_hello_decode(rec, len, &hello) != RECORD_OK ||
+	    hello.role != RECORD_ROLE_EXECUTOR ||
+	    memcmp(hello.fingerprint, fe->ctx.fingerprint,
+	    HASH_SHA256_LEN) != 0)
+		fatal(SP_EXIT_INTERNAL, "the executor's hello is not ours");
+	fe->greeted = true;
+	test_hook_forge(&fe->ctx, CHILD_FD_ACTION);
+}
+
+/* Sends, in order, the records kept while the hello was pending. */
+static void
+frontend_release_held(struct frontend *fe)
+{
+	size_t i;
+
+	for (i = 0; i < fe->held.count; i++)
+		if (!frontend_send_record(CHILD_FD_ACTION,
+		    fe->held.items[i].data, fe->held.items[i].len))
+			fe->failed = true;
+	mcp_output_clear(&fe->held);
+}
+
+/* One record from the executor; false: the channel is broken. */
+static bool
+frontend_executor_record(struct frontend *fe, const uint8_t *rec, size_t len)
+{
+	if (fe->greeted)
+		return frontend_result(fe, rec, len);
+	frontend_check_hello(fe, rec, len);
+	frontend_release_held(fe);
+	return true;
+}
+
+static void
+frontend_executor_lost(struct frontend *fe, ssize_t n)
+{
+	log_error("frontend_executor_lost: the executor channel is %s",
 	    n == 0 ? "closed" : "broken");
+	fe->executor_gone = true;
 	(void)event_del(fe->ev_action);
 	(void)mcp_session_executor_lost(fe->session, &fe->items);
 	frontend_flush_items(fe);
 	frontend_fail(fe);
 }
 
+/*
+ * Takes the records waiting on the action channel (up to
+ * FRONTEND_RECORDS_PER_WAKEUP; the event fires again for the rest), so
+ * answers that arrived together leave in one write.  false when the
+ * channel is gone.
+ */
+static bool
+frontend_read_records(struct frontend *fe)
+{
+	ssize_t n;
+	int taken;
+
+	for (taken = 0; taken < FRONTEND_RECORDS_PER_WAKEUP; taken++) {
+		n = recv(CHILD_FD_ACTION, fe->recbuf, RECORD_MAX_BYTES,
+		    MSG_TRUNC | MSG_DONTWAIT);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN)
+			return true;
+		if (n <= 0 || (size_t)n > RECORD_MAX_BYTES ||
+		    !frontend_executor_record(fe, fe->recbuf, (size_t)n)) {
+			frontend_executor_lost(fe, n);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void
+frontend_on_action(evutil_socket_t fd, short what, void *arg)
+{
+	struct frontend *fe = arg;
+
+	(void)fd;
+	(void)what;
+	/* answered calls may let held-back frames in */
+	if (frontend_read_records(fe) && !fe->input_done)
+		frontend_want_input(fe);
+	frontend_maybe_finish(fe);
+	writer_flush(fe->out);
+}
+
 /* The broker ends the session in order: stop reading, flush, exit. */
 static void
 frontend_on_term(evutil_socket_t sig, short what, void *arg)
 {
+	struct frontend *fe = arg;
+
 	(void)sig;
 	(void)what;
-	frontend_stop_input(arg);
+	frontend_stop_input(fe);
+	writer_flush(fe->out);
 }
 
 static void
@@ -334,6 +460,12 @@ frontend_setup(struct frontend *fe)
 {
 	const struct policy *p = fe->ctx.policy;
 
+	fe->inbuf_size = p->limits.max_frame_bytes;
+	if (fe->inbuf_size < FRONTEND_READ_CHUNK_MIN)
+		fe->inbuf_size = FRONTEND_READ_CHUNK_MIN;
+	if (fe->inbuf_size > FRONTEND_READ_CHUNK_MAX)
+		fe->inbuf_size = FRONTEND_READ_CHUNK_MAX;
+
 	/* The broker orders the end (SIGTERM); a terminal's SIGINT or
 	 * SIGHUP to the whole group is its to handle, not ours. */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR ||
@@ -341,7 +473,7 @@ frontend_setup(struct frontend *fe)
 	    signal(SIGHUP, SIG_IGN) == SIG_ERR ||
 	    (fe->base = event_base_new()) == NULL ||
 	    !frame_reader_init(&fe->reader, p->limits.max_frame_bytes) ||
-	    (fe->inbuf = malloc(FRONTEND_READ_CHUNK)) == NULL ||
+	    (fe->inbuf = malloc(fe->inbuf_size)) == NULL ||
 	    (fe->recbuf = malloc(RECORD_MAX_BYTES)) == NULL)
 		fatal(SP_EXIT_INTERNAL, "cannot set up the event loop");
 	fe->out = writer_new(fe->base, STDOUT_FILENO, frontend_on_drained,
@@ -359,34 +491,32 @@ frontend_setup(struct frontend *fe)
 		fatal(SP_EXIT_INTERNAL, "cannot set up the session");
 }
 
-/* Hello both ways on the action channel; the catalogs must be the same. */
+/*
+ * Greets the executor and the broker.  The executor's answer is not
+ * waited for: it loads its libraries meanwhile, and the session serves
+ * what needs only the policy (initialize, ping, tools/list) at once.
+ * frontend_check_hello() takes the answer as the channel's first record.
+ */
 static void
-frontend_hello(const struct frontend *fe)
+frontend_greet(const struct frontend *fe)
 {
 	struct record_hello hello = { .role = RECORD_ROLE_FRONTEND };
 	struct buf out;
-	uint8_t rec[64];
-	ssize_t n;
 
 	memcpy(hello.fingerprint, fe->ctx.fingerprint, HASH_SHA256_LEN);
-	buf_init_writer(&out, sizeof(rec));
+	buf_init_writer(&out, RECORD_MAX_BYTES);
 	if (record_hello_encode(&hello, &out) != RECORD_OK ||
 	    !child_send_record(CHILD_FD_ACTION, &out) ||
 	    !child_send_record(CHILD_FD_CONTROL, &out))
 		fatal(SP_EXIT_INTERNAL, "cannot greet the executor");
 	buf_free(&out);
-	n = recv(CHILD_FD_ACTION, rec, sizeof(rec), MSG_TRUNC);
-	if (n <= 0 || (size_t)n > sizeof(rec) ||
-	    record_hello_decode(rec, (size_t)n, &hello) != RECORD_OK ||
-	    hello.role != RECORD_ROLE_EXECUTOR ||
-	    memcmp(hello.fingerprint, fe->ctx.fingerprint, HASH_SHA256_LEN) != 0)
-		fatal(SP_EXIT_INTERNAL, "the executor's hello is not ours");
 }
 
 static void
 frontend_free(struct frontend *fe)
 {
 	mcp_output_clear(&fe->items);
+	mcp_output_clear(&fe->held);
 	mcp_session_free(fe->session);
 	writer_free(fe->out);
 	if (fe->ev_stdin != NULL)
@@ -414,8 +544,7 @@ frontend_main(int argc, char **argv)
 	frontend_setup(&fe);
 	child_confine(&fe.ctx);
 	test_hook_run("frontend");
-	frontend_hello(&fe);
-	test_hook_forge(&fe.ctx, CHILD_FD_ACTION);
+	frontend_greet(&fe);
 	if (event_add(fe.ev_action, NULL) == -1)
 		fatal(SP_EXIT_INTERNAL, "cannot watch the executor channel");
 	frontend_want_input(&fe);

@@ -1,8 +1,10 @@
 /*
  * The protocol writer: the one place that writes fd 1 (DESIGN.md
  * invariant 1).  Messages are queued whole, each followed by '\n', and
- * written as fd 1 accepts them.  The writer does not decide when input
- * stops: the loop asks mcp_session_may_read() with writer_queued().  Once
+ * written by writer_flush(): at once, several in one writev, and only
+ * what fd 1 does not take waits for it to become writable.  The writer
+ * does not decide when input stops: the loop asks mcp_session_may_read()
+ * with writer_queued().  Once
  * the queue has held more than WRITER_QUEUE_RESUME bytes, the drained
  * callback fires when it falls back below, so the loop asks again.
  */
@@ -32,9 +34,17 @@ typedef void (*writer_cb)(void *arg);
 struct writer *writer_new(struct event_base *base, int fd, writer_cb drained,
     writer_cb finished, void *arg);
 
-/* Queues one message (len bytes, no newline inside; a '\n' is added).
- * false when the client is gone (the message is dropped). */
+/* Queues one message (len bytes, no newline inside; a '\n' is added);
+ * nothing is written before writer_flush().  false when the client is
+ * gone (the message is dropped) or on allocation failure (logged). */
 bool writer_send(struct writer *w, const char *msg, size_t len);
+
+/*
+ * Writes what is queued now, unless fd is already known full (then it
+ * goes when fd is writable).  The loop calls it once per wake-up, after
+ * every message of that wake-up was queued, so they share one writev.
+ */
+void writer_flush(struct writer *w);
 
 /* Bytes queued and not yet written to fd. */
 size_t writer_queued(const struct writer *w);

@@ -13,7 +13,8 @@ EXTRA_DIST += $(EXEC_TESTS) tests/integration/exec_lib.py
 # sp mcp beside a plain libcurl loop and ssh with a control master;
 # printed as ratios, not asserted, not part of `make check`.
 check_PROGRAMS += tests/bench/exec_bench_peer
-tests_bench_exec_bench_peer_SOURCES = tests/bench/exec_bench_peer.c
+tests_bench_exec_bench_peer_SOURCES = tests/bench/exec_bench_peer.c \
+	tests/bench/exec_bench_mcp.c tests/bench/exec_bench_mcp.h
 tests_bench_exec_bench_peer_LDADD = $(SP_LIBS)
 EXTRA_DIST += tests/bench/exec_bench.py
 

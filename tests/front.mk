@@ -5,7 +5,8 @@ FRONT_TESTS = tests/integration/front_hostile.py \
 	tests/sdk/sdk_client.mjs \
 	tests/integration/front_demo.py \
 	tests/integration/front_results.py \
-	tests/integration/front_inflight.py
+	tests/integration/front_inflight.py \
+	tests/integration/front_hello.py
 TESTS += $(FRONT_TESTS)
 EXTRA_DIST += $(FRONT_TESTS) tests/integration/front_lib.py \
 	tests/integration/front_target.py
@@ -20,3 +21,13 @@ bench-front: sp
 bench: bench-front
 EXTRA_DIST += tests/bench/front_bench.py
 .PHONY: bench-front
+
+# the protocol writer alone (frontend/writer.c is part of sp, not of a
+# library, so the test builds it in)
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_writer
+TESTS += tests/unit/test_writer
+endif
+tests_unit_test_writer_SOURCES = tests/unit/test_writer.c frontend/writer.c
+tests_unit_test_writer_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_writer_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)

@@ -5,7 +5,10 @@ HTTP: tools/call through `sp mcp` (client, frontend, executor, libcurl)
 against a small C server (exec_bench_peer serve), at 1 and 16 in flight,
 beside a plain libcurl loop issuing the same GETs in one process
 (exec_bench_peer curl).  SSH: an `echo` tool through `sp mcp` beside
-OpenSSH's ssh with a control master running the same command.  The sp
+OpenSSH's ssh with a control master running the same command.  The HTTP
+sp figures come from a C client (exec_bench_peer mcp), so both sides pay
+for C only; the row "sp mcp via Python client" is the same through this
+script's own client, to show what an interpreter adds.  The SSH sp
 figures include this Python client's own JSON work."""
 import getpass
 import json
@@ -76,16 +79,33 @@ def sp_calls(cfg, tool, args, n, k):
     return lat, wall
 
 
-def curl_calls(url, n, k):
-    out = subprocess.run([PEER, "curl", url, str(n), str(k)],
-                         stdout=subprocess.PIPE, text=True,
+def peer_figures(argv, env=None):
+    """Runs the C peer: latencies, one per line, then "wall" (and for
+    mcp "notok")."""
+    out = subprocess.run(argv, stdout=subprocess.PIPE, text=True, env=env,
                          check=True).stdout.split("\n")
-    lat = [int(l) for l in out if l and not l.startswith("wall")]
-    wall = int([l for l in out if l.startswith("wall")][0].split()[1])
-    return lat, wall
+    lat = [int(l) for l in out if l and l[0].isdigit()]
+    tagged = dict(l.split() for l in out if l and not l[0].isdigit())
+    bad = int(tagged.get("notok", 0))
+    if bad:
+        print("  (%d of %d calls were not ok)" % (bad, len(lat)))
+    return lat, int(tagged["wall"])
 
 
-def show(name, sp, base):
+def curl_calls(url, n, k):
+    return peer_figures([PEER, "curl", url, str(n), str(k)])
+
+
+def sp_calls_c(cfg, tool, args, n, k):
+    """n tools/call with k in flight through the C client."""
+    return peer_figures([PEER, "mcp", str(n), str(k), tool, json.dumps(args),
+                         "--", SP, "mcp", "--config", cfg], env=sp_env())
+
+
+def show(name, sp, base, py=None):
+    if py is not None:
+        print("%-22s sp mcp via Python client p50 %7.0f µs  p95 %7.0f µs  "
+              "%7.0f calls/s" % (name, py["p50"], py["p95"], py["rps"]))
     print("%-22s sp mcp p50 %7.0f µs  p95 %7.0f µs  %7.0f calls/s" %
           (name, sp["p50"], sp["p95"], sp["rps"]))
     print("%-22s direct p50 %7.0f µs  p95 %7.0f µs  %7.0f calls/s" %
@@ -114,11 +134,12 @@ def bench_http(tmp):
             "profiles": {"default": {"scopes": ["read"]}}}, f)
     url = "http://127.0.0.1:%d/items/abc" % port
     try:
-        sp_calls(cfg, "get_item", {"id": "abc"}, 100, 1)   # warm up
+        sp_calls_c(cfg, "get_item", {"id": "abc"}, 100, 1)   # warm up
         for n, k in ((HTTP_N1, 1), (HTTP_N16, 16)):
-            sp = summary(*sp_calls(cfg, "get_item", {"id": "abc"}, n, k))
+            py = summary(*sp_calls(cfg, "get_item", {"id": "abc"}, n, k))
+            sp = summary(*sp_calls_c(cfg, "get_item", {"id": "abc"}, n, k))
             base = summary(*curl_calls(url, n, k))
-            show("HTTP, %d in flight" % k, sp, base)
+            show("HTTP, %d in flight" % k, sp, base, py)
     finally:
         server.stdin.close()
         server.wait()

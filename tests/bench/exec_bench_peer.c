@@ -9,6 +9,9 @@
  *                                    in flight (one multi handle, reused
  *                                    connections), one latency in µs per
  *                                    line, then "wall <µs>"
+ *   exec_bench_peer mcp N K TOOL ARGS -- SP_ARGV...
+ *                                    the same through `sp mcp`
+ *                                    (tests/bench/exec_bench_mcp.h)
  *
  * The server is C because the Python target was the bottleneck: the
  * comparison is Sallyport against a direct libcurl loop, not against it.
@@ -27,16 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/bench/exec_bench_mcp.h"
+
 #define BENCH_INFLIGHT_MAX 64
-
-static uint64_t
-mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 static void
 serve_ok(struct evhttp_request *req, void *arg)
@@ -169,9 +165,11 @@ main(int argc, char **argv)
 
 	if (argc == 2 && strcmp(argv[1], "serve") == 0)
 		return serve();
+	if (argc >= 2 && strcmp(argv[1], "mcp") == 0)
+		return mcp_bench_main(argc - 2, argv + 2);
 	if (argc != 5 || strcmp(argv[1], "curl") != 0) {
 		fprintf(stderr, "usage: exec_bench_peer serve | "
-		    "curl URL N K\n");
+		    "curl URL N K | mcp N K TOOL ARGS -- SP_ARGV...\n");
 		return 64;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);

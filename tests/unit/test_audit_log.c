@@ -524,3 +524,36 @@ Test(audit_log, exhausted_seq_is_refused_not_wrapped)
 	cr_assert_eq(stat(path, &after), 0);
 	cr_assert_eq(after.st_size, before.st_size);
 }
+
+/*
+ * A writer does not read back its own last line while the file still
+ * ends there (broker/audit_log.c, audit_log_find_tail): an edit of that
+ * line in place, same size, is then not refused at the next append but
+ * chained over with what was really written, and verify names the
+ * edited record.  A writer that re-read its tail every time would refuse.
+ */
+Test(audit_log, own_tail_is_not_read_back_and_an_edit_in_place_is_named)
+{
+	struct audit_verify_report rep;
+	struct audit_log *log;
+	size_t len, len2;
+	char *data, *p;
+
+	log = audit_log_open(path, NULL, 0, "own-tail");
+	cr_assert(append_numbered(log, 1, 0, 5));
+	cr_assert(append_numbered(log, 1, 7, 5));
+	data = fixture_read_file(path, &len);
+	p = strstr(data + fixture_line_offset(data, len, 2), "\"i\":7");
+	cr_assert_not_null(p);
+	p[4] = '8';
+	fixture_write_file(path, data, len);
+	cr_assert(append_numbered(log, 1, 2, 5));
+	audit_log_close(log);
+	free(fixture_read_file(path, &len2));
+	cr_assert_gt(len2, len);
+	cr_assert_eq(audit_verify_file(path, NULL, 0, &rep),
+	    AUDIT_VERIFY_BROKEN);
+	cr_assert_eq(rep.break_line, 2);
+	cr_assert_eq(rep.records, 1);
+	free(data);
+}

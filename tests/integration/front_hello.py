@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""The executor's hello is asynchronous (tests/sp-test hooks): while the
+executor still loads, the frontend answers initialize, ping and
+tools/list from the policy it holds; a tools/call sent meanwhile waits
+and runs exactly once after the hello matched; a hello that does not
+match lets nothing reach the target; an executor that dies before its
+hello leaves the waiting calls answered "unknown", as calls in flight."""
+import json
+import os
+import shutil
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from front_lib import Target, call, policy  # noqa: E402
+from proc_lib import (INITIALIZE, SP_TEST, check, children, done,  # noqa: E402
+                      finish, read_line, request, start, stop, tmpdir)
+
+SLOW_HELLO_S = 1.5      # TEST_HOOK_SLOW_HELLO_MS in broker/test_hook.c
+# Valid ids (maxLength 64) with quotes, $(), a newline, %2e%2e, multibyte.
+IDS = ["plain-7", "it's \"$(id)\"\n", "%2e%2e/\u00e9t\u00e9 \u2603"]
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+
+
+def lines_until(p, want, timeout):
+    """Messages read until want(messages) holds or timeout passed, each
+    with the time it was read (monotonic)."""
+    end, got, pending = time.monotonic() + timeout, [], b""
+    while not want([m for m, _ in got]) and time.monotonic() < end:
+        if b"\n" not in pending:
+            more = read_line(p, max(0.05, end - time.monotonic()))
+            if not more:
+                break
+            pending += more
+            continue
+        line, pending = pending.split(b"\n", 1)
+        got.append((json.loads(line), time.monotonic()))
+    return got
+
+
+def by_id(got):
+    return {m.get("id"): (m, t) for m, t in got}
+
+
+def test_slow_hello(tmp, target):
+    """initialize, ping and tools/list are answered well before the
+    executor is ready; the calls sent at once wait and each runs once."""
+    p = start(policy(tmp, target.port), binary=SP_TEST,
+              hook="executor:slow-hello")
+    try:
+        t0 = time.monotonic()
+        p.stdin.write(INITIALIZE + INITIALIZED +
+                      request(1, "ping") + request(2, "tools/list") +
+                      b"".join(call(10 + i, arguments={"id": v})
+                               for i, v in enumerate(IDS)))
+        p.stdin.flush()
+        want = [0, 1, 2] + [10 + i for i in range(len(IDS))]
+        got = by_id(lines_until(p, lambda ms: sorted(
+            m.get("id") for m in ms) == want, 10))
+        early = [got.get(i, (None, t0 + 99))[1] - t0 for i in (0, 1, 2)]
+        check("executor hello 1.5 s late: initialize, ping and tools/list "
+              "answered first (%s s)" % ["%.2f" % e for e in early],
+              all(e < SLOW_HELLO_S * 0.6 for e in early) and
+              "protocolVersion" in got[0][0].get("result", {}) and
+              got[1][0].get("result") == {} and
+              [t["name"] for t in got[2][0]["result"]["tools"]] ==
+              ["get_item", "fetch"], got)
+        calls = [got.get(10 + i) for i in range(len(IDS))]
+        check("... the %d calls sent at once are answered ok" % len(IDS),
+              all(c is not None and c[0]["result"]["structuredContent"]
+                  ["outcome"] == "ok" for c in calls), calls)
+        check("... and only once the executor was ready",
+              all(c is not None and c[1] - t0 >= SLOW_HELLO_S * 0.9
+                  for c in calls),
+              ["%.2f" % (c[1] - t0) for c in calls if c is not None])
+        time.sleep(0.2)
+        paths = sorted(r["path"] for r in target.requests())
+        check("... the target saw each call exactly once",
+              len(paths) == len(IDS) and len(set(paths)) == len(IDS), paths)
+    finally:
+        status, out, err = finish(p)
+    check("... no other line, and the session ends 0", status == 0 and
+          out == b"", (status, out[:300], err[-300:]))
+
+
+def audit_kinds(tmp):
+    with open(os.path.join(tmp, "audit.jsonl"), encoding="utf-8") as f:
+        return [json.loads(l)["kind"] for l in f if l.strip()]
+
+
+def test_bad_hello(tmp, target):
+    """A call sent before a hello that does not match never reaches the
+    executor.  The hook gives the broker the right hello, so only the
+    frontend stands in the way: had it sent the records, the executor
+    would have written an intent (and often reached the target) before
+    the frontend's exit ended the session."""
+    p = start(policy(tmp, target.port), binary=SP_TEST,
+              hook="executor:bad-hello")
+    p.stdin.write(INITIALIZE + INITIALIZED + call(1, arguments={
+        "id": IDS[1]}) + call(2, arguments={"id": IDS[2]}))
+    p.stdin.flush()
+    first = read_line(p, 5)
+    check("executor with a wrong hello: initialize still answered",
+          b'"protocolVersion"' in first, first)
+    status, out, err = finish(p)
+    time.sleep(0.3)
+    check("... nothing reaches the executor or the target",
+          "intent" not in audit_kinds(tmp) and target.requests() == [],
+          (audit_kinds(tmp), target.requests()))
+    check("... no call is answered ok and the session ends 70",
+          status == 70 and b'"ok"' not in out, (status, out, err[-400:]))
+
+
+def test_death_before_hello(tmp, target):
+    """Calls waiting for the hello are answered as calls in flight are
+    when the executor dies: outcome unknown, once each."""
+    p = start(policy(tmp, target.port), binary=SP_TEST,
+              hook="executor:slow-hello")
+    ids = ["wait \"a\" $(x)", "wait \u00e9"]
+    p.stdin.write(INITIALIZE + b"".join(request(i, "tools/call", {
+        "name": "get_item", "arguments": {"id": "n%d" % n}})
+        for n, i in enumerate(ids)))
+    p.stdin.flush()
+    first = read_line(p, 5)
+    kids = children(p.pid)
+    if not check("executor dies before its hello: initialize answered, "
+                 "both children up", b'"protocolVersion"' in first and
+                 "executor" in kids, (first, kids)):
+        stop(p)
+        return
+    os.kill(kids["executor"], signal.SIGKILL)
+    status, out, err = finish(p)
+    answers = [json.loads(l) for l in out.splitlines()]
+    check("... each waiting call answered once, outcome unknown",
+          sorted(a.get("id") for a in answers) == sorted(ids) and
+          all(a["result"]["structuredContent"]["outcome"] == "unknown" and
+              a["result"]["isError"] is True for a in answers), out)
+    check("... nothing reached the target, and the session ends 70",
+          target.requests() == [] and status == 70, (status, err[-300:]))
+
+
+def test_cancel_before_hello(tmp, target):
+    """A call cancelled while the hello is pending: its action and cancel
+    records wait together and go in that order, so the executor cancels
+    it while its intent waits for the broker's ack and it never starts
+    (a cancel sent ahead of its action would name an unknown call and
+    be dropped, and the call would run).  No answer is sent for it."""
+    p = start(policy(tmp, target.port), binary=SP_TEST,
+              hook="executor:slow-hello")
+    cancelled = "cancel \"me\" $(x)"
+    p.stdin.write(INITIALIZE + call(cancelled, arguments={"id": "gone"}) +
+                  (json.dumps({"jsonrpc": "2.0",
+                               "method": "notifications/cancelled",
+                               "params": {"requestId": cancelled}}) +
+                   "\n").encode() +
+                  call(7, arguments={"id": "kept \u00e9"}))
+    p.stdin.flush()
+    got = by_id(lines_until(p, lambda ms: 7 in [m.get("id") for m in ms],
+                            10))
+    status, out, err = finish(p)
+    ok = got.get(7, ({}, 0))[0].get("result", {}).get(
+        "structuredContent", {}).get("outcome")
+    check("call cancelled before the hello: never answered; the next "
+          "call answered ok", cancelled not in got and ok == "ok" and
+          out == b"", (sorted(map(str, got)), out[:300]))
+    paths = [r["path"] for r in target.wait_requests(1)]
+    check("... the target saw only the next call",
+          paths == ["/items/kept%20%C3%A9"], paths)
+    check("... the audit has its cancellation, the session ends 0",
+          "cancellation" in audit_kinds(tmp) and status == 0,
+          (audit_kinds(tmp), status, err[-300:]))
+
+
+def main():
+    for test in (test_slow_hello, test_bad_hello, test_death_before_hello,
+                 test_cancel_before_hello):
+        tmp = tmpdir()
+        target = Target(tmp)
+        try:
+            test(tmp, target)
+        finally:
+            target.stop()
+            shutil.rmtree(tmp, ignore_errors=True)
+    done()
+
+
+if __name__ == "__main__":
+    main()
