@@ -332,6 +332,8 @@ dispatch_new(struct event_base *base, const struct child_context *ctx,
 		dispatch_free(d);
 		return NULL;
 	}
+	/* No more attempts run at once than calls may. */
+	http_engine_set_easy_pool(d->http, ctx->policy->limits.max_inflight);
 	return d;
 }
 

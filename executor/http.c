@@ -34,6 +34,13 @@ struct http_engine {
 	struct http_engine_stats stats;
 	TAILQ_HEAD(, http_call) calls;
 	size_t ncalls;
+	/* Reset handles for later attempts: curl_easy_init and freeing per
+	 * attempt showed up in the profile.  Each was curl_easy_reset, which
+	 * clears every option (URL, method, body, header list with the
+	 * credential); the connections live on in the multi handle. */
+	CURL *easy_pool[HTTP_EASY_POOL_MAX];
+	size_t easy_pooled;
+	size_t easy_pool_max;		/* <= HTTP_EASY_POOL_MAX */
 };
 
 static void engine_socket_ready(evutil_socket_t, short, void *);
@@ -60,6 +67,11 @@ engine_socket_cb(CURL *easy, curl_socket_t s, int what, void *userp,
 		flags |= EV_READ;
 	if (what & CURL_POLL_OUT)
 		flags |= EV_WRITE;
+	/* curl repeats a wish it already made: changing nothing saves an
+	 * epoll_ctl pair. */
+	if (ev != NULL && event_get_events(ev) == flags &&
+	    event_pending(ev, EV_READ | EV_WRITE, NULL))
+		return 0;
 	if (ev == NULL) {
 		ev = event_new(e->base, s, flags, engine_socket_ready, e);
 		if (ev == NULL) {
@@ -183,6 +195,7 @@ http_engine_new(struct event_base *base, long max_host_connections)
 	}
 	e->base = base;
 	TAILQ_INIT(&e->calls);
+	e->easy_pool_max = HTTP_EASY_POOL_DEFAULT;
 	e->resolve = resolve_getaddrinfo;
 	if ((e->resolver = http_resolver_new()) == NULL ||
 	    (e->multi = curl_multi_init()) == NULL ||
@@ -202,11 +215,33 @@ http_engine_set_resolver(struct http_engine *e, http_resolve_fn fn, void *arg)
 	e->resolve_arg = fn != NULL ? arg : NULL;
 }
 
-bool
-http_engine_resolve(struct http_engine *e, const char *host, uint16_t port,
-    struct sockaddr_storage *addrs, size_t max, size_t *n)
+void
+http_engine_set_easy_pool(struct http_engine *e, size_t max)
 {
-	return e->resolve(e->resolve_arg, host, port, addrs, max, n);
+	if (max > HTTP_EASY_POOL_MAX)
+		max = HTTP_EASY_POOL_MAX;
+	while (e->easy_pooled > max)
+		curl_easy_cleanup(e->easy_pool[--e->easy_pooled]);
+	e->easy_pool_max = max;
+}
+
+CURL *
+http_engine_easy_get(struct http_engine *e)
+{
+	if (e->easy_pooled > 0)
+		return e->easy_pool[--e->easy_pooled];
+	return curl_easy_init();
+}
+
+void
+http_engine_easy_put(struct http_engine *e, CURL *easy)
+{
+	if (e->easy_pooled >= e->easy_pool_max) {
+		curl_easy_cleanup(easy);
+		return;
+	}
+	curl_easy_reset(easy);
+	e->easy_pool[e->easy_pooled++] = easy;
 }
 
 int
@@ -290,6 +325,8 @@ http_engine_free(struct http_engine *e)
 	/* Cleanup calls the socket callback, which needs e intact. */
 	if (e->multi != NULL)
 		curl_multi_cleanup(e->multi);
+	while (e->easy_pooled > 0)
+		curl_easy_cleanup(e->easy_pool[--e->easy_pooled]);
 	if (e->timer != NULL)
 		event_free(e->timer);
 	free(e);

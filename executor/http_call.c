@@ -32,6 +32,7 @@
 #define RETRY_AFTER_HONOURED_S	60
 
 static void call_attempt_start(struct http_call *);
+static bool call_start_now(struct http_call *);
 
 static uint64_t
 now_us(void)
@@ -61,7 +62,7 @@ call_attempt_release(struct http_call *c)
 {
 	if (c->easy != NULL) {
 		curl_multi_remove_handle(http_engine_multi(c->engine), c->easy);
-		curl_easy_cleanup(c->easy);
+		http_engine_easy_put(c->engine, c->easy);
 		c->easy = NULL;
 	}
 	http_headers_free(c->headers);
@@ -170,9 +171,9 @@ http_call_new(struct http_engine *e, const struct http_request *req,
 	c->start_us = now_us();
 	c->deadline_us = c->start_us + (uint64_t)req->budget_ms * 1000u;
 	c->result.retry_after_s = -1;
-	/* Started from the loop, so done never runs inside submit. */
+	/* Otherwise started from the loop, so done never runs inside submit. */
 	if ((c->timer = evtimer_new(http_engine_base(e), call_timer_fired,
-	    c)) == NULL || !call_schedule(c, 0)) {
+	    c)) == NULL || (!call_start_now(c) && !call_schedule(c, 0))) {
 		log_error("cannot schedule the call");
 		http_call_free(c);
 		return NULL;
@@ -180,13 +181,39 @@ http_call_new(struct http_engine *e, const struct http_request *req,
 	return c;
 }
 
+/*
+ * A literal host is its own (only) address: no resolver, no getaddrinfo.
+ * It then meets exactly the checks a resolved address meets, at
+ * submission, in the open-socket callback and on the connected peer.
+ * False when host is not a literal (a name, or v6 with a zone).
+ */
+static bool
+literal_address(const char *host, uint16_t port,
+    struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		return true;
+	}
+	if (inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		return true;
+	}
+	return false;
+}
+
 static bool
 host_is_literal(const char *host)
 {
-	unsigned char buf[sizeof(struct in6_addr)];
+	struct sockaddr_storage ss;
 
-	return inet_pton(AF_INET, host, buf) == 1 ||
-	    inet_pton(AF_INET6, host, buf) == 1;
+	return literal_address(host, 0, &ss);
 }
 
 /* The CURLOPT_RESOLVE line that pins host:port to the checked addresses. */
@@ -235,27 +262,38 @@ call_refuse_address(struct http_call *c, size_t i, enum http_addr_class k,
 	    "connected", text, c->req->host, http_addr_class_name(k), rule);
 }
 
+/*
+ * The rule the first refused address breaks (its index and class in *i
+ * and *k), or NULL when every address passes.
+ */
+static const char *
+call_address_refusal(const struct http_call *c, size_t *i,
+    enum http_addr_class *k)
+{
+	for (*i = 0; *i < c->naddrs; (*i)++) {
+		*k = http_addr_classify((const struct sockaddr *)&c->addrs[*i],
+		    sizeof(c->addrs[*i]));
+		if (!http_addr_permitted(*k, c->req->addr_allow))
+			return "the target does not allow it";
+		if (c->req->scheme == HTTP_SCHEME_HTTP &&
+		    *k != HTTP_ADDR_LOOPBACK)
+			return "plain http is for loopback only";
+	}
+	return NULL;
+}
+
 /* Every address must pass, or none is used; false when the call ended. */
 static bool
 call_check_addresses(struct http_call *c)
 {
-	for (size_t i = 0; i < c->naddrs; i++) {
-		enum http_addr_class k = http_addr_classify(
-		    (const struct sockaddr *)&c->addrs[i], sizeof(c->addrs[i]));
+	enum http_addr_class k;
+	const char *rule;
+	size_t i;
 
-		if (!http_addr_permitted(k, c->req->addr_allow)) {
-			call_refuse_address(c, i, k, "the target does not "
-			    "allow it");
-			return false;
-		}
-		if (c->req->scheme == HTTP_SCHEME_HTTP &&
-		    k != HTTP_ADDR_LOOPBACK) {
-			call_refuse_address(c, i, k, "plain http is for "
-			    "loopback only");
-			return false;
-		}
-	}
-	return true;
+	if ((rule = call_address_refusal(c, &i, &k)) == NULL)
+		return true;
+	call_refuse_address(c, i, k, rule);
+	return false;
 }
 
 /* Checks and pins resolved addresses; false when the call has ended. */
@@ -325,12 +363,8 @@ call_resolve(struct http_call *c)
 			    "before sending");
 		return false;
 	}
-	if (!http_engine_resolve(c->engine, c->req->host, c->req->port,
-	    c->addrs, HTTP_CALL_ADDRS_MAX, &c->naddrs) || c->naddrs == 0) {
-		call_finish(c, HTTP_OUTCOME_FAILED, "cannot resolve %s",
-		    c->req->host);
-		return false;
-	}
+	(void)literal_address(c->req->host, c->req->port, &c->addrs[0]);
+	c->naddrs = 1;
 	return call_resolved(c, t0);
 }
 
@@ -364,6 +398,24 @@ call_attempt_reset_result(struct http_call *c)
 	c->attempt_sends = 0;
 }
 
+/* Sets up and adds an attempt; false (nothing kept) on failure. */
+static bool
+call_attempt_begin(struct http_call *c, uint64_t remaining_ms)
+{
+	call_attempt_reset_result(c);
+	if ((c->easy = http_engine_easy_get(c->engine)) == NULL ||
+	    !http_easy_setup(c, remaining_ms) ||
+	    curl_multi_add_handle(http_engine_multi(c->engine), c->easy) !=
+	    CURLM_OK) {
+		log_error("call_attempt_begin: cannot start the request");
+		call_attempt_release(c);
+		return false;
+	}
+	c->result.attempts++;
+	http_engine_stats_mut(c->engine)->requests_started++;
+	return true;
+}
+
 static void
 call_attempt_start(struct http_call *c)
 {
@@ -380,18 +432,42 @@ call_attempt_start(struct http_call *c)
 		call_finish_budget(c);
 		return;
 	}
-	call_attempt_reset_result(c);
-	if ((c->easy = curl_easy_init()) == NULL ||
-	    !http_easy_setup(c, remaining) ||
-	    curl_multi_add_handle(http_engine_multi(c->engine), c->easy) !=
-	    CURLM_OK) {
-		log_error("cannot start the request");
+	if (!call_attempt_begin(c, remaining))
 		call_finish(c, HTTP_OUTCOME_FAILED, "internal error before "
 		    "sending");
-		return;
+}
+
+/*
+ * The first attempt to a literal host, begun inside submit: it saves the
+ * loop turn of the scheduled start.  Only when nothing can end the call
+ * here (done must never run inside submit); otherwise false, nothing is
+ * changed, and the scheduled start does the same steps and reports.
+ */
+static bool
+call_start_now(struct http_call *c)
+{
+	char why[HTTP_RESULT_TEXT_MAX];
+	enum http_addr_class k;
+	uint64_t remaining;
+	size_t i;
+
+	if (!http_request_valid(c->req, why, sizeof(why)) ||
+	    !literal_address(c->req->host, c->req->port, &c->addrs[0]))
+		return false;
+	c->naddrs = 1;
+	remaining = call_remaining_ms(c);
+	if (call_address_refusal(c, &i, &k) != NULL ||
+	    remaining < ATTEMPT_MIN_MS) {
+		c->naddrs = 0;
+		return false;
 	}
-	c->result.attempts++;
-	http_engine_stats_mut(c->engine)->requests_started++;
+	c->resolved = true;
+	c->resolve_us = now_us() - c->start_us;
+	if (call_attempt_begin(c, remaining))
+		return true;
+	c->resolved = false;
+	c->naddrs = 0;
+	return false;
 }
 
 static uint64_t

@@ -67,8 +67,15 @@ void http_call_free(struct http_call *c);
 CURLM *http_engine_multi(const struct http_engine *e);
 struct event_base *http_engine_base(const struct http_engine *e);
 struct http_engine_stats *http_engine_stats_mut(struct http_engine *e);
-bool http_engine_resolve(struct http_engine *e, const char *host,
-    uint16_t port, struct sockaddr_storage *addrs, size_t max, size_t *n);
+/*
+ * An easy handle for an attempt: a pooled one (reset, no option left
+ * from its last use) or a new one; NULL when out of memory.  The caller
+ * owns it until it hands it back with http_engine_easy_put (after
+ * curl_multi_remove_handle), which resets it or frees it when the pool
+ * is full.
+ */
+CURL *http_engine_easy_get(struct http_engine *e);
+void http_engine_easy_put(struct http_engine *e, CURL *easy);
 /* The same resolver on a thread (executor/http_resolve.h). */
 struct http_resolve_job *http_engine_resolve_start(struct http_engine *e,
     const char *host, uint16_t port, size_t max, http_resolved_fn done,
