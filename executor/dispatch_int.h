@@ -72,7 +72,8 @@ uint64_t dispatch_now_us(void);
 
 /*
  * Encodes r, sends an execution event to the broker and r to the
- * frontend (for a mutating tool, once the broker acked the event); frees
+ * frontend (a read-only tool's r first, then the event; a mutating
+ * tool's r once the broker acked the event); frees
  * the call, now or then.  status is the HTTP or exit status for the
  * audit (0 when none).
  */
