@@ -23,10 +23,12 @@
 #include "executor/http_build.h"
 #include "executor/http_call.h"
 #include "executor/http_resolve.h"
+#include "executor/http_sock.h"
 
 struct http_engine {
 	struct event_base *base;	/* borrowed */
 	CURLM *multi;
+	struct http_socks *socks;	/* curl's sockets on the loop */
 	struct event *timer;
 	http_resolve_fn resolve;
 	void *resolve_arg;
@@ -43,7 +45,6 @@ struct http_engine {
 	size_t easy_pool_max;		/* <= HTTP_EASY_POOL_MAX */
 };
 
-static void engine_socket_ready(evutil_socket_t, short, void *);
 static bool resolve_getaddrinfo(void *, const char *, uint16_t,
     struct sockaddr_storage *, size_t, size_t *);
 
@@ -53,41 +54,9 @@ engine_socket_cb(CURL *easy, curl_socket_t s, int what, void *userp,
     void *socketp)
 {
 	struct http_engine *e = userp;
-	struct event *ev = socketp;
-	short flags = EV_PERSIST;
 
 	(void)easy;
-	if (what == CURL_POLL_REMOVE) {
-		if (ev != NULL)
-			event_free(ev);
-		curl_multi_assign(e->multi, s, NULL);
-		return 0;
-	}
-	if (what & CURL_POLL_IN)
-		flags |= EV_READ;
-	if (what & CURL_POLL_OUT)
-		flags |= EV_WRITE;
-	/* curl repeats a wish it already made: changing nothing saves an
-	 * epoll_ctl pair. */
-	if (ev != NULL && event_get_events(ev) == flags &&
-	    event_pending(ev, EV_READ | EV_WRITE, NULL))
-		return 0;
-	if (ev == NULL) {
-		ev = event_new(e->base, s, flags, engine_socket_ready, e);
-		if (ev == NULL) {
-			log_error("event_new failed");
-			return -1;
-		}
-		curl_multi_assign(e->multi, s, ev);
-	} else {
-		event_del(ev);
-		event_assign(ev, e->base, s, flags, engine_socket_ready, e);
-	}
-	if (event_add(ev, NULL) == -1) {
-		log_error("event_add failed");
-		return -1;
-	}
-	return 0;
+	return http_socks_update(e->socks, s, what, socketp);
 }
 
 /* libcurl asks for a call-back in timeout_ms; libcurl is not called here. */
@@ -134,21 +103,16 @@ engine_drain(struct http_engine *e)
 }
 
 static void
-engine_socket_ready(evutil_socket_t fd, short what, void *arg)
+engine_socket_ready(curl_socket_t s, int action, void *arg)
 {
 	struct http_engine *e = arg;
-	int action = 0, running;
+	int running;
 
-	if (what & EV_READ)
-		action |= CURL_CSELECT_IN;
-	if (what & EV_WRITE)
-		action |= CURL_CSELECT_OUT;
-	if (curl_multi_socket_action(e->multi, fd, action, &running) !=
+	if (curl_multi_socket_action(e->multi, s, action, &running) !=
 	    CURLM_OK)
 		log_error("curl_multi_socket_action failed");
 	engine_drain(e);
 }
-
 static void
 engine_timer_fired(evutil_socket_t fd, short what, void *arg)
 {
@@ -199,6 +163,8 @@ http_engine_new(struct event_base *base, long max_host_connections)
 	e->resolve = resolve_getaddrinfo;
 	if ((e->resolver = http_resolver_new()) == NULL ||
 	    (e->multi = curl_multi_init()) == NULL ||
+	    (e->socks = http_socks_new(base, e->multi, engine_socket_ready,
+	    e)) == NULL ||
 	    (e->timer = evtimer_new(base, engine_timer_fired, e)) == NULL ||
 	    !engine_multi_setup(e, max_host_connections)) {
 		log_error("cannot set up the engine");
@@ -287,6 +253,12 @@ http_engine_multi(const struct http_engine *e)
 	return e->multi;
 }
 
+struct http_socks *
+http_engine_socks(const struct http_engine *e)
+{
+	return e->socks;
+}
+
 struct event_base *
 http_engine_base(const struct http_engine *e)
 {
@@ -322,9 +294,11 @@ http_engine_free(struct http_engine *e)
 		http_engine_call_ended(e, c);
 		http_call_free(c);
 	}
-	/* Cleanup calls the socket callback, which needs e intact. */
+	/* Cleanup calls the socket and close callbacks, which need e and
+	 * its table intact. */
 	if (e->multi != NULL)
 		curl_multi_cleanup(e->multi);
+	http_socks_free(e->socks);
 	while (e->easy_pooled > 0)
 		curl_easy_cleanup(e->easy_pool[--e->easy_pooled]);
 	if (e->timer != NULL)

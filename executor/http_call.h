@@ -66,6 +66,7 @@ void http_call_free(struct http_call *c);
 /* Engine services for calls (http.c). */
 CURLM *http_engine_multi(const struct http_engine *e);
 struct event_base *http_engine_base(const struct http_engine *e);
+struct http_socks *http_engine_socks(const struct http_engine *e);
 struct http_engine_stats *http_engine_stats_mut(struct http_engine *e);
 /*
  * An easy handle for an attempt: a pooled one (reset, no option left

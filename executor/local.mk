@@ -27,3 +27,6 @@ EXECUTOR_MAIN_SOURCES = \
 	executor/dispatch_http.c executor/dispatch_ssh.c \
 	executor/exec_audit.c \
 	$(SSH_ENGINE_SOURCES) $(HTTP_ENGINE_SOURCES)
+
+# The HTTP engine's socket watches (parking of kept-alive sockets).
+HTTP_ENGINE_SOURCES += executor/http_sock.c executor/http_sock.h

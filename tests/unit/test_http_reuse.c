@@ -3,13 +3,21 @@
  * reused from the pool carries nothing of its last call (credential,
  * headers, method, body) to the next one, and a literal host, which
  * skips the resolver, meets the same address rules and still reports
- * only from the loop.
+ * only from the loop; a kept-alive socket left registered between calls
+ * neither wakes the loop for ever when its peer closes nor breaks the
+ * next call.
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <event2/event.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "executor/http.h"
 #include "tests/unit/http_harness.h"
@@ -168,4 +176,146 @@ Test(http_reuse, a_literal_meets_the_address_rules_of_a_resolved_name)
 	    "loopback");
 	refused_literal_is_reported_from_the_loop("127.0.0.1", 0, "loopback");
 	cr_assert_eq(http_peer_requests(&fx.peer), 0);
+}
+
+/*
+ * A keep-alive server on this test's own loop, so the test decides when
+ * the server side of an idle connection closes.
+ */
+#define MINI_CONNS_MAX 4
+
+struct mini_server {
+	int lfd;
+	uint16_t port;
+	struct event *ev_listen;
+	int fds[MINI_CONNS_MAX];
+	struct event *evs[MINI_CONNS_MAX];
+	size_t n;
+};
+
+static void
+mini_request(evutil_socket_t fd, short what, void *arg)
+{
+	static const char answer[] = "HTTP/1.1 200 OK\r\nContent-Length: 2"
+	    "\r\nContent-Type: text/plain\r\n\r\nok";
+	char buf[4096];
+	ssize_t n;
+
+	(void)what;
+	(void)arg;
+	n = read(fd, buf, sizeof(buf));
+	if (n > 0)	/* a GET without body fits one read here */
+		cr_assert_eq(write(fd, answer, sizeof(answer) - 1),
+		    (ssize_t)sizeof(answer) - 1);
+}
+
+static void
+mini_accept(evutil_socket_t fd, short what, void *arg)
+{
+	struct mini_server *m = arg;
+	int c;
+
+	(void)what;
+	c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	cr_assert_geq(c, 0);
+	cr_assert_lt(m->n, (size_t)MINI_CONNS_MAX);
+	m->fds[m->n] = c;
+	m->evs[m->n] = event_new(fx.base, c, EV_READ | EV_PERSIST,
+	    mini_request, m);
+	cr_assert_not_null(m->evs[m->n]);
+	cr_assert_eq(event_add(m->evs[m->n], NULL), 0);
+	m->n++;
+}
+
+static void
+mini_start(struct mini_server *m)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+
+	memset(m, 0, sizeof(*m));
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	m->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0);
+	cr_assert_geq(m->lfd, 0);
+	cr_assert_eq(bind(m->lfd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	cr_assert_eq(listen(m->lfd, 8), 0);
+	cr_assert_eq(getsockname(m->lfd, (struct sockaddr *)&sin, &len), 0);
+	m->port = ntohs(sin.sin_port);
+	m->ev_listen = event_new(fx.base, m->lfd, EV_READ | EV_PERSIST,
+	    mini_accept, m);
+	cr_assert_not_null(m->ev_listen);
+	cr_assert_eq(event_add(m->ev_listen, NULL), 0);
+}
+
+/* The server side of connection i goes away. */
+static void
+mini_close(struct mini_server *m, size_t i)
+{
+	event_free(m->evs[i]);
+	m->evs[i] = NULL;
+	close(m->fds[i]);
+	m->fds[i] = -1;
+}
+
+static void
+mini_stop(struct mini_server *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->evs[i] != NULL)
+			mini_close(m, i);
+	event_free(m->ev_listen);
+	close(m->lfd);
+}
+
+static uint64_t
+cpu_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static struct captured
+mini_get(const struct mini_server *m, const char *path)
+{
+	struct http_request req = harness_request(&fx, "127.0.0.1", path);
+
+	req.port = m->port;
+	return harness_run(&fx, &req);
+}
+
+Test(http_reuse, an_idle_kept_alive_socket_closed_by_its_peer_costs_nothing)
+{
+	struct timeval wait = { 0, 300000 };
+	struct http_engine_stats st;
+	struct mini_server m;
+	struct captured r;
+	uint64_t cpu0;
+
+	mini_start(&m);
+	r = mini_get(&m, "/one");
+	cr_assert_eq(r.r.status, 200, "%s", r.r.message);
+	r = mini_get(&m, "/two");
+	cr_assert_eq(r.r.status, 200, "%s", r.r.message);
+	http_engine_stats(fx.engine, &st);
+	cr_assert_eq(st.connections_opened, 1, "kept alive between calls");
+	/* The idle connection's peer closes; the loop runs 300 ms. */
+	mini_close(&m, 0);
+	cpu0 = cpu_us();
+	cr_assert_eq(event_base_loopexit(fx.base, &wait), 0);
+	cr_assert_eq(event_base_dispatch(fx.base), 0);
+	cr_assert_lt(cpu_us() - cpu0, 100000u, "the loop spun on a closed "
+	    "idle socket: %llu us of CPU in 300 ms",
+	    (unsigned long long)(cpu_us() - cpu0));
+	/* The next calls open one new connection and keep it. */
+	for (int i = 0; i < 3; i++) {
+		r = mini_get(&m, "/again");
+		cr_assert_eq(r.r.status, 200, "%d: %s", i, r.r.message);
+	}
+	http_engine_stats(fx.engine, &st);
+	cr_assert_eq(st.connections_opened, 2);
+	cr_assert_eq(m.n, 2);
+	mini_stop(&m);
 }
