@@ -10,13 +10,11 @@
  */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <event2/event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include "common/log.h"
@@ -181,74 +179,6 @@ http_call_new(struct http_engine *e, const struct http_request *req,
 	return c;
 }
 
-/*
- * A literal host is its own (only) address: no resolver, no getaddrinfo.
- * It then meets exactly the checks a resolved address meets, at
- * submission, in the open-socket callback and on the connected peer.
- * False when host is not a literal (a name, or v6 with a zone).
- */
-static bool
-literal_address(const char *host, uint16_t port,
-    struct sockaddr_storage *ss)
-{
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		return true;
-	}
-	if (inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1) {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(port);
-		return true;
-	}
-	return false;
-}
-
-static bool
-host_is_literal(const char *host)
-{
-	struct sockaddr_storage ss;
-
-	return literal_address(host, 0, &ss);
-}
-
-/* The CURLOPT_RESOLVE line that pins host:port to the checked addresses. */
-static bool
-call_pin_addresses(struct http_call *c)
-{
-	char line[HTTP_CALL_ADDRS_MAX * (NI_MAXHOST + 3) + 300];
-	char text[NI_MAXHOST];
-	size_t off;
-	int n;
-
-	if (host_is_literal(c->req->host))
-		return true;
-	n = snprintf(line, sizeof(line), "%s:%u:", c->req->host,
-	    (unsigned)c->req->port);
-	if (n < 0 || (size_t)n >= sizeof(line))
-		return false;
-	off = (size_t)n;
-	for (size_t i = 0; i < c->naddrs; i++) {
-		const struct sockaddr *sa = (const struct sockaddr *)&c->addrs[i];
-		bool v6 = c->addrs[i].ss_family == AF_INET6;
-
-		if (!http_addr_format(sa, sizeof(c->addrs[i]), text,
-		    sizeof(text)))
-			return false;
-		n = snprintf(line + off, sizeof(line) - off, "%s%s%s%s",
-		    i > 0 ? "," : "", v6 ? "[" : "", text, v6 ? "]" : "");
-		if (n < 0 || (size_t)n >= sizeof(line) - off)
-			return false;
-		off += (size_t)n;
-	}
-	c->resolve = curl_slist_append(NULL, line);
-	return c->resolve != NULL;
-}
-
 static void
 call_refuse_address(struct http_call *c, size_t i, enum http_addr_class k,
     const char *rule)
@@ -262,26 +192,6 @@ call_refuse_address(struct http_call *c, size_t i, enum http_addr_class k,
 	    "connected", text, c->req->host, http_addr_class_name(k), rule);
 }
 
-/*
- * The rule the first refused address breaks (its index and class in *i
- * and *k), or NULL when every address passes.
- */
-static const char *
-call_address_refusal(const struct http_call *c, size_t *i,
-    enum http_addr_class *k)
-{
-	for (*i = 0; *i < c->naddrs; (*i)++) {
-		*k = http_addr_classify((const struct sockaddr *)&c->addrs[*i],
-		    sizeof(c->addrs[*i]));
-		if (!http_addr_permitted(*k, c->req->addr_allow))
-			return "the target does not allow it";
-		if (c->req->scheme == HTTP_SCHEME_HTTP &&
-		    *k != HTTP_ADDR_LOOPBACK)
-			return "plain http is for loopback only";
-	}
-	return NULL;
-}
-
 /* Every address must pass, or none is used; false when the call ended. */
 static bool
 call_check_addresses(struct http_call *c)
@@ -290,7 +200,7 @@ call_check_addresses(struct http_call *c)
 	const char *rule;
 	size_t i;
 
-	if ((rule = call_address_refusal(c, &i, &k)) == NULL)
+	if ((rule = http_call_address_refusal(c, &i, &k)) == NULL)
 		return true;
 	call_refuse_address(c, i, k, rule);
 	return false;
@@ -302,7 +212,7 @@ call_resolved(struct http_call *c, uint64_t t0)
 {
 	if (!call_check_addresses(c))
 		return false;
-	if (!call_pin_addresses(c)) {
+	if (!http_call_pin_addresses(c)) {
 		call_finish(c, HTTP_OUTCOME_FAILED, "cannot pin the checked "
 		    "addresses");
 		return false;
@@ -350,7 +260,7 @@ call_resolve(struct http_call *c)
 		call_finish(c, HTTP_OUTCOME_FAILED, "request refused: %s", why);
 		return false;
 	}
-	if (!host_is_literal(c->req->host)) {
+	if (!http_host_is_literal(c->req->host)) {
 		c->job = http_engine_resolve_start(c->engine, c->req->host,
 		    c->req->port, HTTP_CALL_ADDRS_MAX, call_name_answered, c);
 		if (c->job == NULL) {
@@ -363,7 +273,7 @@ call_resolve(struct http_call *c)
 			    "before sending");
 		return false;
 	}
-	(void)literal_address(c->req->host, c->req->port, &c->addrs[0]);
+	(void)http_literal_address(c->req->host, c->req->port, &c->addrs[0]);
 	c->naddrs = 1;
 	return call_resolved(c, t0);
 }
@@ -452,11 +362,11 @@ call_start_now(struct http_call *c)
 	size_t i;
 
 	if (!http_request_valid(c->req, why, sizeof(why)) ||
-	    !literal_address(c->req->host, c->req->port, &c->addrs[0]))
+	    !http_literal_address(c->req->host, c->req->port, &c->addrs[0]))
 		return false;
 	c->naddrs = 1;
 	remaining = call_remaining_ms(c);
-	if (call_address_refusal(c, &i, &k) != NULL ||
+	if (http_call_address_refusal(c, &i, &k) != NULL ||
 	    remaining < ATTEMPT_MIN_MS) {
 		c->naddrs = 0;
 		return false;
@@ -504,83 +414,6 @@ call_peer_permitted(struct http_call *c, char *text, size_t size)
 	return http_addr_text_permitted(ip, c->req->addr_allow);
 }
 
-static void
-copy_header(CURL *easy, const char *name, char *buf, size_t size)
-{
-	struct curl_header *h;
-
-	buf[0] = '\0';
-	if (curl_easy_header(easy, name, 0, CURLH_HEADER, -1, &h) == CURLHE_OK)
-		snprintf(buf, size, "%s", h->value);
-}
-
-static void
-call_read_response(struct http_call *c)
-{
-	struct http_result *r = &c->result;
-	char retry[64];
-	char *ct = NULL;
-	long seconds;
-
-	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &r->status);
-	if (curl_easy_getinfo(c->easy, CURLINFO_CONTENT_TYPE, &ct) ==
-	    CURLE_OK && ct != NULL)
-		snprintf(r->content_type, sizeof(r->content_type), "%s", ct);
-	copy_header(c->easy, "Location", r->location, sizeof(r->location));
-	copy_header(c->easy, "Retry-After", retry, sizeof(retry));
-	if (retry[0] != '\0' &&
-	    http_retry_after_parse(retry, time(NULL), &seconds))
-		r->retry_after_s = seconds;
-}
-
-static bool
-same_host(const char *url_host, const char *host)
-{
-	size_t len = strlen(url_host);
-
-	if (len >= 2 && url_host[0] == '[' && url_host[len - 1] == ']')
-		return strlen(host) == len - 2 &&
-		    strncasecmp(url_host + 1, host, len - 2) == 0;
-	return strcasecmp(url_host, host) == 0;
-}
-
-/* Path of the redirect target when it has the call's origin. */
-static bool
-call_redirect_path(struct http_call *c, char *path, size_t size)
-{
-	char *url = NULL, *scheme = NULL, *host = NULL, *port = NULL;
-	char *p = NULL, *query = NULL;
-	const char *want = c->req->scheme == HTTP_SCHEME_HTTP ? "http" : "https";
-	CURLU *u;
-	bool ok = false;
-	int n;
-
-	if (curl_easy_getinfo(c->easy, CURLINFO_REDIRECT_URL, &url) !=
-	    CURLE_OK || url == NULL || (u = curl_url()) == NULL)
-		return false;
-	if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) ==
-	    CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_PATH, &p, 0) == CURLUE_OK &&
-	    strcmp(scheme, want) == 0 && same_host(host, c->req->host) &&
-	    strtoul(port, NULL, 10) == c->req->port) {
-		if (curl_url_get(u, CURLUPART_QUERY, &query, 0) != CURLUE_OK)
-			query = NULL;
-		n = snprintf(path, size, "%s%s%s", p, query ? "?" : "",
-		    query ? query : "");
-		ok = n > 0 && (size_t)n < size && http_path_valid(path);
-	}
-	curl_free(scheme);
-	curl_free(host);
-	curl_free(port);
-	curl_free(p);
-	curl_free(query);
-	curl_url_cleanup(u);
-	return ok;
-}
-
 static bool
 status_is_redirect(long s)
 {
@@ -595,7 +428,7 @@ call_follow(struct http_call *c)
 	char *copy;
 
 	if (c->result.redirects >= REDIRECTS_MAX ||
-	    !call_redirect_path(c, path, sizeof(path)))
+	    !http_call_redirect_path(c, path, sizeof(path)))
 		return false;
 	if ((copy = strdup(path)) == NULL) {
 		log_error("out of memory");
@@ -633,7 +466,7 @@ call_response_done(struct http_call *c)
 {
 	struct http_result *r = &c->result;
 
-	call_read_response(c);
+	http_call_read_response(c);
 	if ((r->status == 503 || r->status == 429) && r->retry_after_s >= 0) {
 		if (call_wait_retry_after(c))
 			return;
@@ -725,3 +558,4 @@ http_call_attempt_done(struct http_call *c, CURLcode rc)
 	else
 		call_error_done(c, rc, sent);
 }
+

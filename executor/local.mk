@@ -28,5 +28,7 @@ EXECUTOR_MAIN_SOURCES = \
 	executor/exec_audit.c \
 	$(SSH_ENGINE_SOURCES) $(HTTP_ENGINE_SOURCES)
 
-# The HTTP engine's socket watches (parking of kept-alive sockets).
-HTTP_ENGINE_SOURCES += executor/http_sock.c executor/http_sock.h
+# The HTTP engine's socket watches (kept-alive sockets stay registered)
+# and a call's origin (addresses, pin, redirect target).
+HTTP_ENGINE_SOURCES += executor/http_sock.c executor/http_sock.h \
+	executor/http_origin.c
