@@ -54,6 +54,7 @@ dispatch_call_free(struct dispatch_call *c)
 	if (c->ack_timer != NULL)
 		event_free(c->ack_timer);
 	buf_free(&c->result);
+	exec_audit_forget(c);
 	dispatch_http_clear(&c->http);
 	value_array_free(c->args, c->arg_count);
 	free(c);

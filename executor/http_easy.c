@@ -204,8 +204,11 @@ easy_set_transport(CURL *easy, struct http_call *c, uint64_t remaining_ms)
 	    CURLE_OK &&
 	    curl_easy_setopt(easy, CURLOPT_PREREQDATA, c) == CURLE_OK;
 	if (ok && req->ca_blob != NULL) {
+		/* Not copied per attempt: the bundle outlives the attempt
+		 * (http.h), and curl copies it into each new connection's
+		 * TLS settings itself. */
 		struct curl_blob blob = { (void *)(uintptr_t)req->ca_blob,
-		    req->ca_len, CURL_BLOB_COPY };
+		    req->ca_len, CURL_BLOB_NOCOPY };
 		ok = curl_easy_setopt(easy, CURLOPT_CAINFO_BLOB, &blob) ==
 		    CURLE_OK;
 	}
