@@ -22,6 +22,7 @@
 #include "executor/http_addr.h"
 #include "executor/http_build.h"
 #include "executor/http_call.h"
+#include "executor/http_names.h"
 #include "executor/http_resolve.h"
 #include "executor/http_sock.h"
 
@@ -33,6 +34,7 @@ struct http_engine {
 	http_resolve_fn resolve;
 	void *resolve_arg;
 	struct http_resolver *resolver;	/* lives until the process ends */
+	struct http_names *names;	/* recent answers of resolve */
 	struct http_engine_stats stats;
 	TAILQ_HEAD(, http_call) calls;
 	size_t ncalls;
@@ -162,6 +164,7 @@ http_engine_new(struct event_base *base, long max_host_connections)
 	e->easy_pool_max = HTTP_EASY_POOL_DEFAULT;
 	e->resolve = resolve_getaddrinfo;
 	if ((e->resolver = http_resolver_new()) == NULL ||
+	    (e->names = http_names_new()) == NULL ||
 	    (e->multi = curl_multi_init()) == NULL ||
 	    (e->socks = http_socks_new(base, e->multi, engine_socket_ready,
 	    e)) == NULL ||
@@ -179,6 +182,19 @@ http_engine_set_resolver(struct http_engine *e, http_resolve_fn fn, void *arg)
 {
 	e->resolve = fn != NULL ? fn : resolve_getaddrinfo;
 	e->resolve_arg = fn != NULL ? arg : NULL;
+	http_names_clear(e->names);
+}
+
+void
+http_engine_set_name_ttl(struct http_engine *e, uint32_t ttl_ms)
+{
+	http_names_set_ttl(e->names, ttl_ms);
+}
+
+struct http_names *
+http_engine_names(const struct http_engine *e)
+{
+	return e->names;
 }
 
 void
@@ -299,6 +315,7 @@ http_engine_free(struct http_engine *e)
 	if (e->multi != NULL)
 		curl_multi_cleanup(e->multi);
 	http_socks_free(e->socks);
+	http_names_free(e->names);
 	while (e->easy_pooled > 0)
 		curl_easy_cleanup(e->easy_pool[--e->easy_pooled]);
 	if (e->timer != NULL)

@@ -139,9 +139,10 @@ typedef void (*http_done_fn)(const struct http_result *result, void *arg);
  * Resolver: fills up to max addresses of host:port into addrs, sets *n;
  * returns false when the name does not resolve.  The default is
  * getaddrinfo, run on a resolver thread; tests install a mapping through
- * http_engine_set_resolver.  Names are resolved again for every call, not
- * cached: a short cache would save a thread hand-off per call to a named
- * target, left for when a profile of such targets asks for it.
+ * http_engine_set_resolver.  An answer is reused for the same host and
+ * port for 60 s (as curl's own DNS cache); each call still checks the
+ * addresses against its own target's rules, and the connected peer is
+ * checked again (executor/http_names.h).
  */
 typedef bool (*http_resolve_fn)(void *arg, const char *host, uint16_t port,
     struct sockaddr_storage *addrs, size_t max, size_t *n);
@@ -169,7 +170,12 @@ struct http_engine *http_engine_new(struct event_base *base,
 #define HTTP_EASY_POOL_MAX	64
 void http_engine_set_easy_pool(struct http_engine *e, size_t max);
 
-/* Replaces the resolver; fn NULL restores getaddrinfo.  arg is borrowed.
+/* How long a resolved name is reused (0: resolve for every call);
+ * forgets the answers kept so far. */
+void http_engine_set_name_ttl(struct http_engine *e, uint32_t ttl_ms);
+
+/* Replaces the resolver (and forgets its answers); fn NULL restores
+ * getaddrinfo.  arg is borrowed.
  * A literal host never reaches it: it is its own address. */
 void http_engine_set_resolver(struct http_engine *e, http_resolve_fn fn,
     void *arg);

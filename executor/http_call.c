@@ -21,6 +21,7 @@
 #include "executor/http_addr.h"
 #include "executor/http_build.h"
 #include "executor/http_call.h"
+#include "executor/http_names.h"
 #include "executor/http_retry.h"
 
 #define ATTEMPT_MIN_MS		1000	/* an attempt needs at least this */
@@ -240,12 +241,46 @@ call_name_answered(void *arg, bool ok, const struct sockaddr_storage *addrs,
 	}
 	c->naddrs = n < HTTP_CALL_ADDRS_MAX ? n : HTTP_CALL_ADDRS_MAX;
 	memcpy(c->addrs, addrs, c->naddrs * sizeof(c->addrs[0]));
+	/* The answer, not the verdict: the next call checks it again. */
+	http_names_put(http_engine_names(c->engine), c->req->host,
+	    c->req->port, now_us(), c->addrs, c->naddrs);
 	if (call_resolved(c, c->start_us))
 		call_attempt_start(c);
 }
 
 /*
- * Checks, then resolves: a literal at once, a name on a thread with the
+ * The addresses known without asking the resolver: a literal's own, or a
+ * name's recent answer (executor/http_names.h).  False when the name
+ * must be resolved.
+ */
+static bool
+call_known_addresses(struct http_call *c)
+{
+	size_t n;
+
+	if (http_literal_address(c->req->host, c->req->port, &c->addrs[0])) {
+		c->naddrs = 1;
+		return true;
+	}
+	if (!http_names_get(http_engine_names(c->engine), c->req->host,
+	    c->req->port, now_us(), c->addrs, HTTP_CALL_ADDRS_MAX, &n))
+		return false;
+	c->naddrs = n;
+	return true;
+}
+
+/* Undoes what call_start_now set before it gave up. */
+static void
+call_forget_addresses(struct http_call *c)
+{
+	c->naddrs = 0;
+	c->resolved = false;
+	curl_slist_free_all(c->resolve);
+	c->resolve = NULL;
+}
+
+/*
+ * Checks, then resolves: known addresses at once, a name on a thread with the
  * call's timer set to the budget, so a stuck resolver neither blocks the
  * loop nor outlives the call.  False when the call is not ready to go on
  * now (ended, or waiting for the name).
@@ -260,7 +295,7 @@ call_resolve(struct http_call *c)
 		call_finish(c, HTTP_OUTCOME_FAILED, "request refused: %s", why);
 		return false;
 	}
-	if (!http_host_is_literal(c->req->host)) {
+	if (!call_known_addresses(c)) {
 		c->job = http_engine_resolve_start(c->engine, c->req->host,
 		    c->req->port, HTTP_CALL_ADDRS_MAX, call_name_answered, c);
 		if (c->job == NULL) {
@@ -273,8 +308,6 @@ call_resolve(struct http_call *c)
 			    "before sending");
 		return false;
 	}
-	(void)http_literal_address(c->req->host, c->req->port, &c->addrs[0]);
-	c->naddrs = 1;
 	return call_resolved(c, t0);
 }
 
@@ -348,8 +381,9 @@ call_attempt_start(struct http_call *c)
 }
 
 /*
- * The first attempt to a literal host, begun inside submit: it saves the
- * loop turn of the scheduled start.  Only when nothing can end the call
+ * The first attempt to a host whose addresses are known (a literal, or a
+ * name answered recently), begun inside submit: it saves the loop turn of
+ * the scheduled start.  Only when nothing can end the call
  * here (done must never run inside submit); otherwise false, nothing is
  * changed, and the scheduled start does the same steps and reports.
  */
@@ -362,21 +396,19 @@ call_start_now(struct http_call *c)
 	size_t i;
 
 	if (!http_request_valid(c->req, why, sizeof(why)) ||
-	    !http_literal_address(c->req->host, c->req->port, &c->addrs[0]))
+	    !call_known_addresses(c))
 		return false;
-	c->naddrs = 1;
 	remaining = call_remaining_ms(c);
 	if (http_call_address_refusal(c, &i, &k) != NULL ||
-	    remaining < ATTEMPT_MIN_MS) {
-		c->naddrs = 0;
+	    remaining < ATTEMPT_MIN_MS || !http_call_pin_addresses(c)) {
+		call_forget_addresses(c);
 		return false;
 	}
 	c->resolved = true;
 	c->resolve_us = now_us() - c->start_us;
 	if (call_attempt_begin(c, remaining))
 		return true;
-	c->resolved = false;
-	c->naddrs = 0;
+	call_forget_addresses(c);
 	return false;
 }
 

@@ -65,10 +65,9 @@ void http_call_free(struct http_call *c);
 
 /*
  * Where a call goes (http_origin.c).  http_literal_address fills *ss
- * with host:port when host is an IPv4 or IPv6 literal, else false;
- * http_host_is_literal says which.  http_call_address_refusal names the
- * rule the first of c->addrs breaks (its index and class in *i, *k), or
- * NULL when all pass.  http_call_pin_addresses sets c->resolve (owned by
+ * with host:port when host is an IPv4 or IPv6 literal, else false.
+ * http_call_address_refusal names the rule the first of c->addrs breaks
+ * (its index and class in *i, *k), or NULL when all pass.  http_call_pin_addresses sets c->resolve (owned by
  * c) to curl's pin of a name to c->addrs; false when it does not fit.
  * http_call_read_response fills c->result's status, type, Location and
  * Retry-After from the attempt's handle.  http_call_redirect_path writes
@@ -76,7 +75,6 @@ void http_call_free(struct http_call *c);
  */
 bool http_literal_address(const char *host, uint16_t port,
     struct sockaddr_storage *ss);
-bool http_host_is_literal(const char *host);
 const char *http_call_address_refusal(const struct http_call *c, size_t *i,
     enum http_addr_class *k);
 bool http_call_pin_addresses(struct http_call *c);
@@ -87,6 +85,7 @@ bool http_call_redirect_path(struct http_call *c, char *path, size_t size);
 CURLM *http_engine_multi(const struct http_engine *e);
 struct event_base *http_engine_base(const struct http_engine *e);
 struct http_socks *http_engine_socks(const struct http_engine *e);
+struct http_names *http_engine_names(const struct http_engine *e);
 struct http_engine_stats *http_engine_stats_mut(struct http_engine *e);
 /*
  * An easy handle for an attempt: a pooled one (reset, no option left

@@ -47,8 +47,8 @@ http_literal_address(const char *host, uint16_t port,
 	return false;
 }
 
-bool
-http_host_is_literal(const char *host)
+static bool
+host_is_literal(const char *host)
 {
 	struct sockaddr_storage ss;
 
@@ -64,7 +64,7 @@ http_call_pin_addresses(struct http_call *c)
 	size_t off;
 	int n;
 
-	if (http_host_is_literal(c->req->host))
+	if (host_is_literal(c->req->host))
 		return true;
 	n = snprintf(line, sizeof(line), "%s:%u:", c->req->host,
 	    (unsigned)c->req->port);

@@ -3,7 +3,8 @@
  * reused from the pool carries nothing of its last call (credential,
  * headers, method, body) to the next one, and a literal host, which
  * skips the resolver, meets the same address rules and still reports
- * only from the loop; a kept-alive socket left registered between calls
+ * only from the loop; a name's answer is reused for a while but checked
+ * against each call's rules; a kept-alive socket left registered between calls
  * neither wakes the loop for ever when its peer closes nor breaks the
  * next call.
  */
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "executor/http.h"
+#include "executor/http_names.h"
 #include "tests/unit/http_harness.h"
 
 static struct harness fx;
@@ -176,6 +178,102 @@ Test(http_reuse, a_literal_meets_the_address_rules_of_a_resolved_name)
 	    "loopback");
 	refused_literal_is_reported_from_the_loop("127.0.0.1", 0, "loopback");
 	cr_assert_eq(http_peer_requests(&fx.peer), 0);
+}
+
+Test(http_reuse, a_name_is_resolved_once_and_checked_on_every_call)
+{
+	struct http_request a = harness_request(&fx, "svc.test", "/1");
+	struct http_request strict = harness_request(&fx, "svc.test", "/2");
+	struct http_request other_port = harness_request(&fx, "svc.test",
+	    "/3");
+	struct http_request mixed = harness_request(&fx, "mixed.test", "/4");
+	struct captured r;
+
+	for (int i = 0; i < 3; i++) {
+		r = harness_run(&fx, &a);
+		cr_assert_eq(r.r.status, 200, "%d: %s", i, r.r.message);
+	}
+	cr_assert_eq(fx.resolver_calls, 1);
+	/* Another target on the same name, which does not allow loopback. */
+	strict.addr_allow = HTTP_ALLOW_PRIVATE;
+	r = harness_run(&fx, &strict);
+	cr_assert_eq(r.r.outcome, HTTP_OUTCOME_FAILED);
+	cr_assert_not_null(strstr(r.r.message, "is loopback"), "%s",
+	    r.r.message);
+	cr_assert_eq(r.r.attempts, 0);
+	cr_assert_eq(fx.resolver_calls, 1);
+	/* The answer is per host and port. */
+	other_port.port = http_peer_closed_port();
+	(void)harness_run(&fx, &other_port);
+	cr_assert_eq(fx.resolver_calls, 2);
+	/* A remembered answer with a forbidden address stays refused. */
+	for (int i = 0; i < 2; i++) {
+		r = harness_run(&fx, &mixed);
+		cr_assert_eq(r.r.outcome, HTTP_OUTCOME_FAILED, "%d", i);
+		cr_assert_not_null(strstr(r.r.message, "cloud metadata"),
+		    "%d: %s", i, r.r.message);
+	}
+	cr_assert_eq(fx.resolver_calls, 3);
+	cr_assert_eq(http_peer_requests(&fx.peer), 3);
+}
+
+Test(http_reuse, a_remembered_name_expires)
+{
+	struct http_request a = harness_request(&fx, "svc.test", "/t");
+	struct timespec ts = { 0, 250 * 1000 * 1000 };
+	struct captured r;
+
+	http_engine_set_name_ttl(fx.engine, 200);
+	for (int i = 0; i < 2; i++) {
+		r = harness_run(&fx, &a);
+		cr_assert_eq(r.r.status, 200, "%s", r.r.message);
+	}
+	cr_assert_eq(fx.resolver_calls, 1);
+	(void)nanosleep(&ts, NULL);
+	r = harness_run(&fx, &a);
+	cr_assert_eq(r.r.status, 200, "%s", r.r.message);
+	cr_assert_eq(fx.resolver_calls, 2);
+	/* 0: every call asks the resolver. */
+	http_engine_set_name_ttl(fx.engine, 0);
+	for (int i = 0; i < 2; i++)
+		(void)harness_run(&fx, &a);
+	cr_assert_eq(fx.resolver_calls, 4);
+}
+
+Test(http_reuse, the_name_table_is_bounded)
+{
+	struct http_names *n = http_names_new();
+	struct sockaddr_storage addrs[3], out[HTTP_NAMES_ADDRS_MAX];
+	char host[HTTP_NAMES_HOST_MAX + 8];
+	size_t count = 0;
+
+	cr_assert_not_null(n);
+	memset(addrs, 0, sizeof(addrs));
+	for (int i = 0; i < 3; i++)
+		addrs[i].ss_family = AF_INET;
+	/* One name more than the table holds: the oldest goes. */
+	for (int i = 0; i <= HTTP_NAMES_MAX; i++) {
+		snprintf(host, sizeof(host), "h%d.caf\xc3\xa9.test", i);
+		http_names_put(n, host, 443, 1000u + (uint64_t)i, addrs, 3);
+	}
+	cr_assert(!http_names_get(n, "h0.caf\xc3\xa9.test", 443, 2000, out,
+	    HTTP_NAMES_ADDRS_MAX, &count));
+	cr_assert(http_names_get(n, "h1.caf\xc3\xa9.test", 443, 2000, out,
+	    HTTP_NAMES_ADDRS_MAX, &count));
+	cr_assert_eq(count, 3);
+	cr_assert(http_names_get(n, "h16.caf\xc3\xa9.test", 443, 2000, out, 1,
+	    &count));
+	cr_assert_eq(count, 1, "no more than the caller's room");
+	cr_assert(!http_names_get(n, "h1.caf\xc3\xa9.test", 80, 2000, out,
+	    HTTP_NAMES_ADDRS_MAX, &count), "another port is another entry");
+	/* A name longer than a DNS name is not kept, nor cut. */
+	memset(host, 'a', sizeof(host) - 1);
+	host[sizeof(host) - 1] = '\0';
+	http_names_put(n, host, 443, 3000, addrs, 1);
+	host[HTTP_NAMES_HOST_MAX - 1] = '\0';
+	cr_assert(!http_names_get(n, host, 443, 3000, out,
+	    HTTP_NAMES_ADDRS_MAX, &count));
+	http_names_free(n);
 }
 
 /*
