@@ -10,7 +10,10 @@
  *              broker's AUDIT_ACK (dispatch.c).
  *   EXECUTION  once the result is known: outcome, HTTP or exit status,
  *              duration.  For a mutating tool the result is held until
- *              the broker acks this record as synced (dispatch.c).
+ *              the broker acks this record as synced; a read-only
+ *              tool's result is sent just before it (dispatch.c).
+ *
+ * Both carry the same shapes, rendered once per call and kept with it.
  */
 #include "config.h"
 

@@ -2,8 +2,9 @@
  * The HTTP engine: curl multi driven by libevent, and the life of one call
  * (resolve and check, attempts, Retry-After wait, same-origin redirects,
  * one result).  Shaped after curl's hiperfifo example: the socket callback
- * maps CURL_POLL_* to persistent events, the timer callback arms one
- * timer, and every path back from libcurl drains curl_multi_info_read.
+ * maps CURL_POLL_* to persistent events (executor/http_sock.h), the timer
+ * callback arms one timer, and every path back from libcurl drains
+ * curl_multi_info_read.
  */
 #include "config.h"
 
@@ -115,6 +116,7 @@ engine_socket_ready(curl_socket_t s, int action, void *arg)
 		log_error("curl_multi_socket_action failed");
 	engine_drain(e);
 }
+
 static void
 engine_timer_fired(evutil_socket_t fd, short what, void *arg)
 {
