@@ -142,7 +142,8 @@ watch_release(struct sock_watch *w)
 	}
 	if (w->owned) {
 		/* Writable would wake at once: unregister, keep the entry. */
-		event_free(w->ev);
+		if (w->ev != NULL)
+			event_free(w->ev);
 		w->ev = NULL;
 		w->parked = true;
 		return;
