@@ -55,6 +55,8 @@ struct dispatch_call {
 	struct buf result;		/* encoded, while CALL_WAITING_RECORD */
 	struct call_http http;
 	struct ssh_call *ssh;		/* engine's handle while running */
+	struct record_text *shapes;	/* the audit's, rendered once; owned */
+	size_t shape_count;
 };
 
 struct dispatch {
@@ -72,7 +74,8 @@ uint64_t dispatch_now_us(void);
 
 /*
  * Encodes r, sends an execution event to the broker and r to the
- * frontend (for a mutating tool, once the broker acked the event); frees
+ * frontend (a read-only tool's r first, then the event; a mutating
+ * tool's r once the broker acked the event); frees
  * the call, now or then.  status is the HTTP or exit status for the
  * audit (0 when none).
  */
@@ -91,10 +94,13 @@ void dispatch_http_clear(struct call_http *h);
 bool dispatch_ssh_targets(struct dispatch *d);
 bool dispatch_ssh_start(struct dispatch_call *c);
 
-/* executor/exec_audit.c: the executor's audit events (see there). */
-bool exec_audit_intent(const struct dispatch_call *c);
+/* executor/exec_audit.c: the executor's audit events (see there).  The
+ * intent renders the argument shapes into c, the execution event reuses
+ * them, and exec_audit_forget frees them (dispatch_call_free). */
+bool exec_audit_intent(struct dispatch_call *c);
+void exec_audit_forget(struct dispatch_call *c);
 /* false when the event could not be sent. */
-bool exec_audit_execution(const struct dispatch_call *c,
+bool exec_audit_execution(struct dispatch_call *c,
     enum record_outcome outcome, int32_t status, uint64_t duration_us);
 
 #endif

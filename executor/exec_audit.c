@@ -10,7 +10,10 @@
  *              broker's AUDIT_ACK (dispatch.c).
  *   EXECUTION  once the result is known: outcome, HTTP or exit status,
  *              duration.  For a mutating tool the result is held until
- *              the broker acks this record as synced (dispatch.c).
+ *              the broker acks this record as synced; a read-only
+ *              tool's result is sent just before it (dispatch.c).
+ *
+ * Both carry the same shapes, rendered once per call and kept with it.
  */
 #include "config.h"
 
@@ -76,28 +79,44 @@ exec_audit_send(const struct dispatch_call *c,
 	return ok;
 }
 
+/* The shapes of c's arguments, rendered on first use and kept in c. */
+static bool
+exec_audit_shapes_of(struct dispatch_call *c)
+{
+	if (c->shapes != NULL)
+		return true;
+	c->shape_count = c->tool->param_count < c->arg_count ?
+	    c->tool->param_count : c->arg_count;
+	return (c->shapes = exec_audit_shapes(c)) != NULL;
+}
+
+void
+exec_audit_forget(struct dispatch_call *c)
+{
+	exec_audit_shapes_free(c->shapes, c->shape_count);
+	c->shapes = NULL;
+	c->shape_count = 0;
+}
+
 bool
-exec_audit_intent(const struct dispatch_call *c)
+exec_audit_intent(struct dispatch_call *c)
 {
 	struct record_audit_event ev;
-	bool ok;
 
+	if (!exec_audit_shapes_of(c))
+		return false;
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = RECORD_AUDIT_INTENT;
 	ev.call_id = c->call_id;
 	ev.tool_index = c->tool_index;
-	ev.shape_count = c->tool->param_count < c->arg_count ?
-	    c->tool->param_count : c->arg_count;
-	if ((ev.shapes = exec_audit_shapes(c)) == NULL)
-		return false;
-	ok = exec_audit_send(c, &ev);
-	exec_audit_shapes_free(ev.shapes, ev.shape_count);
-	return ok;
+	ev.shape_count = c->shape_count;
+	ev.shapes = c->shapes;
+	return exec_audit_send(c, &ev);
 }
 
 bool
-exec_audit_execution(const struct dispatch_call *c,
-    enum record_outcome outcome, int32_t status, uint64_t duration_us)
+exec_audit_execution(struct dispatch_call *c, enum record_outcome outcome,
+    int32_t status, uint64_t duration_us)
 {
 	struct record_audit_event ev;
 	bool ok;
@@ -110,11 +129,10 @@ exec_audit_execution(const struct dispatch_call *c,
 	ev.status = status;
 	ev.duration_us = duration_us;
 	/* The execution record stands alone: it repeats the shapes. */
-	ev.shape_count = c->tool->param_count < c->arg_count ?
-	    c->tool->param_count : c->arg_count;
-	ok = (ev.shapes = exec_audit_shapes(c)) != NULL &&
-	    exec_audit_send(c, &ev);
-	exec_audit_shapes_free(ev.shapes, ev.shape_count);
+	ok = exec_audit_shapes_of(c);
+	ev.shape_count = c->shape_count;
+	ev.shapes = c->shapes;
+	ok = ok && exec_audit_send(c, &ev);
 	if (!ok)
 		log_error("exec_audit_execution: call %llu not audited",
 		    (unsigned long long)c->call_id);

@@ -2,8 +2,9 @@
  * The HTTP engine: curl multi driven by libevent, and the life of one call
  * (resolve and check, attempts, Retry-After wait, same-origin redirects,
  * one result).  Shaped after curl's hiperfifo example: the socket callback
- * maps CURL_POLL_* to persistent events, the timer callback arms one
- * timer, and every path back from libcurl drains curl_multi_info_read.
+ * maps CURL_POLL_* to persistent events (executor/http_sock.h), the timer
+ * callback arms one timer, and every path back from libcurl drains
+ * curl_multi_info_read.
  */
 #include "config.h"
 
@@ -22,21 +23,31 @@
 #include "executor/http_addr.h"
 #include "executor/http_build.h"
 #include "executor/http_call.h"
+#include "executor/http_names.h"
 #include "executor/http_resolve.h"
+#include "executor/http_sock.h"
 
 struct http_engine {
 	struct event_base *base;	/* borrowed */
 	CURLM *multi;
+	struct http_socks *socks;	/* curl's sockets on the loop */
 	struct event *timer;
 	http_resolve_fn resolve;
 	void *resolve_arg;
 	struct http_resolver *resolver;	/* lives until the process ends */
+	struct http_names *names;	/* recent answers of resolve */
 	struct http_engine_stats stats;
 	TAILQ_HEAD(, http_call) calls;
 	size_t ncalls;
+	/* Reset handles for later attempts: curl_easy_init and freeing per
+	 * attempt showed up in the profile.  Each was curl_easy_reset, which
+	 * clears every option (URL, method, body, header list with the
+	 * credential); the connections live on in the multi handle. */
+	CURL *easy_pool[HTTP_EASY_POOL_MAX];
+	size_t easy_pooled;
+	size_t easy_pool_max;		/* <= HTTP_EASY_POOL_MAX */
 };
 
-static void engine_socket_ready(evutil_socket_t, short, void *);
 static bool resolve_getaddrinfo(void *, const char *, uint16_t,
     struct sockaddr_storage *, size_t, size_t *);
 
@@ -46,36 +57,9 @@ engine_socket_cb(CURL *easy, curl_socket_t s, int what, void *userp,
     void *socketp)
 {
 	struct http_engine *e = userp;
-	struct event *ev = socketp;
-	short flags = EV_PERSIST;
 
 	(void)easy;
-	if (what == CURL_POLL_REMOVE) {
-		if (ev != NULL)
-			event_free(ev);
-		curl_multi_assign(e->multi, s, NULL);
-		return 0;
-	}
-	if (what & CURL_POLL_IN)
-		flags |= EV_READ;
-	if (what & CURL_POLL_OUT)
-		flags |= EV_WRITE;
-	if (ev == NULL) {
-		ev = event_new(e->base, s, flags, engine_socket_ready, e);
-		if (ev == NULL) {
-			log_error("event_new failed");
-			return -1;
-		}
-		curl_multi_assign(e->multi, s, ev);
-	} else {
-		event_del(ev);
-		event_assign(ev, e->base, s, flags, engine_socket_ready, e);
-	}
-	if (event_add(ev, NULL) == -1) {
-		log_error("event_add failed");
-		return -1;
-	}
-	return 0;
+	return http_socks_update(e->socks, s, what, socketp);
 }
 
 /* libcurl asks for a call-back in timeout_ms; libcurl is not called here. */
@@ -122,16 +106,12 @@ engine_drain(struct http_engine *e)
 }
 
 static void
-engine_socket_ready(evutil_socket_t fd, short what, void *arg)
+engine_socket_ready(curl_socket_t s, int action, void *arg)
 {
 	struct http_engine *e = arg;
-	int action = 0, running;
+	int running;
 
-	if (what & EV_READ)
-		action |= CURL_CSELECT_IN;
-	if (what & EV_WRITE)
-		action |= CURL_CSELECT_OUT;
-	if (curl_multi_socket_action(e->multi, fd, action, &running) !=
+	if (curl_multi_socket_action(e->multi, s, action, &running) !=
 	    CURLM_OK)
 		log_error("curl_multi_socket_action failed");
 	engine_drain(e);
@@ -183,9 +163,13 @@ http_engine_new(struct event_base *base, long max_host_connections)
 	}
 	e->base = base;
 	TAILQ_INIT(&e->calls);
+	e->easy_pool_max = HTTP_EASY_POOL_DEFAULT;
 	e->resolve = resolve_getaddrinfo;
 	if ((e->resolver = http_resolver_new()) == NULL ||
+	    (e->names = http_names_new()) == NULL ||
 	    (e->multi = curl_multi_init()) == NULL ||
+	    (e->socks = http_socks_new(base, e->multi, engine_socket_ready,
+	    e)) == NULL ||
 	    (e->timer = evtimer_new(base, engine_timer_fired, e)) == NULL ||
 	    !engine_multi_setup(e, max_host_connections)) {
 		log_error("cannot set up the engine");
@@ -200,13 +184,48 @@ http_engine_set_resolver(struct http_engine *e, http_resolve_fn fn, void *arg)
 {
 	e->resolve = fn != NULL ? fn : resolve_getaddrinfo;
 	e->resolve_arg = fn != NULL ? arg : NULL;
+	http_names_clear(e->names);
 }
 
-bool
-http_engine_resolve(struct http_engine *e, const char *host, uint16_t port,
-    struct sockaddr_storage *addrs, size_t max, size_t *n)
+void
+http_engine_set_name_ttl(struct http_engine *e, uint32_t ttl_ms)
 {
-	return e->resolve(e->resolve_arg, host, port, addrs, max, n);
+	http_names_set_ttl(e->names, ttl_ms);
+}
+
+struct http_names *
+http_engine_names(const struct http_engine *e)
+{
+	return e->names;
+}
+
+void
+http_engine_set_easy_pool(struct http_engine *e, size_t max)
+{
+	if (max > HTTP_EASY_POOL_MAX)
+		max = HTTP_EASY_POOL_MAX;
+	while (e->easy_pooled > max)
+		curl_easy_cleanup(e->easy_pool[--e->easy_pooled]);
+	e->easy_pool_max = max;
+}
+
+CURL *
+http_engine_easy_get(struct http_engine *e)
+{
+	if (e->easy_pooled > 0)
+		return e->easy_pool[--e->easy_pooled];
+	return curl_easy_init();
+}
+
+void
+http_engine_easy_put(struct http_engine *e, CURL *easy)
+{
+	if (e->easy_pooled >= e->easy_pool_max) {
+		curl_easy_cleanup(easy);
+		return;
+	}
+	curl_easy_reset(easy);
+	e->easy_pool[e->easy_pooled++] = easy;
 }
 
 int
@@ -252,6 +271,12 @@ http_engine_multi(const struct http_engine *e)
 	return e->multi;
 }
 
+struct http_socks *
+http_engine_socks(const struct http_engine *e)
+{
+	return e->socks;
+}
+
 struct event_base *
 http_engine_base(const struct http_engine *e)
 {
@@ -287,9 +312,14 @@ http_engine_free(struct http_engine *e)
 		http_engine_call_ended(e, c);
 		http_call_free(c);
 	}
-	/* Cleanup calls the socket callback, which needs e intact. */
+	/* Cleanup calls the socket and close callbacks, which need e and
+	 * its table intact. */
 	if (e->multi != NULL)
 		curl_multi_cleanup(e->multi);
+	http_socks_free(e->socks);
+	http_names_free(e->names);
+	while (e->easy_pooled > 0)
+		curl_easy_cleanup(e->easy_pool[--e->easy_pooled]);
 	if (e->timer != NULL)
 		event_free(e->timer);
 	free(e);

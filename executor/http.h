@@ -138,8 +138,11 @@ typedef void (*http_done_fn)(const struct http_result *result, void *arg);
 /*
  * Resolver: fills up to max addresses of host:port into addrs, sets *n;
  * returns false when the name does not resolve.  The default is
- * getaddrinfo (which blocks the loop while it runs); tests install a
- * mapping through http_engine_set_resolver.
+ * getaddrinfo, run on a resolver thread; tests install a mapping through
+ * http_engine_set_resolver.  An answer is reused for the same host and
+ * port for 60 s (as curl's own DNS cache); each call still checks the
+ * addresses against its own target's rules, and the connected peer is
+ * checked again (executor/http_names.h).
  */
 typedef bool (*http_resolve_fn)(void *arg, const char *host, uint16_t port,
     struct sockaddr_storage *addrs, size_t max, size_t *n);
@@ -158,7 +161,22 @@ struct http_engine_stats {
 struct http_engine *http_engine_new(struct event_base *base,
     long max_host_connections);
 
-/* Replaces the resolver; fn NULL restores getaddrinfo.  arg is borrowed. */
+/*
+ * Bounds the reset easy handles kept for later attempts (default
+ * HTTP_EASY_POOL_DEFAULT, at most HTTP_EASY_POOL_MAX); a session's
+ * max_inflight is the natural size, as no more attempts run at once.
+ */
+#define HTTP_EASY_POOL_DEFAULT	16
+#define HTTP_EASY_POOL_MAX	64
+void http_engine_set_easy_pool(struct http_engine *e, size_t max);
+
+/* How long a resolved name is reused (0: resolve for every call);
+ * forgets the answers kept so far. */
+void http_engine_set_name_ttl(struct http_engine *e, uint32_t ttl_ms);
+
+/* Replaces the resolver (and forgets its answers); fn NULL restores
+ * getaddrinfo.  arg is borrowed.
+ * A literal host never reaches it: it is its own address. */
 void http_engine_set_resolver(struct http_engine *e, http_resolve_fn fn,
     void *arg);
 

@@ -10,19 +10,18 @@
  */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <event2/event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include "common/log.h"
 #include "executor/http_addr.h"
 #include "executor/http_build.h"
 #include "executor/http_call.h"
+#include "executor/http_names.h"
 #include "executor/http_retry.h"
 
 #define ATTEMPT_MIN_MS		1000	/* an attempt needs at least this */
@@ -32,6 +31,7 @@
 #define RETRY_AFTER_HONOURED_S	60
 
 static void call_attempt_start(struct http_call *);
+static bool call_start_now(struct http_call *);
 
 static uint64_t
 now_us(void)
@@ -61,7 +61,7 @@ call_attempt_release(struct http_call *c)
 {
 	if (c->easy != NULL) {
 		curl_multi_remove_handle(http_engine_multi(c->engine), c->easy);
-		curl_easy_cleanup(c->easy);
+		http_engine_easy_put(c->engine, c->easy);
 		c->easy = NULL;
 	}
 	http_headers_free(c->headers);
@@ -170,56 +170,14 @@ http_call_new(struct http_engine *e, const struct http_request *req,
 	c->start_us = now_us();
 	c->deadline_us = c->start_us + (uint64_t)req->budget_ms * 1000u;
 	c->result.retry_after_s = -1;
-	/* Started from the loop, so done never runs inside submit. */
+	/* Otherwise started from the loop, so done never runs inside submit. */
 	if ((c->timer = evtimer_new(http_engine_base(e), call_timer_fired,
-	    c)) == NULL || !call_schedule(c, 0)) {
+	    c)) == NULL || (!call_start_now(c) && !call_schedule(c, 0))) {
 		log_error("cannot schedule the call");
 		http_call_free(c);
 		return NULL;
 	}
 	return c;
-}
-
-static bool
-host_is_literal(const char *host)
-{
-	unsigned char buf[sizeof(struct in6_addr)];
-
-	return inet_pton(AF_INET, host, buf) == 1 ||
-	    inet_pton(AF_INET6, host, buf) == 1;
-}
-
-/* The CURLOPT_RESOLVE line that pins host:port to the checked addresses. */
-static bool
-call_pin_addresses(struct http_call *c)
-{
-	char line[HTTP_CALL_ADDRS_MAX * (NI_MAXHOST + 3) + 300];
-	char text[NI_MAXHOST];
-	size_t off;
-	int n;
-
-	if (host_is_literal(c->req->host))
-		return true;
-	n = snprintf(line, sizeof(line), "%s:%u:", c->req->host,
-	    (unsigned)c->req->port);
-	if (n < 0 || (size_t)n >= sizeof(line))
-		return false;
-	off = (size_t)n;
-	for (size_t i = 0; i < c->naddrs; i++) {
-		const struct sockaddr *sa = (const struct sockaddr *)&c->addrs[i];
-		bool v6 = c->addrs[i].ss_family == AF_INET6;
-
-		if (!http_addr_format(sa, sizeof(c->addrs[i]), text,
-		    sizeof(text)))
-			return false;
-		n = snprintf(line + off, sizeof(line) - off, "%s%s%s%s",
-		    i > 0 ? "," : "", v6 ? "[" : "", text, v6 ? "]" : "");
-		if (n < 0 || (size_t)n >= sizeof(line) - off)
-			return false;
-		off += (size_t)n;
-	}
-	c->resolve = curl_slist_append(NULL, line);
-	return c->resolve != NULL;
 }
 
 static void
@@ -239,23 +197,14 @@ call_refuse_address(struct http_call *c, size_t i, enum http_addr_class k,
 static bool
 call_check_addresses(struct http_call *c)
 {
-	for (size_t i = 0; i < c->naddrs; i++) {
-		enum http_addr_class k = http_addr_classify(
-		    (const struct sockaddr *)&c->addrs[i], sizeof(c->addrs[i]));
+	enum http_addr_class k;
+	const char *rule;
+	size_t i;
 
-		if (!http_addr_permitted(k, c->req->addr_allow)) {
-			call_refuse_address(c, i, k, "the target does not "
-			    "allow it");
-			return false;
-		}
-		if (c->req->scheme == HTTP_SCHEME_HTTP &&
-		    k != HTTP_ADDR_LOOPBACK) {
-			call_refuse_address(c, i, k, "plain http is for "
-			    "loopback only");
-			return false;
-		}
-	}
-	return true;
+	if ((rule = http_call_address_refusal(c, &i, &k)) == NULL)
+		return true;
+	call_refuse_address(c, i, k, rule);
+	return false;
 }
 
 /* Checks and pins resolved addresses; false when the call has ended. */
@@ -264,7 +213,7 @@ call_resolved(struct http_call *c, uint64_t t0)
 {
 	if (!call_check_addresses(c))
 		return false;
-	if (!call_pin_addresses(c)) {
+	if (!http_call_pin_addresses(c)) {
 		call_finish(c, HTTP_OUTCOME_FAILED, "cannot pin the checked "
 		    "addresses");
 		return false;
@@ -292,12 +241,46 @@ call_name_answered(void *arg, bool ok, const struct sockaddr_storage *addrs,
 	}
 	c->naddrs = n < HTTP_CALL_ADDRS_MAX ? n : HTTP_CALL_ADDRS_MAX;
 	memcpy(c->addrs, addrs, c->naddrs * sizeof(c->addrs[0]));
+	/* The answer, not the verdict: the next call checks it again. */
+	http_names_put(http_engine_names(c->engine), c->req->host,
+	    c->req->port, now_us(), c->addrs, c->naddrs);
 	if (call_resolved(c, c->start_us))
 		call_attempt_start(c);
 }
 
 /*
- * Checks, then resolves: a literal at once, a name on a thread with the
+ * The addresses known without asking the resolver: a literal's own, or a
+ * name's recent answer (executor/http_names.h).  False when the name
+ * must be resolved.
+ */
+static bool
+call_known_addresses(struct http_call *c)
+{
+	size_t n;
+
+	if (http_literal_address(c->req->host, c->req->port, &c->addrs[0])) {
+		c->naddrs = 1;
+		return true;
+	}
+	if (!http_names_get(http_engine_names(c->engine), c->req->host,
+	    c->req->port, now_us(), c->addrs, HTTP_CALL_ADDRS_MAX, &n))
+		return false;
+	c->naddrs = n;
+	return true;
+}
+
+/* Undoes what call_start_now set before it gave up. */
+static void
+call_forget_addresses(struct http_call *c)
+{
+	c->naddrs = 0;
+	c->resolved = false;
+	curl_slist_free_all(c->resolve);
+	c->resolve = NULL;
+}
+
+/*
+ * Checks, then resolves: known addresses at once, a name on a thread with the
  * call's timer set to the budget, so a stuck resolver neither blocks the
  * loop nor outlives the call.  False when the call is not ready to go on
  * now (ended, or waiting for the name).
@@ -312,7 +295,7 @@ call_resolve(struct http_call *c)
 		call_finish(c, HTTP_OUTCOME_FAILED, "request refused: %s", why);
 		return false;
 	}
-	if (!host_is_literal(c->req->host)) {
+	if (!call_known_addresses(c)) {
 		c->job = http_engine_resolve_start(c->engine, c->req->host,
 		    c->req->port, HTTP_CALL_ADDRS_MAX, call_name_answered, c);
 		if (c->job == NULL) {
@@ -323,12 +306,6 @@ call_resolve(struct http_call *c)
 		if (!call_schedule(c, call_remaining_ms(c) + 1))
 			call_finish(c, HTTP_OUTCOME_FAILED, "internal error "
 			    "before sending");
-		return false;
-	}
-	if (!http_engine_resolve(c->engine, c->req->host, c->req->port,
-	    c->addrs, HTTP_CALL_ADDRS_MAX, &c->naddrs) || c->naddrs == 0) {
-		call_finish(c, HTTP_OUTCOME_FAILED, "cannot resolve %s",
-		    c->req->host);
 		return false;
 	}
 	return call_resolved(c, t0);
@@ -364,6 +341,24 @@ call_attempt_reset_result(struct http_call *c)
 	c->attempt_sends = 0;
 }
 
+/* Sets up and adds an attempt; false (nothing kept) on failure. */
+static bool
+call_attempt_begin(struct http_call *c, uint64_t remaining_ms)
+{
+	call_attempt_reset_result(c);
+	if ((c->easy = http_engine_easy_get(c->engine)) == NULL ||
+	    !http_easy_setup(c, remaining_ms) ||
+	    curl_multi_add_handle(http_engine_multi(c->engine), c->easy) !=
+	    CURLM_OK) {
+		log_error("call_attempt_begin: cannot start the request");
+		call_attempt_release(c);
+		return false;
+	}
+	c->result.attempts++;
+	http_engine_stats_mut(c->engine)->requests_started++;
+	return true;
+}
+
 static void
 call_attempt_start(struct http_call *c)
 {
@@ -380,18 +375,41 @@ call_attempt_start(struct http_call *c)
 		call_finish_budget(c);
 		return;
 	}
-	call_attempt_reset_result(c);
-	if ((c->easy = curl_easy_init()) == NULL ||
-	    !http_easy_setup(c, remaining) ||
-	    curl_multi_add_handle(http_engine_multi(c->engine), c->easy) !=
-	    CURLM_OK) {
-		log_error("cannot start the request");
+	if (!call_attempt_begin(c, remaining))
 		call_finish(c, HTTP_OUTCOME_FAILED, "internal error before "
 		    "sending");
-		return;
+}
+
+/*
+ * The first attempt to a host whose addresses are known (a literal, or a
+ * name answered recently), begun inside submit: it saves the loop turn of
+ * the scheduled start.  Only when nothing can end the call
+ * here (done must never run inside submit); otherwise false, nothing is
+ * changed, and the scheduled start does the same steps and reports.
+ */
+static bool
+call_start_now(struct http_call *c)
+{
+	char why[HTTP_RESULT_TEXT_MAX];
+	enum http_addr_class k;
+	uint64_t remaining;
+	size_t i;
+
+	if (!http_request_valid(c->req, why, sizeof(why)) ||
+	    !call_known_addresses(c))
+		return false;
+	remaining = call_remaining_ms(c);
+	if (http_call_address_refusal(c, &i, &k) != NULL ||
+	    remaining < ATTEMPT_MIN_MS || !http_call_pin_addresses(c)) {
+		call_forget_addresses(c);
+		return false;
 	}
-	c->result.attempts++;
-	http_engine_stats_mut(c->engine)->requests_started++;
+	c->resolved = true;
+	c->resolve_us = now_us() - c->start_us;
+	if (call_attempt_begin(c, remaining))
+		return true;
+	call_forget_addresses(c);
+	return false;
 }
 
 static uint64_t
@@ -428,83 +446,6 @@ call_peer_permitted(struct http_call *c, char *text, size_t size)
 	return http_addr_text_permitted(ip, c->req->addr_allow);
 }
 
-static void
-copy_header(CURL *easy, const char *name, char *buf, size_t size)
-{
-	struct curl_header *h;
-
-	buf[0] = '\0';
-	if (curl_easy_header(easy, name, 0, CURLH_HEADER, -1, &h) == CURLHE_OK)
-		snprintf(buf, size, "%s", h->value);
-}
-
-static void
-call_read_response(struct http_call *c)
-{
-	struct http_result *r = &c->result;
-	char retry[64];
-	char *ct = NULL;
-	long seconds;
-
-	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &r->status);
-	if (curl_easy_getinfo(c->easy, CURLINFO_CONTENT_TYPE, &ct) ==
-	    CURLE_OK && ct != NULL)
-		snprintf(r->content_type, sizeof(r->content_type), "%s", ct);
-	copy_header(c->easy, "Location", r->location, sizeof(r->location));
-	copy_header(c->easy, "Retry-After", retry, sizeof(retry));
-	if (retry[0] != '\0' &&
-	    http_retry_after_parse(retry, time(NULL), &seconds))
-		r->retry_after_s = seconds;
-}
-
-static bool
-same_host(const char *url_host, const char *host)
-{
-	size_t len = strlen(url_host);
-
-	if (len >= 2 && url_host[0] == '[' && url_host[len - 1] == ']')
-		return strlen(host) == len - 2 &&
-		    strncasecmp(url_host + 1, host, len - 2) == 0;
-	return strcasecmp(url_host, host) == 0;
-}
-
-/* Path of the redirect target when it has the call's origin. */
-static bool
-call_redirect_path(struct http_call *c, char *path, size_t size)
-{
-	char *url = NULL, *scheme = NULL, *host = NULL, *port = NULL;
-	char *p = NULL, *query = NULL;
-	const char *want = c->req->scheme == HTTP_SCHEME_HTTP ? "http" : "https";
-	CURLU *u;
-	bool ok = false;
-	int n;
-
-	if (curl_easy_getinfo(c->easy, CURLINFO_REDIRECT_URL, &url) !=
-	    CURLE_OK || url == NULL || (u = curl_url()) == NULL)
-		return false;
-	if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) ==
-	    CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_PATH, &p, 0) == CURLUE_OK &&
-	    strcmp(scheme, want) == 0 && same_host(host, c->req->host) &&
-	    strtoul(port, NULL, 10) == c->req->port) {
-		if (curl_url_get(u, CURLUPART_QUERY, &query, 0) != CURLUE_OK)
-			query = NULL;
-		n = snprintf(path, size, "%s%s%s", p, query ? "?" : "",
-		    query ? query : "");
-		ok = n > 0 && (size_t)n < size && http_path_valid(path);
-	}
-	curl_free(scheme);
-	curl_free(host);
-	curl_free(port);
-	curl_free(p);
-	curl_free(query);
-	curl_url_cleanup(u);
-	return ok;
-}
-
 static bool
 status_is_redirect(long s)
 {
@@ -519,7 +460,7 @@ call_follow(struct http_call *c)
 	char *copy;
 
 	if (c->result.redirects >= REDIRECTS_MAX ||
-	    !call_redirect_path(c, path, sizeof(path)))
+	    !http_call_redirect_path(c, path, sizeof(path)))
 		return false;
 	if ((copy = strdup(path)) == NULL) {
 		log_error("out of memory");
@@ -557,7 +498,7 @@ call_response_done(struct http_call *c)
 {
 	struct http_result *r = &c->result;
 
-	call_read_response(c);
+	http_call_read_response(c);
 	if ((r->status == 503 || r->status == 429) && r->retry_after_s >= 0) {
 		if (call_wait_retry_after(c))
 			return;
@@ -649,3 +590,4 @@ http_call_attempt_done(struct http_call *c, CURLcode rc)
 	else
 		call_error_done(c, rc, sent);
 }
+

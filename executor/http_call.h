@@ -63,12 +63,39 @@ bool http_easy_setup(struct http_call *c, uint64_t remaining_ms);
 /* Frees a call without calling its callback (engine shutdown). */
 void http_call_free(struct http_call *c);
 
+/*
+ * Where a call goes (http_origin.c).  http_literal_address fills *ss
+ * with host:port when host is an IPv4 or IPv6 literal, else false.
+ * http_call_address_refusal names the rule the first of c->addrs breaks
+ * (its index and class in *i, *k), or NULL when all pass.  http_call_pin_addresses sets c->resolve (owned by
+ * c) to curl's pin of a name to c->addrs; false when it does not fit.
+ * http_call_read_response fills c->result's status, type, Location and
+ * Retry-After from the attempt's handle.  http_call_redirect_path writes
+ * the path of a redirect that keeps the call's scheme, host and port.
+ */
+bool http_literal_address(const char *host, uint16_t port,
+    struct sockaddr_storage *ss);
+const char *http_call_address_refusal(const struct http_call *c, size_t *i,
+    enum http_addr_class *k);
+bool http_call_pin_addresses(struct http_call *c);
+void http_call_read_response(struct http_call *c);
+bool http_call_redirect_path(struct http_call *c, char *path, size_t size);
+
 /* Engine services for calls (http.c). */
 CURLM *http_engine_multi(const struct http_engine *e);
 struct event_base *http_engine_base(const struct http_engine *e);
+struct http_socks *http_engine_socks(const struct http_engine *e);
+struct http_names *http_engine_names(const struct http_engine *e);
 struct http_engine_stats *http_engine_stats_mut(struct http_engine *e);
-bool http_engine_resolve(struct http_engine *e, const char *host,
-    uint16_t port, struct sockaddr_storage *addrs, size_t max, size_t *n);
+/*
+ * An easy handle for an attempt: a pooled one (reset, no option left
+ * from its last use) or a new one; NULL when out of memory.  The caller
+ * owns it until it hands it back with http_engine_easy_put (after
+ * curl_multi_remove_handle), which resets it or frees it when the pool
+ * is full.
+ */
+CURL *http_engine_easy_get(struct http_engine *e);
+void http_engine_easy_put(struct http_engine *e, CURL *easy);
 /* The same resolver on a thread (executor/http_resolve.h). */
 struct http_resolve_job *http_engine_resolve_start(struct http_engine *e,
     const char *host, uint16_t port, size_t max, http_resolved_fn done,

@@ -11,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "executor/http_addr.h"
 #include "executor/http_build.h"
 #include "executor/http_call.h"
+#include "executor/http_sock.h"
 
 #define BODY_CHUNK_MIN		16384
 
@@ -39,8 +41,19 @@ call_open_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
 	s = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
 	if (s == -1)
 		return CURL_SOCKET_BAD;
+	if (!http_socks_opened(http_engine_socks(c->engine), s)) {
+		(void)close(s);
+		return CURL_SOCKET_BAD;
+	}
 	st->connections_opened++;
 	return s;
+}
+
+/* Every socket opened above is closed here (executor/http_sock.h). */
+static int
+call_close_socket(void *arg, curl_socket_t s)
+{
+	return http_socks_close(arg, s);
 }
 
 static bool
@@ -183,12 +196,19 @@ easy_set_transport(CURL *easy, struct http_call *c, uint64_t remaining_ms)
 	    curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION,
 	    call_open_socket) == CURLE_OK &&
 	    curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, c) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION,
+	    call_close_socket) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_CLOSESOCKETDATA,
+	    http_engine_socks(c->engine)) == CURLE_OK &&
 	    curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, call_before_send) ==
 	    CURLE_OK &&
 	    curl_easy_setopt(easy, CURLOPT_PREREQDATA, c) == CURLE_OK;
 	if (ok && req->ca_blob != NULL) {
+		/* Not copied per attempt: the bundle outlives the attempt
+		 * (http.h), and curl copies it into each new connection's
+		 * TLS settings itself. */
 		struct curl_blob blob = { (void *)(uintptr_t)req->ca_blob,
-		    req->ca_len, CURL_BLOB_COPY };
+		    req->ca_len, CURL_BLOB_NOCOPY };
 		ok = curl_easy_setopt(easy, CURLOPT_CAINFO_BLOB, &blob) ==
 		    CURLE_OK;
 	}

@@ -27,3 +27,8 @@ EXECUTOR_MAIN_SOURCES = \
 	executor/dispatch_http.c executor/dispatch_ssh.c \
 	executor/exec_audit.c \
 	$(SSH_ENGINE_SOURCES) $(HTTP_ENGINE_SOURCES)
+
+# The HTTP engine's socket watches (kept-alive sockets stay registered),
+# a call's origin (addresses, pin, redirect target) and recent names.
+HTTP_ENGINE_SOURCES += executor/http_sock.c executor/http_sock.h \
+	executor/http_origin.c executor/http_names.c executor/http_names.h

@@ -226,6 +226,12 @@ executor_record(struct executor *ex, const uint8_t *rec, size_t len)
 		executor_violation(ex, rec, len, "unexpected-record", 0);
 }
 
+/*
+ * One record per wake-up.  Reading until EAGAIN was measured (strace,
+ * 3000 calls): one more recv per call at 1 in flight, and no fewer
+ * epoll_wait at 16 in flight, where libevent already serves every ready
+ * channel per wait.
+ */
 static void
 executor_on_action(evutil_socket_t fd, short what, void *arg)
 {

@@ -57,3 +57,15 @@ tests_unit_test_http_resolve_SOURCES = tests/unit/test_http_resolve.c \
 tests_unit_test_http_resolve_CPPFLAGS = $(tests_unit_test_http_CPPFLAGS)
 tests_unit_test_http_resolve_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_http_resolve_LDADD = $(tests_unit_test_http_LDADD)
+
+# The engine's per-call shortcuts: pooled easy handles carry nothing from
+# one call to the next; literal hosts skip the resolver, not the rules.
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_http_reuse
+TESTS += tests/unit/test_http_reuse
+endif
+tests_unit_test_http_reuse_SOURCES = tests/unit/test_http_reuse.c \
+	$(HTTP_HARNESS)
+tests_unit_test_http_reuse_CPPFLAGS = $(tests_unit_test_http_CPPFLAGS)
+tests_unit_test_http_reuse_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_http_reuse_LDADD = $(tests_unit_test_http_LDADD)
