@@ -123,7 +123,11 @@ Test(http_flow, retry_after_long_returns_at_once)
 	cr_assert_lt(c.elapsed_us, 1000000u);
 	c = run(&date);
 	cr_assert_eq(c.r.status, 503);
-	cr_assert(c.r.retry_after_s >= 298 && c.r.retry_after_s <= 300);
+	/* The date has one-second resolution and the peer formats it before
+	 * the executor reads the clock: on a loaded machine several seconds
+	 * can pass in between, so allow some, but far from 0 or 120. */
+	cr_assert(c.r.retry_after_s >= 290 && c.r.retry_after_s <= 300,
+	    "retry_after_s %ld", c.r.retry_after_s);
 	cr_assert_not_null(strstr(c.r.message, "asks to wait"));
 	/* A POST is not repeated, even after a short Retry-After. */
 	post.method = HTTP_METHOD_POST;
