@@ -30,6 +30,14 @@
 #undef curl_multi_setopt
 #undef curl_easy_getinfo
 
+/*
+ * The definitions below stay out of sp's dynamic symbol table: a shared
+ * library that also defines or calls these names (libcurl calling
+ * libssh2, or any library linked beside) must bind to the real library,
+ * never to these forwarders.
+ */
+#define NETLIB_HIDDEN __attribute__((visibility("hidden")))
+
 #define NETLIB_SSH2_SONAME "libssh2.so.1"
 #define NETLIB_CURL_SONAME "libcurl.so.4"
 #define NETLIB_PAGE 4096
@@ -134,7 +142,7 @@ netlib_unbound(const char *name)
 }
 
 #define NETLIB_FORWARD(ret, name, params, args) \
-ret \
+NETLIB_HIDDEN ret \
 name params \
 { \
 	if (netlib.fn.name == NULL) \
@@ -143,7 +151,7 @@ name params \
 }
 
 #define NETLIB_FORWARD_VOID(name, params, args) \
-void \
+NETLIB_HIDDEN void \
 name params \
 { \
 	if (netlib.fn.name == NULL) \
@@ -195,7 +203,7 @@ netlib_option_arg(long option)
  * option outside every range is refused, as libcurl itself would.
  */
 #define NETLIB_FORWARD_SETOPT(ret, name, handle_type, option_type, unknown) \
-ret \
+NETLIB_HIDDEN ret \
 name(handle_type *h, option_type opt, ...) \
 { \
 	va_list ap; \
@@ -231,7 +239,7 @@ NETLIB_FORWARD_SETOPT(CURLMcode, curl_multi_setopt, CURLM, CURLMoption,
     CURLM_UNKNOWN_OPTION)
 
 /* Every CURLINFO_* takes a pointer to where the answer goes. */
-CURLcode
+NETLIB_HIDDEN CURLcode
 curl_easy_getinfo(CURL *h, CURLINFO info, ...)
 {
 	va_list ap;

@@ -74,3 +74,4 @@ include tests/auditint.mk
 include tests/front.mk
 include tests/exec.mk
 include tests/ops.mk
+include tests/netlib.mk
