@@ -2,8 +2,10 @@
 """make bench-front: cold start of sp mcp, from process start to the
 initialize answer, median of 20, against a baseline measured in the same
 run (`sp catalog` on the same policy: the same binary loading the same
-policy, without children or sandbox); and the VmRSS of the broker, the
-frontend and the executor while idle.  Printed, not asserted."""
+policy, without children or sandbox); and the VmRSS and Pss of the broker,
+the frontend and the executor while idle, and their sums (Pss counts a
+shared page once across them; VmRSS counts it in each).  Printed, not
+asserted."""
 import os
 import statistics
 import subprocess
@@ -40,18 +42,34 @@ def baseline(config):
     return time.perf_counter() - t0
 
 
-def idle_rss(config):
+def pss_kib(pid):
+    """Pss from /proc/PID/smaps_rollup in kB: shared pages divided among
+    the processes mapping them, so the three roles add up honestly."""
+    try:
+        with open("/proc/%d/smaps_rollup" % pid) as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def idle_memory(config):
+    """{role: (VmRSS kB, Pss kB)} of the three processes while idle."""
     p = start(config)
     p.stdin.write(INITIALIZE)
     p.stdin.flush()
     p.stdout.readline()
     kids = confined_children(p.pid)
     time.sleep(0.3)
-    rss = {"broker": status_field(p.pid, "VmRSS")}
-    for role, pid in sorted(kids.items()):
-        rss[role] = status_field(pid, "VmRSS")
+    pids = dict(kids, broker=p.pid)
+    mem = {}
+    for role, pid in sorted(pids.items()):
+        rss = status_field(pid, "VmRSS")
+        mem[role] = (int(rss.split()[0]) if rss else None, pss_kib(pid))
     finish(p)
-    return rss
+    return mem
 
 
 def main():
@@ -61,9 +79,14 @@ def main():
     print("bench-front: cold start to the initialize answer, median of %d: "
           "%.1f ms; baseline (sp catalog, same policy): %.1f ms; ratio %.1fx"
           % (RUNS, cold * 1000, base * 1000, cold / base))
-    for role, rss in idle_rss(config).items():
-        print("bench-front: idle VmRSS %-8s %s" % (role, rss))
-
+    mem = idle_memory(config)
+    for role, (rss, pss) in mem.items():
+        print("bench-front: idle %-8s VmRSS %s kB, Pss %s kB"
+              % (role, rss, pss))
+    if all(None not in v for v in mem.values()):
+        print("bench-front: idle sum of %d: VmRSS %d kB, Pss %d kB"
+              % (len(mem), sum(v[0] for v in mem.values()),
+                 sum(v[1] for v in mem.values())))
 
 if __name__ == "__main__":
     main()
