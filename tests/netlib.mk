@@ -1,5 +1,7 @@
-# tests of executor/netlib.c: sp maps libcurl and libssh2 in its executor
-# only, and a broken library stops the session before any call.
+# tests of the cold-start work (issue 4): sp maps libcurl and libssh2 in
+# its executor only (executor/netlib.c), a broken library stops the
+# session before any call, and session-start, now written while the
+# children start (broker/mcp.c), still stops the session when it fails.
 
 # A libssh2.so.1 lacking libssh2_knownhost_readline, found first through
 # LD_LIBRARY_PATH by netlib_missing.py.  Built as a shared object: the
@@ -14,7 +16,8 @@ tests_netlib_libssh2_so_1_LDFLAGS = -shared -Wl,-z,relro,-z,now
 
 NETLIB_TESTS = \
 	tests/integration/netlib_maps.py \
-	tests/integration/netlib_missing.py
+	tests/integration/netlib_missing.py \
+	tests/integration/start_audit_fail.py
 TESTS += $(NETLIB_TESTS)
 EXTRA_DIST += $(NETLIB_TESTS)
 
