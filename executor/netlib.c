@@ -53,11 +53,12 @@ struct netlib_functions {
 };
 
 /*
- * The one piece of process-wide state in the executor, because the
- * functions below have the libraries' signatures and no context to carry
- * a pointer.  Written once by netlib_load() before confinement, then
- * read-only: it fills its own page so that mprotect() covers nothing
- * else.
+ * Process-wide state, against the rule, because the functions below have
+ * the libraries' signatures and no context to carry a pointer.  Written
+ * once by netlib_load() before confinement, then read-only like the GOT
+ * it stands in for: it fills its own page so that mprotect() covers
+ * nothing else.  (On a machine whose pages are not 4 KiB it stays
+ * writable.)
  */
 static _Alignas(NETLIB_PAGE) union {
 	struct netlib_functions fn;

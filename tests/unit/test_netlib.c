@@ -1,6 +1,7 @@
 /*
  * executor/netlib.c without -lcurl -lssh2: a function called before
- * netlib_load() aborts instead of jumping to NULL, and after it every
+ * netlib_load() aborts instead of jumping to NULL, the table of bound
+ * functions is read-only once filled, and after it every
  * type range of the variadic setopt/getinfo reaches the real libcurl
  * with its value intact (a file:// transfer driven through the multi
  * interface, as the HTTP engine drives its own).
@@ -171,6 +172,26 @@ Test(netlib, off_t_forwarded)
 	check_resume(CURLOPT_RESUME_FROM_LARGE, 7);
 	check_resume(CURLOPT_RESUME_FROM_LARGE, 0);
 	curl_global_cleanup();
+}
+
+static void
+exit_on_segv(int sig)
+{
+	(void)sig;
+	_exit(42);
+}
+
+/* After binding, the table is read-only: binding again faults. */
+Test(netlib, table_read_only_after_load, .exit_code = 42)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = exit_on_segv;
+	cr_assert(netlib_load());
+	cr_assert_eq(sigaction(SIGSEGV, &sa, NULL), 0);
+	(void)netlib_load();
+	cr_assert_fail("the table could be written after netlib_load()");
 }
 
 Test(netlib, option_outside_every_range_refused)
