@@ -3,9 +3,11 @@
 initialize answer, median of 20, against a baseline measured in the same
 run (`sp catalog` on the same policy: the same binary loading the same
 policy, without children or sandbox); and the VmRSS and Pss of the broker,
-the frontend and the executor while idle, and their sums (Pss counts a
-shared page once across them; VmRSS counts it in each).  Printed, not
-asserted."""
+the frontend and the executor while idle, and their sums (VmRSS counts
+a shared page in each process; Pss divides it among every process on the
+machine that maps it, so it moves with whatever else runs), and, where
+/proc/PID/pagemap shows frame numbers (root), their resident memory
+together with each physical page counted once.  Printed, not asserted."""
 import os
 import statistics
 import subprocess
@@ -55,8 +57,45 @@ def pss_kib(pid):
     return None
 
 
+def resident_frames(pid):
+    """The physical frames of pid's resident pages, from /proc/PID/pagemap
+    (bit 63: present; bits 0-54: frame number).  Frame numbers read as 0
+    without CAP_SYS_ADMIN: then None."""
+    frames = set()
+    page = os.sysconf("SC_PAGE_SIZE")
+    try:
+        with open("/proc/%d/maps" % pid) as maps, \
+                open("/proc/%d/pagemap" % pid, "rb") as pagemap:
+            for line in maps:
+                lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+                if lo >= 1 << 47:  # [vsyscall]: not in pagemap
+                    continue
+                pagemap.seek(lo // page * 8)
+                data = pagemap.read((hi - lo) // page * 8)
+                for i in range(0, len(data), 8):
+                    entry = int.from_bytes(data[i:i + 8], "little")
+                    if entry >> 63:
+                        frames.add(entry & ((1 << 55) - 1))
+    except OSError:
+        return None
+    return None if frames == {0} else frames
+
+
+def together_kib(pids):
+    """Resident memory of pids together, each physical page counted once
+    however many of them map it, or None where /proc does not tell."""
+    union = set()
+    for pid in pids:
+        frames = resident_frames(pid)
+        if frames is None:
+            return None
+        union |= frames
+    return len(union) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+
 def idle_memory(config):
-    """{role: (VmRSS kB, Pss kB)} of the three processes while idle."""
+    """{role: (VmRSS kB, Pss kB)} of the three processes while idle, and
+    their resident memory together (each page once)."""
     p = start(config)
     p.stdin.write(INITIALIZE)
     p.stdin.flush()
@@ -68,8 +107,9 @@ def idle_memory(config):
     for role, pid in sorted(pids.items()):
         rss = status_field(pid, "VmRSS")
         mem[role] = (int(rss.split()[0]) if rss else None, pss_kib(pid))
+    together = together_kib(pids.values())
     finish(p)
-    return mem
+    return mem, together
 
 
 def main():
@@ -79,7 +119,7 @@ def main():
     print("bench-front: cold start to the initialize answer, median of %d: "
           "%.1f ms; baseline (sp catalog, same policy): %.1f ms; ratio %.1fx"
           % (RUNS, cold * 1000, base * 1000, cold / base))
-    mem = idle_memory(config)
+    mem, together = idle_memory(config)
     for role, (rss, pss) in mem.items():
         print("bench-front: idle %-8s VmRSS %s kB, Pss %s kB"
               % (role, rss, pss))
@@ -87,6 +127,9 @@ def main():
         print("bench-front: idle sum of %d: VmRSS %d kB, Pss %d kB"
               % (len(mem), sum(v[0] for v in mem.values()),
                  sum(v[1] for v in mem.values())))
+    if together is not None:
+        print("bench-front: idle resident together (each page once, "
+              "/proc/PID/pagemap): %d kB" % together)
 
 if __name__ == "__main__":
     main()
