@@ -1,6 +1,6 @@
 sp_SOURCES = \
 	broker/sp.c broker/commands.h
-sp_LDADD = libspfrontend.a libsppolicy.a libspcommon.a $(SP_LIBS)
+sp_LDADD = libspfrontend.a libsppolicy.a libspcommon.a $(SP_BIN_LIBS)
 # the audit log: writer, argument rendering, verifier, `sp audit`
 AUDIT_SOURCES = \
 	broker/audit_log.c broker/audit_log.h \

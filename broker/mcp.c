@@ -3,7 +3,8 @@
  * section 1).  In order: fd 1 saved for the frontend and pointed at
  * stderr; the policy read once and validated; the profile fixed; the
  * audit log opened; both children started with the same policy bytes;
- * the broker confined; then supervision until the session ends.
+ * session-start written while they start; the broker confined; then
+ * supervision (the only reader of intents) until the session ends.
  */
 #include "config.h"
 
@@ -279,7 +280,7 @@ mcp_prepare(const struct mcp_args *a, struct mcp_session *s)
 		    (unsigned)uid, (unsigned)gid);
 	else
 		(void)snprintf(s->peer, sizeof(s->peer), "not a unix socket");
-	if (!mcp_session_id(s) || !mcp_open_audit(s) || !mcp_audit_start(s))
+	if (!mcp_session_id(s) || !mcp_open_audit(s))
 		return SP_EXIT_INTERNAL;
 	if ((s->base = event_base_new()) == NULL ||
 	    (s->sv = supervise_new(s->base, s->log, s->policy,
@@ -297,6 +298,15 @@ mcp_run(struct mcp_session *s, int client_out)
 	if (!children_start(s->bytes, s->len, s->profile != NULL ?
 	    s->profile->name : "", client_out, s->kids))
 		return SP_EXIT_INTERNAL;
+	/*
+	 * session-start is synced while the children start, not before:
+	 * its fdatasync() stays off the cold start.  It still precedes any
+	 * action, since intents are read only by supervise_run().
+	 */
+	if (!mcp_audit_start(s)) {
+		children_kill(s->kids);
+		return SP_EXIT_INTERNAL;
+	}
 	if (!mcp_confine(s)) {
 		children_kill(s->kids);
 		return SP_EXIT_SANDBOX;

@@ -19,13 +19,15 @@ HTTP_ENGINE_SOURCES = \
 
 libspexecutor_a_SOURCES = $(SSH_ENGINE_SOURCES) $(HTTP_ENGINE_SOURCES)
 
-# the executor role's entry: record checks and dispatch
+# the executor role's entry: record checks and dispatch; only sp links
+# it, with netlib.c in place of -lcurl -lssh2 (executor/netlib.h)
 EXECUTOR_MAIN_SOURCES = \
 	executor/executor.h executor/main.c \
 	executor/credentials.c executor/credentials.h \
 	executor/dispatch.c executor/dispatch.h executor/dispatch_int.h \
 	executor/dispatch_http.c executor/dispatch_ssh.c \
 	executor/exec_audit.c \
+	executor/netlib.c executor/netlib.h executor/netlib_list.h \
 	$(SSH_ENGINE_SOURCES) $(HTTP_ENGINE_SOURCES)
 
 # The HTTP engine's socket watches (kept-alive sockets stay registered),

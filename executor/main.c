@@ -6,6 +6,8 @@
  * (executor/dispatch.h).  The broker's audit acknowledgements arrive on
  * the control channel.
  *
+ * Exit status 70 when libcurl or libssh2 cannot be loaded
+ * (executor/netlib.h): the installation is broken, not the policy.
  * Exit status 78 when a credential, CA or known_hosts file cannot be
  * read at start-up: the broker checked the same files moments before, so
  * the operator's files changed or are unreadable, not the code.
@@ -30,6 +32,7 @@
 #include "executor/credentials.h"
 #include "executor/dispatch.h"
 #include "executor/executor.h"
+#include "executor/netlib.h"
 #include "policy/authz.h"
 #include "policy/constraint.h"
 
@@ -313,6 +316,9 @@ executor_main(int argc, char **argv)
 	log_init("executor", LOG_LEVEL_INFO);
 	if (argc != 2)
 		fatal(SP_EXIT_USAGE, "internal role started by hand");
+	/* Before any curl or libssh2 call; netlib_load() named the cause. */
+	if (!netlib_load())
+		return SP_EXIT_INTERNAL;
 	memset(&ex, 0, sizeof(ex));
 	child_context_load(&ex.ctx, SANDBOX_ROLE_EXECUTOR, argv[1]);
 	executor_setup(&ex);

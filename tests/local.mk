@@ -97,3 +97,4 @@ tests/fuzz/fuzz_base64: $(srcdir)/tests/fuzz/fuzz_base64.c \
 	@mkdir -p tests/fuzz
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(srcdir)/tests/fuzz/fuzz_base64.c \
 	    $(srcdir)/common/base64.c
+include tests/netlib.mk

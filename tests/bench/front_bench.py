@@ -2,8 +2,12 @@
 """make bench-front: cold start of sp mcp, from process start to the
 initialize answer, median of 20, against a baseline measured in the same
 run (`sp catalog` on the same policy: the same binary loading the same
-policy, without children or sandbox); and the VmRSS of the broker, the
-frontend and the executor while idle.  Printed, not asserted."""
+policy, without children or sandbox); and the VmRSS and Pss of the broker,
+the frontend and the executor while idle, and their sums (VmRSS counts
+a shared page in each process; Pss divides it among every process on the
+machine that maps it, so it moves with whatever else runs), and, where
+/proc/PID/pagemap shows frame numbers (root), their resident memory
+together with each physical page counted once.  Printed, not asserted."""
 import os
 import statistics
 import subprocess
@@ -40,18 +44,72 @@ def baseline(config):
     return time.perf_counter() - t0
 
 
-def idle_rss(config):
+def pss_kib(pid):
+    """Pss from /proc/PID/smaps_rollup in kB: shared pages divided among
+    the processes mapping them, so the three roles add up honestly."""
+    try:
+        with open("/proc/%d/smaps_rollup" % pid) as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def resident_frames(pid):
+    """The physical frames of pid's resident pages, from /proc/PID/pagemap
+    (bit 63: present; bits 0-54: frame number).  Frame numbers read as 0
+    without CAP_SYS_ADMIN: then None."""
+    frames = set()
+    page = os.sysconf("SC_PAGE_SIZE")
+    try:
+        with open("/proc/%d/maps" % pid) as maps, \
+                open("/proc/%d/pagemap" % pid, "rb") as pagemap:
+            for line in maps:
+                lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+                if lo >= 1 << 47:  # [vsyscall]: not in pagemap
+                    continue
+                pagemap.seek(lo // page * 8)
+                data = pagemap.read((hi - lo) // page * 8)
+                for i in range(0, len(data), 8):
+                    entry = int.from_bytes(data[i:i + 8], "little")
+                    if entry >> 63:
+                        frames.add(entry & ((1 << 55) - 1))
+    except OSError:
+        return None
+    return None if frames == {0} else frames
+
+
+def together_kib(pids):
+    """Resident memory of pids together, each physical page counted once
+    however many of them map it, or None where /proc does not tell."""
+    union = set()
+    for pid in pids:
+        frames = resident_frames(pid)
+        if frames is None:
+            return None
+        union |= frames
+    return len(union) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def idle_memory(config):
+    """{role: (VmRSS kB, Pss kB)} of the three processes while idle, and
+    their resident memory together (each page once)."""
     p = start(config)
     p.stdin.write(INITIALIZE)
     p.stdin.flush()
     p.stdout.readline()
     kids = confined_children(p.pid)
     time.sleep(0.3)
-    rss = {"broker": status_field(p.pid, "VmRSS")}
-    for role, pid in sorted(kids.items()):
-        rss[role] = status_field(pid, "VmRSS")
+    pids = dict(kids, broker=p.pid)
+    mem = {}
+    for role, pid in sorted(pids.items()):
+        rss = status_field(pid, "VmRSS")
+        mem[role] = (int(rss.split()[0]) if rss else None, pss_kib(pid))
+    together = together_kib(pids.values())
     finish(p)
-    return rss
+    return mem, together
 
 
 def main():
@@ -61,9 +119,17 @@ def main():
     print("bench-front: cold start to the initialize answer, median of %d: "
           "%.1f ms; baseline (sp catalog, same policy): %.1f ms; ratio %.1fx"
           % (RUNS, cold * 1000, base * 1000, cold / base))
-    for role, rss in idle_rss(config).items():
-        print("bench-front: idle VmRSS %-8s %s" % (role, rss))
-
+    mem, together = idle_memory(config)
+    for role, (rss, pss) in mem.items():
+        print("bench-front: idle %-8s VmRSS %s kB, Pss %s kB"
+              % (role, rss, pss))
+    if all(None not in v for v in mem.values()):
+        print("bench-front: idle sum of %d: VmRSS %d kB, Pss %d kB"
+              % (len(mem), sum(v[0] for v in mem.values()),
+                 sum(v[1] for v in mem.values())))
+    if together is not None:
+        print("bench-front: idle resident together (each page once, "
+              "/proc/PID/pagemap): %d kB" % together)
 
 if __name__ == "__main__":
     main()

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""The broker writes session-start while the children start (broker/mcp.c
+keeps its fdatasync off the cold start).  When that write fails after the
+children are running, the session still ends before any action: sp mcp
+exits 70 naming the failure, no request reaches the HTTP target, and the log holds no partial line.
+
+The failure is real: the log already holds one session and the file size
+limit (RLIMIT_FSIZE) is set to its size, so opening it and reading its
+tail succeed and the next append fails with EFBIG (SIGXFSZ ignored)."""
+import os
+import resource
+import signal
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from exec_lib import HttpTarget, write_policy  # noqa
+import subprocess  # noqa: E402
+from proc_lib import (INITIALIZE, SP, check, done, finish,  # noqa
+                      only_protocol, request, sp_env, tmpdir)
+
+
+def make_policy(tmp, port):
+    return write_policy(tmp, {
+        "sallyport": 1,
+        "server": {"name": "start-audit"},
+        "limits": {"call_timeout_ms": 3000},
+        "audit": {"path": os.path.join(tmp, "audit.jsonl")},
+        "targets": {"api": {"type": "http",
+                            "base_url": "http://127.0.0.1:%d" % port}},
+        "tools": [{"name": "get_item", "description": "Read one item.",
+                   "target": "api", "scope": "read",
+                   "http": {"method": "GET", "path": "/items/{id}"},
+                   "params": {"id": {"type": "string", "maxLength": 64}}}],
+        "profiles": {"default": {"scopes": ["read"]}},
+    })
+
+
+def session(config, limit=None):
+    def cap():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    p = subprocess.Popen([SP, "mcp", "--config", config],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=sp_env(),
+                         preexec_fn=cap if limit is not None else None)
+    call = request(1, "tools/call", {"name": "get_item",
+                                     "arguments": {"id": "x\"y $(z) \u00e9"}})
+    status, out, err = finish(p, INITIALIZE + call)
+    return status, out, err
+
+
+def main():
+    tmp = tmpdir()
+    target = HttpTarget(tmp)
+    config = make_policy(tmp, target.port)
+    log = os.path.join(tmp, "audit.jsonl")
+    try:
+        status, _, err = session(config)
+        check("a first session runs and is audited",
+              status == 0 and len(target.requests()) == 1, (status, err))
+        size = os.path.getsize(log)
+        status, out, err = session(config, limit=size)
+        requests = target.requests()[1:]
+    finally:
+        target.stop()
+    check("sp mcp ends with 70", status == 70, (status, err))
+    check("stderr names the failed append",
+          any(l.startswith("sp[sp]:") and "File too large" in l
+              for l in err.splitlines()), err)
+    check("no request reached the HTTP target", requests == [], requests)
+    check("stdout holds nothing but protocol lines",
+          only_protocol(out) is None, out)
+    check("no call answered ok", b'"outcome":"ok"' not in out, out)
+    check("the log is unchanged: no partial line",
+          os.path.getsize(log) == size, os.path.getsize(log))
+    done()
+
+
+if __name__ == "__main__":
+    main()
