@@ -84,6 +84,7 @@
 	    (p, unused)) \
 	F(CURL *, curl_easy_init, (void), ()) \
 	V(curl_easy_cleanup, (CURL *h), (h)) \
+	V(curl_easy_reset, (CURL *h), (h)) \
 	F(CURLHcode, curl_easy_header, (CURL *h, const char *name, \
 	    size_t index, unsigned int origin, int request, \
 	    struct curl_header **out), (h, name, index, origin, request, out)) \
