@@ -11,7 +11,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import INITIALIZE, SP, children, request, sp_env  # noqa
+from proc_lib import INITIALIZE, SP, confined_children, request, sp_env  # noqa
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -78,7 +78,10 @@ class Session:
         return got
 
     def executor_pid(self):
-        return children(self.p.pid).get("executor")
+        """The executor once it runs confined: the frontend answers
+        initialize without waiting for it, so before that it may still
+        be loading libcurl, and a VmHWM read then is not its idle one."""
+        return confined_children(self.p.pid).get("executor")
 
     def close(self, timeout=10):
         try:
