@@ -12,6 +12,11 @@
  *   exec_bench_peer mcp N K TOOL ARGS -- SP_ARGV...
  *                                    the same through `sp mcp`
  *                                    (tests/bench/exec_bench_mcp.h)
+ *   exec_bench_peer pingpong N       N round trips of one byte between two
+ *                                    processes over a SOCK_SEQPACKET pair,
+ *                                    each waiting in epoll as sp's loops
+ *                                    do; one latency in µs per line: the
+ *                                    machine's price of one hop pair
  *
  * The server is C because the Python target was the bottleneck: the
  * comparison is Sallyport against a direct libcurl loop, not against it.
@@ -23,10 +28,14 @@
 #include <event2/event.h>
 #include <event2/http.h>
 #include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -158,6 +167,61 @@ curl_loop(const char *url, long n, long k)
 	return 0;
 }
 
+/* Waits in epoll for fd, then reads one record; false on any error. */
+static bool
+pingpong_wait(int ep, int fd)
+{
+	struct epoll_event ev;
+	char byte;
+
+	return epoll_wait(ep, &ev, 1, 5000) == 1 &&
+	    recv(fd, &byte, 1, 0) == 1;
+}
+
+static int
+pingpong_epoll(int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0)
+		return -1;
+	return ep;
+}
+
+static int
+pingpong(long n)
+{
+	int sv[2], ep, status;
+	pid_t pid;
+	long i;
+
+	if (n <= 0 || socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0)
+		return 1;
+	if ((pid = fork()) == 0) {
+		close(sv[0]);
+		if ((ep = pingpong_epoll(sv[1])) < 0)
+			_exit(1);
+		for (i = 0; i < n; i++)
+			if (!pingpong_wait(ep, sv[1]) ||
+			    send(sv[1], "p", 1, 0) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	close(sv[1]);
+	if (pid < 0 || (ep = pingpong_epoll(sv[0])) < 0)
+		return 1;
+	for (i = 0; i < n; i++) {
+		uint64_t t = mono_us();
+
+		if (send(sv[0], "p", 1, 0) != 1 || !pingpong_wait(ep, sv[0]))
+			return 1;
+		printf("%llu\n", (unsigned long long)(mono_us() - t));
+	}
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -167,9 +231,12 @@ main(int argc, char **argv)
 		return serve();
 	if (argc >= 2 && strcmp(argv[1], "mcp") == 0)
 		return mcp_bench_main(argc - 2, argv + 2);
+	if (argc == 3 && strcmp(argv[1], "pingpong") == 0)
+		return pingpong(atol(argv[2]));
 	if (argc != 5 || strcmp(argv[1], "curl") != 0) {
 		fprintf(stderr, "usage: exec_bench_peer serve | "
-		    "curl URL N K | mcp N K TOOL ARGS -- SP_ARGV...\n");
+		    "curl URL N K | mcp N K TOOL ARGS -- SP_ARGV... | "
+		    "pingpong N\n");
 		return 64;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);

@@ -44,13 +44,16 @@ def baseline(config):
     return time.perf_counter() - t0
 
 
-def pss_kib(pid):
-    """Pss from /proc/PID/smaps_rollup in kB: shared pages divided among
-    the processes mapping them, so the three roles add up honestly."""
+def rollup_kib(pid, field):
+    """A field of /proc/PID/smaps_rollup in kB.  Pss: shared pages divided
+    among the processes mapping them, so the three roles add up honestly.
+    Private_Dirty: pages no other process can share (heap, stacks, written
+    data), what one more session costs a host where the libraries are
+    already in the page cache."""
     try:
         with open("/proc/%d/smaps_rollup" % pid) as f:
             for line in f:
-                if line.startswith("Pss:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1])
     except OSError:
         return None
@@ -94,7 +97,7 @@ def together_kib(pids):
 
 
 def idle_memory(config):
-    """{role: (VmRSS kB, Pss kB)} of the three processes while idle, and
+    """{role: (VmRSS kB, Pss kB, Private_Dirty kB)} of the three processes while idle, and
     their resident memory together (each page once)."""
     p = start(config)
     p.stdin.write(INITIALIZE)
@@ -106,7 +109,8 @@ def idle_memory(config):
     mem = {}
     for role, pid in sorted(pids.items()):
         rss = status_field(pid, "VmRSS")
-        mem[role] = (int(rss.split()[0]) if rss else None, pss_kib(pid))
+        mem[role] = (int(rss.split()[0]) if rss else None,
+                     rollup_kib(pid, "Pss"), rollup_kib(pid, "Private_Dirty"))
     together = together_kib(pids.values())
     finish(p)
     return mem, together
@@ -120,13 +124,15 @@ def main():
           "%.1f ms; baseline (sp catalog, same policy): %.1f ms; ratio %.1fx"
           % (RUNS, cold * 1000, base * 1000, cold / base))
     mem, together = idle_memory(config)
-    for role, (rss, pss) in mem.items():
-        print("bench-front: idle %-8s VmRSS %s kB, Pss %s kB"
-              % (role, rss, pss))
+    for role, (rss, pss, dirty) in mem.items():
+        print("bench-front: idle %-8s VmRSS %s kB, Pss %s kB, "
+              "Private_Dirty %s kB" % (role, rss, pss, dirty))
     if all(None not in v for v in mem.values()):
-        print("bench-front: idle sum of %d: VmRSS %d kB, Pss %d kB"
+        print("bench-front: idle sum of %d: VmRSS %d kB, Pss %d kB, "
+              "Private_Dirty %d kB"
               % (len(mem), sum(v[0] for v in mem.values()),
-                 sum(v[1] for v in mem.values())))
+                 sum(v[1] for v in mem.values()),
+                 sum(v[2] for v in mem.values())))
     if together is not None:
         print("bench-front: idle resident together (each page once, "
               "/proc/PID/pagemap): %d kB" % together)
