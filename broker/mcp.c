@@ -304,6 +304,10 @@ mcp_run(struct mcp_session *s, int client_out)
 	 * action, since intents are read only by supervise_run().
 	 */
 	if (!mcp_audit_start(s)) {
+		/* The append named the system error; this names the record
+		 * and what it costs: the session, before any action. */
+		log_error("session-start could not be audited: ending the "
+		    "session");
 		children_kill(s->kids);
 		return SP_EXIT_INTERNAL;
 	}

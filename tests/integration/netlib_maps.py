@@ -2,7 +2,10 @@
 """Only the executor maps libcurl and libssh2 (executor/netlib.h): sp
 carries no DT_NEEDED entry for either, a live session's executor has both
 mapped and makes an HTTP call through them, and the broker and the
-frontend map neither."""
+frontend map neither.  The executor maps them, and what they pull in,
+before its filter is on: confined and not yet past its hello, it already
+has them, and a call to a host by name maps nothing more than the NSS
+modules glibc's resolver may load (the filter lets those in)."""
 import os
 import subprocess
 import sys
@@ -10,9 +13,12 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from exec_lib import HttpTarget, Session, structured, write_policy  # noqa
-from proc_lib import SP, check, children, done, tmpdir  # noqa
+from proc_lib import (SP, SP_TEST, check, children,  # noqa
+                      confined_children, done, status_field, tmpdir)
 
 NETLIBS = ("libcurl", "libssh2")
+# What libcurl and libssh2 pull in for an HTTPS call and an SSH session.
+PULLED_IN = ("libssl", "libcrypto")
 
 
 def needed(binary):
@@ -49,19 +55,60 @@ def check_maps(role, pid, want):
               has(names, lib) == want, sorted(names))
 
 
-def make_policy(tmp, port):
+def mapped_paths(pid):
+    """Every file pid has mapped, by path, or None when /proc hides it."""
+    try:
+        with open("/proc/%d/maps" % pid) as f:
+            return {line.split()[5] for line in f if len(line.split()) >= 6}
+    except (PermissionError, FileNotFoundError):
+        return None
+
+
+def make_policy(tmp, port, host="127.0.0.1"):
     return write_policy(tmp, {
         "sallyport": 1,
         "server": {"name": "netlib-maps"},
         "limits": {"call_timeout_ms": 5000},
         "targets": {"api": {"type": "http",
-                            "base_url": "http://127.0.0.1:%d" % port}},
+                            "base_url": "http://%s:%d" % (host, port)}},
         "tools": [{"name": "get_item", "description": "Read one item.",
                    "target": "api", "scope": "read",
                    "http": {"method": "GET", "path": "/items/{id}"},
                    "params": {"id": {"type": "string", "maxLength": 64}}}],
         "profiles": {"default": {"scopes": ["read"]}},
     })
+
+
+def phase_loaded_before_confinement(tmp, target):
+    """SP_TEST_HOOK=executor:slow-hello holds the confined executor 1.5 s
+    before its hello: its maps then are those it was confined with."""
+    s = Session(make_policy(tmp, target.port, "localhost"), binary=SP_TEST,
+                hook="executor:slow-hello")
+    try:
+        ex = confined_children(s.p.pid).get("executor", 0)
+        confined = status_field(ex, "Seccomp") == "2"
+        at_confinement = mapped_paths(ex)
+        early = b"slow-hello returned" not in s.stderr
+        if at_confinement is None:
+            check("maps at confinement # SKIP /proc/%d/maps not readable"
+                  % ex, True)
+            return
+        names = {os.path.basename(p) for p in at_confinement}
+        check("the executor is confined and still before its hello",
+              confined and early, bytes(s.stderr))
+        for lib in NETLIBS + PULLED_IN:
+            check("confined executor already maps %s" % lib,
+                  has(names, lib), sorted(names))
+        s.call(3, "get_item", {"id": "by name \u00e9 $(x)"})
+        got = s.wait([3])
+        check("a call to localhost by name succeeds",
+              structured(got.get(3)).get("outcome") == "ok", got)
+        after = mapped_paths(ex) or set()
+        new = sorted(p for p in after - at_confinement
+                     if not os.path.basename(p).startswith("libnss_"))
+        check("the call by name mapped no new library", new == [], new)
+    finally:
+        s.close()
 
 
 def main():
@@ -95,6 +142,12 @@ def main():
         target.stop()
     check("the session ends cleanly", status == 0,
           bytes(s.stderr).decode("utf-8", "replace"))
+
+    target = HttpTarget(tmp, name="named")
+    try:
+        phase_loaded_before_confinement(tmp, target)
+    finally:
+        target.stop()
     done()
 
 

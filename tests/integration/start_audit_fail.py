@@ -68,6 +68,9 @@ def main():
     check("stderr names the failed append",
           any(l.startswith("sp[sp]:") and "File too large" in l
               for l in err.splitlines()), err)
+    check("stderr names the record that failed: session-start",
+          any(l.startswith("sp[sp]:") and "session-start could not be "
+              "audited" in l for l in err.splitlines()), err)
     check("no request reached the HTTP target", requests == [], requests)
     check("stdout holds nothing but protocol lines",
           only_protocol(out) is None, out)
