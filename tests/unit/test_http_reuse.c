@@ -417,3 +417,35 @@ Test(http_reuse, an_idle_kept_alive_socket_closed_by_its_peer_costs_nothing)
 	cr_assert_eq(m.n, 2);
 	mini_stop(&m);
 }
+
+/*
+ * What a response said (Location, Retry-After, its type) is read back
+ * from the handle after each attempt; a reused handle must answer for
+ * its own last response only, not the previous call's.
+ */
+Test(http_reuse, a_reused_handle_reports_only_its_own_response)
+{
+	struct http_request moved = harness_request(&fx, "127.0.0.1",
+	    "/redirect/302?to=http%3A%2F%2Felsewhere.test%2F%22%24(id)%22");
+	struct http_request busy = harness_request(&fx, "127.0.0.1",
+	    "/retry-after/90/tag-a");
+	struct http_request plain = harness_request(&fx, "127.0.0.1", "/p");
+	struct http_request failing = harness_request(&fx, "127.0.0.1",
+	    "/status/503");
+	struct captured r;
+
+	r = harness_run(&fx, &moved);
+	cr_assert_eq(r.r.status, 302, "%s", r.r.message);
+	cr_assert_str_eq(r.r.location, "http://elsewhere.test/\"$(id)\"");
+	r = harness_run(&fx, &plain);
+	cr_assert_eq(r.r.status, 200, "%s", r.r.message);
+	cr_assert_str_eq(r.r.location, "");
+	cr_assert_eq(r.r.retry_after_s, -1);
+	r = harness_run(&fx, &busy);
+	cr_assert_eq(r.r.status, 503, "%s", r.r.message);
+	cr_assert_eq(r.r.retry_after_s, 90);
+	r = harness_run(&fx, &failing);
+	cr_assert_eq(r.r.status, 503, "%s", r.r.message);
+	cr_assert_eq(r.r.retry_after_s, -1, "no Retry-After this time");
+	cr_assert_str_eq(r.r.location, "");
+}
