@@ -8,6 +8,10 @@
   judge, curl connects to, and TLS verifies the certificate against;
 - IPv4-mapped IPv6 literals, which skip the resolver, meet the rules of
   the IPv4 address they carry;
+- a target without the CA that another target trusts is refused on
+  every call, although its calls reuse the other's easy handle (with its
+  TLS session cache) and find its kept-alive connection to the same
+  host and port;
 - a read-only tool's result now leaves before its execution record, and
   a client that hangs up as soon as it has its answers still leaves
   every execution record in the log."""
@@ -111,6 +115,50 @@ def mapped_literals(tmp):
         target.stop()
 
 
+def trust_not_carried(tmp, rounds=3):
+    d = sub(tmp, "trust")
+    target = HttpTarget(d, tls=True)
+    base = "https://127.0.0.1:%d" % target.port
+    cfg = write_policy(d, {
+        "sallyport": 1, "server": {"name": "exec-trust"},
+        "audit": {"path": os.path.join(d, "audit.jsonl")},
+        "profiles": {"default": {"scopes": ["read"]}},
+        "targets": {
+            "trusted": {"type": "http", "base_url": base,
+                        "ca_file": os.path.join(d, "cert.pem")},
+            "untrusted": {"type": "http", "base_url": base}},
+        "tools": [{"name": n, "description": "Get.", "target": n,
+                   "scope": "read",
+                   "http": {"method": "GET", "path": "/" + n + "/{v}"},
+                   "params": {"v": {"type": "string"}}}
+                  for n in ("trusted", "untrusted")]})
+    try:
+        s = Session(cfg)
+        outcomes = []
+        for i in range(rounds):
+            for j, name in enumerate(("trusted", "untrusted")):
+                rid = 10 * i + j + 1
+                s.call(rid, name, {"v": "r%d \"q\" $(id)" % i})
+                a = structured(s.wait([rid]).get(rid))
+                outcomes.append((name, a.get("outcome"),
+                                 a.get("message", "")[:60]))
+        s.close()
+        want = [("trusted", "ok"), ("untrusted", "failed")] * rounds
+        check("trusted, untrusted, ... in turn: only the trusted calls "
+              "verify", [(n, o) for n, o, _ in outcomes] == want, outcomes)
+        check("the untrusted calls failed on the certificate",
+              all("certificate" in m or "SSL" in m
+                  for n, _, m in outcomes if n == "untrusted"), outcomes)
+        reqs = target.requests()
+        check("only the trusted requests reached the target, over one "
+              "connection", [r["path"].split("/")[1] for r in reqs] ==
+              ["trusted"] * rounds and
+              len(set(r["peer_port"] for r in reqs)) == 1,
+              [(r["path"], r["peer_port"]) for r in reqs])
+    finally:
+        target.stop()
+
+
 def hang_up_after_answers(tmp, sessions=4, calls=6):
     """Every answered read-only call has its execution record, although
     the client closes its input the moment the last answer arrives."""
@@ -151,6 +199,7 @@ def main():
     tmp = tmpdir()
     numeric_hosts(tmp)
     mapped_literals(tmp)
+    trust_not_carried(tmp)
     hang_up_after_answers(tmp)
     done()
 
