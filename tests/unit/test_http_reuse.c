@@ -449,3 +449,68 @@ Test(http_reuse, a_reused_handle_reports_only_its_own_response)
 	cr_assert_eq(r.r.retry_after_s, -1, "no Retry-After this time");
 	cr_assert_str_eq(r.r.location, "");
 }
+
+/* A resolver whose answer the test chooses per call. */
+enum flaky_mode { FLAKY_FAIL, FLAKY_EMPTY, FLAKY_GOOD };
+
+struct flaky {
+	enum flaky_mode mode;
+	unsigned calls;
+};
+
+static bool
+flaky_resolver(void *arg, const char *host, uint16_t port,
+    struct sockaddr_storage *addrs, size_t max, size_t *n)
+{
+	struct flaky *f = arg;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&addrs[0];
+
+	(void)host;
+	f->calls++;
+	*n = 0;
+	if (f->mode == FLAKY_FAIL)
+		return false;
+	if (f->mode == FLAKY_EMPTY || max == 0)
+		return true;
+	memset(&addrs[0], 0, sizeof(addrs[0]));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	*n = 1;
+	return true;
+}
+
+/*
+ * Only an answer with addresses is remembered: a failure, or a "yes"
+ * with no address, is asked again on the next call, and neither lets a
+ * call go on without checked addresses.
+ */
+Test(http_reuse, an_unresolved_or_empty_answer_is_not_remembered)
+{
+	struct http_request req = harness_request(&fx, "flaky.test", "/f");
+	struct flaky f = { FLAKY_FAIL, 0 };
+	const enum flaky_mode modes[] = { FLAKY_FAIL, FLAKY_EMPTY };
+	struct captured r;
+	unsigned want = 0;
+
+	http_engine_set_resolver(fx.engine, flaky_resolver, &f);
+	for (size_t m = 0; m < 2; m++) {
+		f.mode = modes[m];
+		for (int i = 0; i < 3; i++) {
+			r = harness_run(&fx, &req);
+			cr_assert_eq(r.r.outcome, HTTP_OUTCOME_FAILED,
+			    "mode %zu call %d: %s", m, i, r.r.message);
+			cr_assert_str_eq(r.r.message,
+			    "cannot resolve flaky.test");
+			cr_assert_eq(r.r.attempts, 0);
+			cr_assert_eq(f.calls, ++want, "mode %zu call %d", m, i);
+		}
+	}
+	f.mode = FLAKY_GOOD;
+	for (int i = 0; i < 3; i++) {
+		r = harness_run(&fx, &req);
+		cr_assert_eq(r.r.status, 200, "%d: %s", i, r.r.message);
+	}
+	cr_assert_eq(f.calls, want + 1, "the good answer is remembered");
+	cr_assert_eq(http_peer_requests(&fx.peer), 3);
+}
