@@ -514,3 +514,92 @@ Test(http_reuse, an_unresolved_or_empty_answer_is_not_remembered)
 	cr_assert_eq(f.calls, want + 1, "the good answer is remembered");
 	cr_assert_eq(http_peer_requests(&fx.peer), 3);
 }
+
+/* A resolver that answers whatever single IPv4 address the test set. */
+struct steer {
+	const char *addr;
+	unsigned calls;
+};
+
+static bool
+steer_resolver(void *arg, const char *host, uint16_t port,
+    struct sockaddr_storage *addrs, size_t max, size_t *n)
+{
+	struct steer *s = arg;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&addrs[0];
+
+	(void)host;
+	s->calls++;
+	if (max == 0)
+		return false;
+	memset(&addrs[0], 0, sizeof(addrs[0]));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	cr_assert_eq(inet_pton(AF_INET, s->addr, &sin->sin_addr), 1);
+	*n = 1;
+	return true;
+}
+
+/*
+ * curl's pins live in the multi handle, not in the pooled easy handle:
+ * each call's pin replaces the last one for the name, and a kept-alive
+ * connection that an earlier answer led to is still judged by the rules
+ * of the call that finds it, before a byte is sent.
+ */
+static struct http_request
+steer_request(const struct http_peer *tls, const char *path, const char *ca,
+    size_t ca_len)
+{
+	struct http_request req = harness_request(&fx, "api.test", path);
+
+	req.scheme = HTTP_SCHEME_HTTPS;
+	req.port = tls->port;
+	req.ca_blob = ca;
+	req.ca_len = ca_len;
+	return req;
+}
+
+Test(http_reuse, a_pin_or_a_kept_connection_of_another_answer_is_judged_anew)
+{
+	struct steer s = { "127.0.0.2", 0 };
+	struct http_request post, get, strict;
+	struct http_engine_stats st;
+	struct http_peer tls;
+	struct captured r;
+	size_t ca_len;
+	char *ca;
+
+	cr_assert(http_peer_start_tls(&tls), "TLS server (needs openssl)");
+	ca = harness_read_file(tls.cert_path, &ca_len);
+	post = steer_request(&tls, "/1", ca, ca_len);
+	get = steer_request(&tls, "/2", ca, ca_len);
+	strict = steer_request(&tls, "/3?q=%22$(id)%22", ca, ca_len);
+	http_engine_set_resolver(fx.engine, steer_resolver, &s);
+	http_engine_set_name_ttl(fx.engine, 0);
+	/* Nothing listens on 127.0.0.2: a POST is not retried. */
+	post.method = HTTP_METHOD_POST;
+	post.body = "a=\"1\"";
+	post.body_len = 5;
+	r = harness_run(&fx, &post);
+	cr_assert_eq(r.r.outcome, HTTP_OUTCOME_FAILED, "%s", r.r.message);
+	/* The next answer is the peer's address, and curl follows it. */
+	s.addr = "127.0.0.1";
+	r = harness_run(&fx, &get);
+	cr_assert_eq(r.r.status, 200, "%s", r.r.message);
+	/* A target for private addresses only, told 10.9.8.7: the answer
+	 * passes, but the connection curl keeps for the name is loopback. */
+	s.addr = "10.9.8.7";
+	strict.addr_allow = HTTP_ALLOW_PRIVATE;
+	r = harness_run(&fx, &strict);
+	cr_assert_eq(r.r.outcome, HTTP_OUTCOME_FAILED, "%s", r.r.message);
+	cr_assert_not_null(strstr(r.r.message, "address 127.0.0.1 refused "
+	    "by the address rules"), "%s", r.r.message);
+	cr_assert_eq(r.r.status, 0);
+	cr_assert_eq(s.calls, 3);
+	http_engine_stats(fx.engine, &st);
+	cr_assert_eq(st.connections_opened, 2, "127.0.0.2 tried, 127.0.0.1 "
+	    "kept; none opened for 10.9.8.7");
+	cr_assert_eq(http_peer_requests(&tls), 1);
+	free(ca);
+	http_peer_stop(&tls);
+}
