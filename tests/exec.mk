@@ -5,7 +5,8 @@ EXEC_TESTS = \
 	tests/integration/exec_http.py \
 	tests/integration/exec_ssh.py \
 	tests/integration/exec_limits.py \
-	tests/integration/exec_credentials.py
+	tests/integration/exec_credentials.py \
+	tests/integration/exec_literals.py
 TESTS += $(EXEC_TESTS)
 EXTRA_DIST += $(EXEC_TESTS) tests/integration/exec_lib.py
 

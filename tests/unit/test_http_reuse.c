@@ -417,3 +417,189 @@ Test(http_reuse, an_idle_kept_alive_socket_closed_by_its_peer_costs_nothing)
 	cr_assert_eq(m.n, 2);
 	mini_stop(&m);
 }
+
+/*
+ * What a response said (Location, Retry-After, its type) is read back
+ * from the handle after each attempt; a reused handle must answer for
+ * its own last response only, not the previous call's.
+ */
+Test(http_reuse, a_reused_handle_reports_only_its_own_response)
+{
+	struct http_request moved = harness_request(&fx, "127.0.0.1",
+	    "/redirect/302?to=http%3A%2F%2Felsewhere.test%2F%22%24(id)%22");
+	struct http_request busy = harness_request(&fx, "127.0.0.1",
+	    "/retry-after/90/tag-a");
+	struct http_request plain = harness_request(&fx, "127.0.0.1", "/p");
+	struct http_request failing = harness_request(&fx, "127.0.0.1",
+	    "/status/503");
+	struct captured r;
+
+	r = harness_run(&fx, &moved);
+	cr_assert_eq(r.r.status, 302, "%s", r.r.message);
+	cr_assert_str_eq(r.r.location, "http://elsewhere.test/\"$(id)\"");
+	r = harness_run(&fx, &plain);
+	cr_assert_eq(r.r.status, 200, "%s", r.r.message);
+	cr_assert_str_eq(r.r.location, "");
+	cr_assert_eq(r.r.retry_after_s, -1);
+	r = harness_run(&fx, &busy);
+	cr_assert_eq(r.r.status, 503, "%s", r.r.message);
+	cr_assert_eq(r.r.retry_after_s, 90);
+	r = harness_run(&fx, &failing);
+	cr_assert_eq(r.r.status, 503, "%s", r.r.message);
+	cr_assert_eq(r.r.retry_after_s, -1, "no Retry-After this time");
+	cr_assert_str_eq(r.r.location, "");
+}
+
+/* A resolver whose answer the test chooses per call. */
+enum flaky_mode { FLAKY_FAIL, FLAKY_EMPTY, FLAKY_GOOD };
+
+struct flaky {
+	enum flaky_mode mode;
+	unsigned calls;
+};
+
+static bool
+flaky_resolver(void *arg, const char *host, uint16_t port,
+    struct sockaddr_storage *addrs, size_t max, size_t *n)
+{
+	struct flaky *f = arg;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&addrs[0];
+
+	(void)host;
+	f->calls++;
+	*n = 0;
+	if (f->mode == FLAKY_FAIL)
+		return false;
+	if (f->mode == FLAKY_EMPTY || max == 0)
+		return true;
+	memset(&addrs[0], 0, sizeof(addrs[0]));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	*n = 1;
+	return true;
+}
+
+/*
+ * Only an answer with addresses is remembered: a failure, or a "yes"
+ * with no address, is asked again on the next call, and neither lets a
+ * call go on without checked addresses.
+ */
+Test(http_reuse, an_unresolved_or_empty_answer_is_not_remembered)
+{
+	struct http_request req = harness_request(&fx, "flaky.test", "/f");
+	struct flaky f = { FLAKY_FAIL, 0 };
+	const enum flaky_mode modes[] = { FLAKY_FAIL, FLAKY_EMPTY };
+	struct captured r;
+	unsigned want = 0;
+
+	http_engine_set_resolver(fx.engine, flaky_resolver, &f);
+	for (size_t m = 0; m < 2; m++) {
+		f.mode = modes[m];
+		for (int i = 0; i < 3; i++) {
+			r = harness_run(&fx, &req);
+			cr_assert_eq(r.r.outcome, HTTP_OUTCOME_FAILED,
+			    "mode %zu call %d: %s", m, i, r.r.message);
+			cr_assert_str_eq(r.r.message,
+			    "cannot resolve flaky.test");
+			cr_assert_eq(r.r.attempts, 0);
+			cr_assert_eq(f.calls, ++want, "mode %zu call %d", m, i);
+		}
+	}
+	f.mode = FLAKY_GOOD;
+	for (int i = 0; i < 3; i++) {
+		r = harness_run(&fx, &req);
+		cr_assert_eq(r.r.status, 200, "%d: %s", i, r.r.message);
+	}
+	cr_assert_eq(f.calls, want + 1, "the good answer is remembered");
+	cr_assert_eq(http_peer_requests(&fx.peer), 3);
+}
+
+/* A resolver that answers whatever single IPv4 address the test set. */
+struct steer {
+	const char *addr;
+	unsigned calls;
+};
+
+static bool
+steer_resolver(void *arg, const char *host, uint16_t port,
+    struct sockaddr_storage *addrs, size_t max, size_t *n)
+{
+	struct steer *s = arg;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&addrs[0];
+
+	(void)host;
+	s->calls++;
+	if (max == 0)
+		return false;
+	memset(&addrs[0], 0, sizeof(addrs[0]));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	cr_assert_eq(inet_pton(AF_INET, s->addr, &sin->sin_addr), 1);
+	*n = 1;
+	return true;
+}
+
+/*
+ * curl's pins live in the multi handle, not in the pooled easy handle:
+ * each call's pin replaces the last one for the name, and a kept-alive
+ * connection that an earlier answer led to is still judged by the rules
+ * of the call that finds it, before a byte is sent.
+ */
+static struct http_request
+steer_request(const struct http_peer *tls, const char *path, const char *ca,
+    size_t ca_len)
+{
+	struct http_request req = harness_request(&fx, "api.test", path);
+
+	req.scheme = HTTP_SCHEME_HTTPS;
+	req.port = tls->port;
+	req.ca_blob = ca;
+	req.ca_len = ca_len;
+	return req;
+}
+
+Test(http_reuse, a_pin_or_a_kept_connection_of_another_answer_is_judged_anew)
+{
+	struct steer s = { "127.0.0.2", 0 };
+	struct http_request post, get, strict;
+	struct http_engine_stats st;
+	struct http_peer tls;
+	struct captured r;
+	size_t ca_len;
+	char *ca;
+
+	cr_assert(http_peer_start_tls(&tls), "TLS server (needs openssl)");
+	ca = harness_read_file(tls.cert_path, &ca_len);
+	post = steer_request(&tls, "/1", ca, ca_len);
+	get = steer_request(&tls, "/2", ca, ca_len);
+	strict = steer_request(&tls, "/3?q=%22$(id)%22", ca, ca_len);
+	http_engine_set_resolver(fx.engine, steer_resolver, &s);
+	http_engine_set_name_ttl(fx.engine, 0);
+	/* Nothing listens on 127.0.0.2: a POST is not retried. */
+	post.method = HTTP_METHOD_POST;
+	post.body = "a=\"1\"";
+	post.body_len = 5;
+	r = harness_run(&fx, &post);
+	cr_assert_eq(r.r.outcome, HTTP_OUTCOME_FAILED, "%s", r.r.message);
+	/* The next answer is the peer's address, and curl follows it. */
+	s.addr = "127.0.0.1";
+	r = harness_run(&fx, &get);
+	cr_assert_eq(r.r.status, 200, "%s", r.r.message);
+	/* A target for private addresses only, told 10.9.8.7: the answer
+	 * passes, but the connection curl keeps for the name is loopback. */
+	s.addr = "10.9.8.7";
+	strict.addr_allow = HTTP_ALLOW_PRIVATE;
+	r = harness_run(&fx, &strict);
+	cr_assert_eq(r.r.outcome, HTTP_OUTCOME_FAILED, "%s", r.r.message);
+	cr_assert_not_null(strstr(r.r.message, "address 127.0.0.1 refused "
+	    "by the address rules"), "%s", r.r.message);
+	cr_assert_eq(r.r.status, 0);
+	cr_assert_eq(s.calls, 3);
+	http_engine_stats(fx.engine, &st);
+	cr_assert_eq(st.connections_opened, 2, "127.0.0.2 tried, 127.0.0.1 "
+	    "kept; none opened for 10.9.8.7");
+	cr_assert_eq(http_peer_requests(&tls), 1);
+	free(ca);
+	http_peer_stop(&tls);
+}
