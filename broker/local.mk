@@ -22,7 +22,7 @@ sp_SOURCES += $(PROC_SOURCES)
 # the broker's side of children's audit events
 sp_SOURCES += broker/audit_event.c broker/audit_event.h
 # sp demo (the front branch)
-sp_SOURCES += broker/cmd_demo.c
+sp_SOURCES += broker/cmd_demo.c broker/demo_target.c broker/demo_target.h
 # sp connect: the stdin/stdout relay to a system instance's socket
 sp_SOURCES += broker/cmd_connect.c
 EXTRA_DIST += contrib/systemd/sallyport.socket \
