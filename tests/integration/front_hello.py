@@ -123,7 +123,13 @@ def test_death_before_hello(tmp, target):
         for n, i in enumerate(ids)))
     p.stdin.flush()
     first = read_line(p, 5)
-    kids = children(p.pid)
+    # initialize is answered before the broker may have started the
+    # executor: wait for it to run under its own name.
+    deadline, kids = time.monotonic() + 5, {}
+    while "executor" not in kids and time.monotonic() < deadline:
+        kids = children(p.pid)
+        if "executor" not in kids:
+            time.sleep(0.01)
     if not check("executor dies before its hello: initialize answered, "
                  "both children up", b'"protocolVersion"' in first and
                  "executor" in kids, (first, kids)):
