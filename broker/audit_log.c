@@ -37,6 +37,8 @@ struct audit_log {
 	uint64_t last_sync_ms;
 	bool own_tail_valid;		/* own_tail is this writer's last line */
 	struct audit_tail own_tail;
+	char *own_line;			/* owned: that line, '\n' last */
+	size_t own_line_len;
 };
 
 static const char *const audit_log_reserved[] = {
@@ -249,13 +251,39 @@ audit_log_cut_torn(int fd, off_t size, struct audit_tail *tail)
 }
 
 /*
- * Called with the lock held.  When the file still ends where this
- * writer's last line ended, that line is the tail and is not read back:
- * writers only append whole lines under the lock or cut a torn tail past
- * the last one, so another writer's record, even a torn one, changes the
- * size.  (An edit in place by someone else is not looked for here;
- * `sp audit verify` names it, since our next prev still chains to what
- * we wrote.)  That saves three reads, a parse and a SHA-256 per record.
+ * True when the bytes just before the file's end are this writer's last
+ * line, compared in blocks.  Checked under the lock because the size
+ * alone proves nothing: a file cut back (a copy-truncate rotation) and
+ * refilled by another session, or edited in place, may end at the same
+ * offset with another line there.
+ */
+static bool
+audit_log_tail_is_own(const struct audit_log *log)
+{
+	char block[TAIL_BLOCK];
+	off_t at = log->own_tail.end - (off_t)log->own_line_len;
+	size_t done = 0, n;
+
+	if (at < 0)
+		return false;
+	while (done < log->own_line_len) {
+		n = log->own_line_len - done < sizeof(block) ?
+		    log->own_line_len - done : sizeof(block);
+		if (!audit_log_pread_all(log->fd, block, n, at + (off_t)done) ||
+		    memcmp(block, log->own_line + done, n) != 0)
+			return false;
+		done += n;
+	}
+	return true;
+}
+
+/*
+ * Called with the lock held.  When the file still ends with this
+ * writer's last line, byte for byte, that line is the tail and is not
+ * parsed or hashed again: one read instead of three, no parse and no
+ * SHA-256 per record.  Otherwise (another writer's line, a torn tail, an
+ * edit) the tail is read as any writer reads it, and an edited record is
+ * refused.
  */
 static bool
 audit_log_find_tail(const struct audit_log *log, struct audit_tail *tail)
@@ -270,7 +298,8 @@ audit_log_find_tail(const struct audit_log *log, struct audit_tail *tail)
 		log_error("fstat: %s", strerror(errno));
 		return false;
 	}
-	if (log->own_tail_valid && st.st_size == log->own_tail.end) {
+	if (log->own_tail_valid && st.st_size == log->own_tail.end &&
+	    audit_log_tail_is_own(log)) {
 		*tail = log->own_tail;
 		return true;
 	}
@@ -420,11 +449,17 @@ audit_log_kind_ok(const char *kind)
 	return true;
 }
 
-/* The tail after line (len bytes, '\n' last) was appended at tail->end. */
+/*
+ * The tail after line (len bytes, '\n' last) was appended at tail->end.
+ * Takes ownership of line.
+ */
 static void
 audit_log_remember_tail(struct audit_log *log, const struct audit_tail *tail,
-    const char *line, size_t len)
+    char *line, size_t len)
 {
+	free(log->own_line);
+	log->own_line = line;
+	log->own_line_len = len;
 	memset(&log->own_tail, 0, sizeof(log->own_tail));
 	log->own_tail.end = tail->end + (off_t)len;
 	log->own_tail.seq = tail->seq + 1;
@@ -459,8 +494,8 @@ audit_log_append_locked(struct audit_log *log, const char *kind,
 	if (ok) {
 		memcpy(log->last_hash, hash, sizeof(log->last_hash));
 		audit_log_remember_tail(log, &tail, line, len);
-	}
-	free(line);
+	} else
+		free(line);
 	return ok;
 }
 
@@ -533,6 +568,7 @@ audit_log_close(struct audit_log *log)
 		explicit_bzero(log->key, log->key_len);
 		free(log->key);
 	}
+	free(log->own_line);
 	free(log);
 	return ok;
 }

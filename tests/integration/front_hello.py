@@ -123,7 +123,13 @@ def test_death_before_hello(tmp, target):
         for n, i in enumerate(ids)))
     p.stdin.flush()
     first = read_line(p, 5)
-    kids = children(p.pid)
+    # initialize is answered before the broker may have started the
+    # executor: wait for it to run under its own name.
+    deadline, kids = time.monotonic() + 5, {}
+    while "executor" not in kids and time.monotonic() < deadline:
+        kids = children(p.pid)
+        if "executor" not in kids:
+            time.sleep(0.01)
     if not check("executor dies before its hello: initialize answered, "
                  "both children up", b'"protocolVersion"' in first and
                  "executor" in kids, (first, kids)):
@@ -172,9 +178,42 @@ def test_cancel_before_hello(tmp, target):
           (audit_kinds(tmp), status, err[-300:]))
 
 
+def test_limits_before_hello(tmp, target):
+    """Calls held for the hello count toward max_inflight and
+    calls_per_session as calls sent do: with max_inflight 2 the frontend
+    reads nothing past the second held call (a ping behind them waits for
+    the hello), and with calls_per_session 3 the fourth and fifth calls
+    are denied and never reach the target."""
+    p = start(policy(tmp, target.port, limits={
+        "max_inflight": 2, "calls_per_session": 3}), binary=SP_TEST,
+        hook="executor:slow-hello")
+    ids = ["lim \"%d\" $(id)\n" % n for n in range(5)]
+    try:
+        t0 = time.monotonic()
+        p.stdin.write(INITIALIZE + b"".join(
+            call(i, arguments={"id": "%2e%2e-\u00e9-" + str(n)})
+            for n, i in enumerate(ids)) + request(99, "ping"))
+        p.stdin.flush()
+        got = by_id(lines_until(p, lambda ms: len(ms) == len(ids) + 2, 10))
+    finally:
+        status, out, err = finish(p)
+    ping = got.get(99, (None, t0))[1] - t0
+    check("held calls fill max_inflight: a ping behind them is answered "
+          "only after the hello (%.2f s)" % ping,
+          99 in got and ping >= SLOW_HELLO_S * 0.9, sorted(map(str, got)))
+    outcomes = [got.get(i, ({}, 0))[0].get("result", {}).get(
+        "structuredContent", {}).get("outcome") for i in ids]
+    check("... and calls_per_session: 3 ok, then 2 denied",
+          outcomes == ["ok"] * 3 + ["denied"] * 2, outcomes)
+    time.sleep(0.2)
+    check("... the target saw 3 calls, and the session ends 0",
+          len(target.requests()) == 3 and status == 0 and out == b"",
+          (target.requests(), status, err[-300:]))
+
+
 def main():
     for test in (test_slow_hello, test_bad_hello, test_death_before_hello,
-                 test_cancel_before_hello):
+                 test_cancel_before_hello, test_limits_before_hello):
         tmp = tmpdir()
         target = Target(tmp)
         try:

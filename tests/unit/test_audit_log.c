@@ -532,7 +532,12 @@ Test(audit_log, exhausted_seq_is_refused_not_wrapped)
  * chained over with what was really written, and verify names the
  * edited record.  A writer that re-read its tail every time would refuse.
  */
-Test(audit_log, own_tail_is_not_read_back_and_an_edit_in_place_is_named)
+/*
+ * This writer's own last line, edited in place to the same size: the
+ * writer refuses to chain onto it, as it refuses another writer's edited
+ * record, and the edit is what `sp audit verify` names.
+ */
+Test(audit_log, own_tail_edited_in_place_is_refused_and_named)
 {
 	struct audit_verify_report rep;
 	struct audit_log *log;
@@ -547,13 +552,48 @@ Test(audit_log, own_tail_is_not_read_back_and_an_edit_in_place_is_named)
 	cr_assert_not_null(p);
 	p[4] = '8';
 	fixture_write_file(path, data, len);
-	cr_assert(append_numbered(log, 1, 2, 5));
+	cr_assert_not(append_numbered(log, 1, 2, 5));
 	audit_log_close(log);
 	free(fixture_read_file(path, &len2));
-	cr_assert_gt(len2, len);
+	cr_assert_eq(len2, len);
 	cr_assert_eq(audit_verify_file(path, NULL, 0, &rep),
 	    AUDIT_VERIFY_BROKEN);
 	cr_assert_eq(rep.break_line, 2);
 	cr_assert_eq(rep.records, 1);
+	free(data);
+}
+
+/*
+ * The file cut back and refilled by another session to the very size this
+ * writer left it at (a copy-truncate rotation, then a busy neighbour):
+ * the size alone says "still ours", yet the last line is the other
+ * session's, and chaining to our own would break the file.
+ */
+Test(audit_log, same_size_after_another_writer_is_read_back)
+{
+	struct audit_verify_report rep;
+	struct audit_log *a, *b;
+	struct stat st;
+	size_t len;
+	off_t ours;
+	char *data;
+
+	a = audit_log_open(path, NULL, 0, "sess-A");
+	cr_assert(append_numbered(a, 1, 0, 5));
+	cr_assert(append_numbered(a, 1, 1, 5));
+	cr_assert_eq(stat(path, &st), 0);
+	ours = st.st_size;
+	data = fixture_read_file(path, &len);
+	cr_assert_eq(truncate(path, (off_t)fixture_line_offset(data, len, 2)),
+	    0);
+	b = audit_log_open(path, NULL, 0, "sess-B");
+	cr_assert(append_numbered(b, 2, 1, 5));
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_size, ours, "the neighbour's line has our length");
+	cr_assert(append_numbered(a, 1, 2, 5));
+	cr_assert(audit_log_close(a));
+	cr_assert(audit_log_close(b));
+	cr_assert_eq(audit_verify_file(path, NULL, 0, &rep), AUDIT_VERIFY_OK);
+	cr_assert_eq(rep.records, 3);
 	free(data);
 }
