@@ -89,6 +89,13 @@ struct filter_rule {
 	  { CMP(0, SCMP_CMP_EQ, 0, 0) } }
 #define TGKILL_SELF PID_RULE(tgkill, PID_SELF)
 #define KILL_CHILD PID_RULE(kill, PID_EACH_CHILD)
+/*
+ * Signal return and the kernel's resumption of a call a stop and continue
+ * interrupted (a timed poll, sleep or futex wait goes on through
+ * restart_syscall, which acts for the call already allowed): without it a
+ * process dies for being stopped by job control or a debugger.
+ */
+#define SIGNAL_RETURN ALLOW(rt_sigreturn), ALLOW(restart_syscall)
 
 /*
  * Frontend: its event loop and protocol I/O on inherited fds.  No open,
@@ -103,7 +110,7 @@ static const struct filter_rule frontend_rules[] = {
 	ALLOW(munmap), ALLOW(mremap), ALLOW(madvise),
 	ALLOW(clock_gettime), ALLOW(gettimeofday), ALLOW(getrandom),
 	ALLOW(futex), ALLOW(getpid), ALLOW(gettid),
-	ALLOW(rt_sigreturn), ALLOW(rt_sigprocmask), TGKILL_SELF,
+	SIGNAL_RETURN, ALLOW(rt_sigprocmask), TGKILL_SELF,
 	ALLOW(exit), ALLOW(exit_group),
 	ALLOW_EQ(fcntl, 1, F_GETFL), ALLOW_EQ(fcntl, 1, F_SETFL),
 	ALLOW_EQ(fcntl, 1, F_GETFD), ALLOW_EQ(fcntl, 1, F_SETFD),
@@ -142,7 +149,7 @@ static const struct filter_rule executor_rules[] = {
 	ALLOW_MASK(clone, 0, CLONE_THREAD, CLONE_THREAD),
 	REFUSE(clone3, ENOSYS),
 	ALLOW(set_robust_list), ALLOW(rseq), ALLOW(sched_getaffinity),
-	ALLOW(rt_sigreturn), ALLOW(rt_sigprocmask), TGKILL_SELF,
+	SIGNAL_RETURN, ALLOW(rt_sigprocmask), TGKILL_SELF,
 	ALLOW(exit), ALLOW(exit_group),
 	ALLOW_EQ(fcntl, 1, F_GETFL), ALLOW_EQ(fcntl, 1, F_SETFL),
 	ALLOW_EQ(fcntl, 1, F_GETFD), ALLOW_EQ(fcntl, 1, F_SETFD),
@@ -177,7 +184,7 @@ static const struct filter_rule broker_rules[] = {
 	ALLOW(futex), ALLOW(getpid), ALLOW(gettid),
 	ALLOW(wait4), ALLOW(waitid),
 	KILL_CHILD,
-	ALLOW(rt_sigaction), ALLOW(rt_sigprocmask), ALLOW(rt_sigreturn),
+	ALLOW(rt_sigaction), ALLOW(rt_sigprocmask), SIGNAL_RETURN,
 	TGKILL_SELF, ALLOW(exit), ALLOW(exit_group),
 	ALLOW_EQ(fcntl, 1, F_GETFL), ALLOW_EQ(fcntl, 1, F_SETFL),
 	ALLOW_EQ(fcntl, 1, F_GETFD), ALLOW_EQ(fcntl, 1, F_SETFD),

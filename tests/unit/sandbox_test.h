@@ -11,7 +11,10 @@
 #ifndef SP_TESTS_SANDBOX_TEST_H
 #define SP_TESTS_SANDBOX_TEST_H
 
+#include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/sandbox.h"
@@ -47,6 +50,19 @@ confine_or_exit(enum sandbox_role role, const pid_t *children, size_t n)
 {
 	if (!sandbox_load_filter(role, children, n))
 		_exit(LOAD_FAILED);
+}
+
+/*
+ * After a stop and continue (job control, a debugger attaching), the
+ * kernel resumes an interrupted poll, nanosleep or timed futex wait
+ * through restart_syscall: a table without it kills a process for being
+ * stopped.  Called with no interrupted call pending, it fails with EINTR.
+ */
+static inline bool
+restart_syscall_returns(void)
+{
+	errno = 0;
+	return syscall(SYS_restart_syscall) == -1 && errno == EINTR;
 }
 
 static inline void

@@ -58,6 +58,12 @@ echo_peer(struct sockaddr_in *sa)
 	return pid;
 }
 
+Test(executor_filter, restart_syscall_works, WORKS)
+{
+	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	_exit(restart_syscall_returns() ? ALLOWED_OK : ALLOWED_BROKEN);
+}
+
 Test(executor_filter, execve_is_killed, KILLED)
 {
 	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);

@@ -14,6 +14,7 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -160,6 +161,12 @@ Test(frontend_filter, ioctl_other_than_fionread_is_killed, KILLED)
 	_exit(0);
 }
 
+Test(frontend_filter, restart_syscall_works, WORKS)
+{
+	confine_or_exit(SANDBOX_ROLE_FRONTEND, NULL, 0);
+	_exit(restart_syscall_returns() ? ALLOWED_OK : ALLOWED_BROKEN);
+}
+
 /* libevent's evbuffer_read asks FIONREAD how much is waiting. */
 Test(frontend_filter, fionread_works, WORKS)
 {
@@ -257,10 +264,15 @@ Test(frontend_filter, event_loop_iteration_works, WORKS)
 static pid_t
 idle_child(void)
 {
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
+		/* A test that ends in SIGSYS cannot reap it; the parent may
+		 * even be gone before the death signal is asked for. */
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
 		pause();
 		_exit(0);
 	}
@@ -337,6 +349,19 @@ Test(broker_filter, kills_and_reaps_its_children, WORKS)
 			_exit(ALLOWED_BROKEN);
 	}
 	_exit(ALLOWED_OK);
+}
+
+Test(broker_filter, restart_syscall_works, WORKS)
+{
+	pid_t child = idle_child();
+	int status;
+	bool ok;
+
+	confine_or_exit(SANDBOX_ROLE_BROKER, &child, 1);
+	ok = restart_syscall_returns();
+	if (kill(child, SIGTERM) != 0 || waitpid(child, &status, 0) != child)
+		_exit(ALLOWED_BROKEN);
+	_exit(ok ? ALLOWED_OK : ALLOWED_BROKEN);
 }
 
 /* The audit log is opened before; appending and locking go on after. */
