@@ -72,7 +72,8 @@ Test(ssh, echo_returns_its_arguments_and_status_zero)
 	assert_ok_exit(&r, 0);
 	cr_assert_str_eq(r.out, "hello two  words \xc3\xbcn\xc3\xaf \xe2\x9c\x93\n");
 	cr_assert_eq(r.out_total, r.out_len);
-	cr_assert_eq(r.err_len, 0);
+	cr_assert_eq(r.err_len, 0, "stderr: %.*s", (int)r.err_len,
+	    r.err != NULL ? r.err : "");
 	result_clear(&r);
 }
 
