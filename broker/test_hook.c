@@ -23,6 +23,8 @@
 /* executor:slow-hello and executor:bad-hello: how long the hello waits. */
 #define TEST_HOOK_SLOW_HELLO_MS	1500
 #define TEST_HOOK_BAD_HELLO_MS	500
+/* executor:mute-hello: longer than the frontend waits for a hello. */
+#define TEST_HOOK_MUTE_HELLO_MS	12000
 
 /* A line that must never be mistaken for protocol. */
 static const char test_hook_noise[] = "NOISE from a test hook on fd 1\n";
@@ -71,6 +73,8 @@ test_hook_act(const char *action)
 		test_hook_sleep_ms(TEST_HOOK_SLOW_HELLO_MS);
 	else if (strcmp(action, "bad-hello") == 0)
 		test_hook_sleep_ms(TEST_HOOK_BAD_HELLO_MS);
+	else if (strcmp(action, "mute-hello") == 0)
+		test_hook_sleep_ms(TEST_HOOK_MUTE_HELLO_MS);
 	else
 		log_error("unknown test hook action '%s'", action);
 	log_info("test hook: %s returned", action);

@@ -6,8 +6,9 @@
  * read-only), open-write (a file in /tmp), socket, connect, execve or
  * noise (writes to fd 1); for the executor also slow-hello (sleeps 1.5 s
  * before it answers the frontend's hello, as a slow library load would)
- * and bad-hello (sleeps 0.5 s, then answers the frontend with a wrong
- * fingerprint, see test_hook_hello_to_frontend()).  In every other build
+ * bad-hello (sleeps 0.5 s, then answers the frontend with a wrong
+ * fingerprint, see test_hook_hello_to_frontend()) and mute-hello (sleeps
+ * 12 s, past the frontend's deadline for a hello).  In every other build
  * test_hook_run() does nothing and reads no environment.
  */
 #ifndef SP_BROKER_TEST_HOOK_H

@@ -43,12 +43,20 @@
 _Static_assert(WRITER_QUEUE_RESUME < MCP_OUTPUT_QUEUE_BOUND,
     "the writer must wake the loop below the session's output bound");
 
+/*
+ * How long the executor may take to answer the hello.  It loads libcurl
+ * and libssh2 first (a few ms); one that has not answered by then is
+ * taken for hung, or the calls held for it would wait for ever.
+ */
+#define FRONTEND_HELLO_MS 10000
+
 struct frontend {
 	struct child_context ctx;
 	struct event_base *base;
 	struct event *ev_stdin;
 	struct event *ev_action;
 	struct event *ev_term;
+	struct event *ev_hello;	/* the hello's deadline */
 	struct frame_reader reader;
 	struct writer *out;
 	struct mcp_session *session;
@@ -323,6 +331,7 @@ frontend_check_hello(struct frontend *fe, const uint8_t *rec, size_t len)
 	    HASH_SHA256_LEN) != 0)
 		fatal(SP_EXIT_INTERNAL, "the executor's hello is not ours");
 	fe->greeted = true;
+	(void)event_del(fe->ev_hello);
 	test_hook_forge(&fe->ctx, CHILD_FD_ACTION);
 }
 
@@ -455,6 +464,19 @@ frontend_session_new(const struct child_context *ctx)
 }
 
 /* Everything that needs memory, files or sigaction: before confinement. */
+/* No hello by the deadline: nothing held is sent, the session ends 70. */
+static void
+frontend_hello_late(evutil_socket_t fd, short what, void *arg)
+{
+	const struct frontend *fe = arg;
+
+	(void)fd;
+	(void)what;
+	if (!fe->greeted && !fe->executor_gone)
+		fatal(SP_EXIT_INTERNAL, "the executor did not answer its hello "
+		    "within %d s", FRONTEND_HELLO_MS / 1000);
+}
+
 static void
 frontend_setup(struct frontend *fe)
 {
@@ -485,8 +507,10 @@ frontend_setup(struct frontend *fe)
 	fe->ev_action = event_new(fe->base, CHILD_FD_ACTION,
 	    EV_READ | EV_PERSIST, frontend_on_action, fe);
 	fe->ev_term = evsignal_new(fe->base, SIGTERM, frontend_on_term, fe);
+	fe->ev_hello = evtimer_new(fe->base, frontend_hello_late, fe);
 	if (fe->session == NULL || fe->ev_stdin == NULL ||
 	    fe->ev_action == NULL || fe->ev_term == NULL ||
+	    fe->ev_hello == NULL ||
 	    event_add(fe->ev_term, NULL) == -1)
 		fatal(SP_EXIT_INTERNAL, "cannot set up the session");
 }
@@ -500,6 +524,8 @@ frontend_setup(struct frontend *fe)
 static void
 frontend_greet(const struct frontend *fe)
 {
+	const struct timeval deadline = { FRONTEND_HELLO_MS / 1000,
+	    (FRONTEND_HELLO_MS % 1000) * 1000 };
 	struct record_hello hello = { .role = RECORD_ROLE_FRONTEND };
 	struct buf out;
 
@@ -507,7 +533,8 @@ frontend_greet(const struct frontend *fe)
 	buf_init_writer(&out, RECORD_MAX_BYTES);
 	if (record_hello_encode(&hello, &out) != RECORD_OK ||
 	    !child_send_record(CHILD_FD_ACTION, &out) ||
-	    !child_send_record(CHILD_FD_CONTROL, &out))
+	    !child_send_record(CHILD_FD_CONTROL, &out) ||
+	    evtimer_add(fe->ev_hello, &deadline) == -1)
 		fatal(SP_EXIT_INTERNAL, "cannot greet the executor");
 	buf_free(&out);
 }
@@ -523,6 +550,8 @@ frontend_free(struct frontend *fe)
 		event_free(fe->ev_stdin);
 	if (fe->ev_action != NULL)
 		event_free(fe->ev_action);
+	if (fe->ev_hello != NULL)
+		event_free(fe->ev_hello);
 	frame_reader_free(&fe->reader);
 	free(fe->inbuf);
 	free(fe->recbuf);

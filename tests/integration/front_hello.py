@@ -4,7 +4,8 @@ executor still loads, the frontend answers initialize, ping and
 tools/list from the policy it holds; a tools/call sent meanwhile waits
 and runs exactly once after the hello matched; a hello that does not
 match lets nothing reach the target; an executor that dies before its
-hello leaves the waiting calls answered "unknown", as calls in flight."""
+hello leaves the waiting calls answered "unknown", as calls in flight;
+one that stays silent past the frontend's deadline ends the session."""
 import json
 import os
 import shutil
@@ -112,6 +113,32 @@ def test_bad_hello(tmp, target):
           status == 70 and b'"ok"' not in out, (status, out, err[-400:]))
 
 
+def test_mute_hello(tmp, target):
+    """An executor that never answers its hello (the hook sleeps 12 s)
+    does not keep the session waiting for ever: after the frontend's 10 s
+    deadline nothing held is sent, and the session ends 70."""
+    p = start(policy(tmp, target.port), binary=SP_TEST,
+              hook="executor:mute-hello")
+    t0 = time.monotonic()
+    p.stdin.write(INITIALIZE + INITIALIZED + call(1, arguments={
+        "id": IDS[1]}))
+    p.stdin.flush()
+    first = read_line(p, 5)
+    check("executor silent: initialize still answered",
+          b'"protocolVersion"' in first, first)
+    status, out, err = finish(p, timeout=20)
+    took = time.monotonic() - t0
+    check("... the session ends 70 after the 10 s deadline, before the "
+          "executor would have answered", status == 70 and 9.5 <= took < 11.9,
+          (status, took, err[-400:]))
+    check("... one line says the hello did not come",
+          err.count("did not answer its hello within 10 s") == 1, err[-400:])
+    time.sleep(0.3)
+    check("... the held call reached neither the executor nor the target",
+          "intent" not in audit_kinds(tmp) and target.requests() == [] and
+          b'"ok"' not in out, (audit_kinds(tmp), target.requests(), out))
+
+
 def test_death_before_hello(tmp, target):
     """Calls waiting for the hello are answered as calls in flight are
     when the executor dies: outcome unknown, once each."""
@@ -212,7 +239,8 @@ def test_limits_before_hello(tmp, target):
 
 
 def main():
-    for test in (test_slow_hello, test_bad_hello, test_death_before_hello,
+    for test in (test_slow_hello, test_bad_hello, test_mute_hello,
+                 test_death_before_hello,
                  test_cancel_before_hello, test_limits_before_hello):
         tmp = tmpdir()
         target = Target(tmp)
