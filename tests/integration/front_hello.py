@@ -16,7 +16,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from front_lib import Target, call, policy  # noqa: E402
 from proc_lib import (INITIALIZE, SP_TEST, check, children, done,  # noqa: E402
-                      finish, read_line, request, start, stop, tmpdir)
+                      finish, read_line, request, sanitized_build, start,
+                      stop, tmpdir)
 
 SLOW_HELLO_S = 1.5      # TEST_HOOK_SLOW_HELLO_MS in broker/test_hook.c
 # Valid ids (maxLength 64) with quotes, $(), a newline, %2e%2e, multibyte.
@@ -131,8 +132,16 @@ def test_mute_hello(tmp, target):
     check("... the session ends 70 after the 10 s deadline, before the "
           "executor would have answered", status == 70 and 9.5 <= took < 11.9,
           (status, took, err[-400:]))
-    check("... one line says the hello did not come",
-          err.count("did not answer its hello within 10 s") == 1, err[-400:])
+    if sanitized_build():
+        # ASan's hook before a no-return call asks sigaltstack, which the
+        # frontend's filter kills: the documented sanitizer outcome, so
+        # only the broker's report of the death can be asked for here.
+        check("... the broker reports the frontend's end",
+              "frontend died" in err, err[-400:])
+    else:
+        check("... one line says the hello did not come",
+              err.count("did not answer its hello within 10 s") == 1,
+              err[-400:])
     time.sleep(0.3)
     check("... the held call reached neither the executor nor the target",
           "intent" not in audit_kinds(tmp) and target.requests() == [] and
