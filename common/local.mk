@@ -17,6 +17,7 @@ libspcommon_a_SOURCES += \
 	common/utf8.c common/utf8.h \
 	common/frame.c common/frame.h \
 	common/json.c common/json.h \
+	common/json_tree.c common/json_tree.h \
 	common/jsonrpc.c common/jsonrpc.h
 libspcommon_a_SOURCES += common/hash_const.h
 libspcommon_a_SOURCES += common/base64.c common/base64.h

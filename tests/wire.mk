@@ -18,7 +18,7 @@ tests_unit_test_wire_corpus_LDADD = libspcommon.a $(UNIT_LDADD) $(CJSON_LIBS) -l
 
 # The libFuzzer target: frame reader -> JSON -> JSON-RPC.
 FUZZ_WIRE_SRCS = tests/fuzz/fuzz_wire.c common/utf8.c common/frame.c \
-	common/json.c common/jsonrpc.c common/log.c
+	common/json.c common/json_tree.c common/jsonrpc.c common/log.c
 if HAVE_CLANG
 FUZZ_TARGETS += tests/fuzz/fuzz_wire
 endif
