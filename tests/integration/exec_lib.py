@@ -144,6 +144,27 @@ def write_policy(tmp, doc):
     return path
 
 
+def get_item_policy(tmp, name, base_url, timeout_ms, audit=False):
+    """One read tool, get_item (GET /items/{id}, id a string of at most 64
+    characters), on an http target without credential; written to
+    tmp/policy.json, whose path is returned.  audit adds
+    tmp/audit.jsonl."""
+    doc = {
+        "sallyport": 1,
+        "server": {"name": name},
+        "limits": {"call_timeout_ms": timeout_ms},
+        "targets": {"api": {"type": "http", "base_url": base_url}},
+        "tools": [{"name": "get_item", "description": "Read one item.",
+                   "target": "api", "scope": "read",
+                   "http": {"method": "GET", "path": "/items/{id}"},
+                   "params": {"id": {"type": "string", "maxLength": 64}}}],
+        "profiles": {"default": {"scopes": ["read"]}},
+    }
+    if audit:
+        doc["audit"] = {"path": os.path.join(tmp, "audit.jsonl")}
+    return write_policy(tmp, doc)
+
+
 def vm_hwm_kib(pid):
     try:
         with open("/proc/%d/status" % pid) as f:

@@ -12,7 +12,8 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HttpTarget, Session, structured, write_policy  # noqa
+from exec_lib import (HttpTarget, Session, get_item_policy,  # noqa
+                      structured)
 from proc_lib import (SP, SP_TEST, check, children,  # noqa
                       confined_children, done, status_field, tmpdir)
 
@@ -65,18 +66,8 @@ def mapped_paths(pid):
 
 
 def make_policy(tmp, port, host="127.0.0.1"):
-    return write_policy(tmp, {
-        "sallyport": 1,
-        "server": {"name": "netlib-maps"},
-        "limits": {"call_timeout_ms": 5000},
-        "targets": {"api": {"type": "http",
-                            "base_url": "http://%s:%d" % (host, port)}},
-        "tools": [{"name": "get_item", "description": "Read one item.",
-                   "target": "api", "scope": "read",
-                   "http": {"method": "GET", "path": "/items/{id}"},
-                   "params": {"id": {"type": "string", "maxLength": 64}}}],
-        "profiles": {"default": {"scopes": ["read"]}},
-    })
+    return get_item_policy(tmp, "netlib-maps",
+                           "http://%s:%d" % (host, port), 5000)
 
 
 def phase_loaded_before_confinement(tmp, target):

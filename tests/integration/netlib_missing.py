@@ -12,7 +12,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HttpTarget, write_policy  # noqa
+from exec_lib import HttpTarget, get_item_policy  # noqa
 from proc_lib import (BUILDDIR, INITIALIZE, check, done, finish,  # noqa
                       only_protocol, request, sanitized_build, start, tmpdir)
 
@@ -21,18 +21,8 @@ MISSING = "libssh2_knownhost_readline"
 
 
 def make_policy(tmp, port):
-    return write_policy(tmp, {
-        "sallyport": 1,
-        "server": {"name": "netlib-missing"},
-        "limits": {"call_timeout_ms": 3000},
-        "targets": {"api": {"type": "http",
-                            "base_url": "http://127.0.0.1:%d" % port}},
-        "tools": [{"name": "get_item", "description": "Read one item.",
-                   "target": "api", "scope": "read",
-                   "http": {"method": "GET", "path": "/items/{id}"},
-                   "params": {"id": {"type": "string", "maxLength": 64}}}],
-        "profiles": {"default": {"scopes": ["read"]}},
-    })
+    return get_item_policy(tmp, "netlib-missing",
+                           "http://127.0.0.1:%d" % port, 3000)
 
 
 def library_path():

@@ -14,26 +14,15 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HttpTarget, write_policy  # noqa
+from exec_lib import HttpTarget, get_item_policy  # noqa
 import subprocess  # noqa: E402
 from proc_lib import (INITIALIZE, SP, check, done, finish,  # noqa
                       only_protocol, request, sp_env, tmpdir)
 
 
 def make_policy(tmp, port):
-    return write_policy(tmp, {
-        "sallyport": 1,
-        "server": {"name": "start-audit"},
-        "limits": {"call_timeout_ms": 3000},
-        "audit": {"path": os.path.join(tmp, "audit.jsonl")},
-        "targets": {"api": {"type": "http",
-                            "base_url": "http://127.0.0.1:%d" % port}},
-        "tools": [{"name": "get_item", "description": "Read one item.",
-                   "target": "api", "scope": "read",
-                   "http": {"method": "GET", "path": "/items/{id}"},
-                   "params": {"id": {"type": "string", "maxLength": 64}}}],
-        "profiles": {"default": {"scopes": ["read"]}},
-    })
+    return get_item_policy(tmp, "start-audit", "http://127.0.0.1:%d" % port,
+                           3000, audit=True)
 
 
 def session(config, limit=None):
