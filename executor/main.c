@@ -235,6 +235,21 @@ executor_record(struct executor *ex, const uint8_t *rec, size_t len)
  * epoll_wait at 16 in flight, where libevent already serves every ready
  * channel per wait.
  */
+/*
+ * One record from a channel into ex->recbuf.  > 0: its whole length,
+ * beyond RECORD_MAX_BYTES when it was cut (MSG_TRUNC); 0: the peer is
+ * gone or the channel broke; -1: nothing to read yet.
+ */
+static ssize_t
+executor_recv_record(struct executor *ex, int fd)
+{
+	ssize_t n = recv(fd, ex->recbuf, RECORD_MAX_BYTES, MSG_TRUNC);
+
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return -1;
+	return n < 0 ? 0 : n;
+}
+
 static void
 executor_on_action(evutil_socket_t fd, short what, void *arg)
 {
@@ -242,8 +257,7 @@ executor_on_action(evutil_socket_t fd, short what, void *arg)
 	ssize_t n;
 
 	(void)what;
-	n = recv(fd, ex->recbuf, RECORD_MAX_BYTES, MSG_TRUNC);
-	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+	if ((n = executor_recv_record(ex, fd)) == -1)
 		return;
 	if (n > (ssize_t)RECORD_MAX_BYTES) {
 		executor_violation(ex, ex->recbuf, RECORD_MAX_BYTES,
@@ -268,15 +282,18 @@ executor_on_control(evutil_socket_t fd, short what, void *arg)
 	ssize_t n;
 
 	(void)what;
-	n = recv(fd, ex->recbuf, RECORD_MAX_BYTES, MSG_TRUNC);
-	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+	if ((n = executor_recv_record(ex, fd)) == -1)
 		return;
-	if (n > 0 && (size_t)n <= RECORD_MAX_BYTES) {
+	if (n > (ssize_t)RECORD_MAX_BYTES) {
+		/* Dropped: the call it would ack times out unrun. */
+		log_error("executor_on_control: a %zd-byte record from the "
+		    "broker is past the limit", n);
+		return;
+	}
+	if (n > 0) {
 		dispatch_control_record(ex->dispatch, ex->recbuf, (size_t)n);
 		return;
 	}
-	if (n > 0)
-		return;
 	/* The broker is gone: no intent can be acknowledged any more. */
 	(void)event_base_loopbreak(ex->base);
 }
