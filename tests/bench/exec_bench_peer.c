@@ -12,16 +12,23 @@
  *   exec_bench_peer mcp N K TOOL ARGS -- SP_ARGV...
  *                                    the same through `sp mcp`
  *                                    (tests/bench/exec_bench_mcp.h)
- *   exec_bench_peer pingpong N       N round trips of one byte between two
+ *   exec_bench_peer pingpong N [one-cpu]
+ *                                    N round trips of one byte between two
  *                                    processes over a SOCK_SEQPACKET pair,
  *                                    each waiting in epoll as sp's loops
  *                                    do; one latency in µs per line: the
- *                                    machine's price of one hop pair
+ *                                    machine's price of one hop pair.
+ *                                    With one-cpu both are bound to the
+ *                                    CPU the parent runs on, so neither
+ *                                    wakes an idle CPU: the difference is
+ *                                    what waking one costs here
  *
  * The server is C because the Python target was the bottleneck: the
  * comparison is Sallyport against a direct libcurl loop, not against it.
  */
 #include "config.h"
+
+#include <sched.h>
 
 #include <curl/curl.h>
 #include <event2/buffer.h>
@@ -189,8 +196,22 @@ pingpong_epoll(int fd)
 	return ep;
 }
 
+/* Binds this process, and the child it forks next, to its current CPU. */
+static bool
+pingpong_one_cpu(void)
+{
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0)
+		return false;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) == 0;
+}
+
 static int
-pingpong(long n)
+pingpong(long n, bool one_cpu)
 {
 	int sv[2], ep, status;
 	pid_t pid;
@@ -198,6 +219,10 @@ pingpong(long n)
 
 	if (n <= 0 || socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0)
 		return 1;
+	if (one_cpu && !pingpong_one_cpu()) {
+		perror("pingpong: sched_setaffinity");
+		return 1;
+	}
 	if ((pid = fork()) == 0) {
 		close(sv[0]);
 		if ((ep = pingpong_epoll(sv[1])) < 0)
@@ -232,11 +257,14 @@ main(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "mcp") == 0)
 		return mcp_bench_main(argc - 2, argv + 2);
 	if (argc == 3 && strcmp(argv[1], "pingpong") == 0)
-		return pingpong(atol(argv[2]));
+		return pingpong(atol(argv[2]), false);
+	if (argc == 4 && strcmp(argv[1], "pingpong") == 0 &&
+	    strcmp(argv[3], "one-cpu") == 0)
+		return pingpong(atol(argv[2]), true);
 	if (argc != 5 || strcmp(argv[1], "curl") != 0) {
 		fprintf(stderr, "usage: exec_bench_peer serve | "
 		    "curl URL N K | mcp N K TOOL ARGS -- SP_ARGV... | "
-		    "pingpong N\n");
+		    "pingpong N [one-cpu]\n");
 		return 64;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
