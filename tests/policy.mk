@@ -21,6 +21,16 @@ tests_unit_test_policy_expand_LDADD = libsppolicy.a libspcommon.a \
 	$(UNIT_LDADD) $(SP_LIBS)
 
 if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_expand_ssh
+TESTS += tests/unit/test_expand_ssh
+endif
+tests_unit_test_expand_ssh_SOURCES = tests/unit/test_expand_ssh.c \
+	tests/unit/policy_fixture.c tests/unit/policy_fixture.h
+tests_unit_test_expand_ssh_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_expand_ssh_LDADD = libsppolicy.a libspcommon.a \
+	$(UNIT_LDADD) $(SP_LIBS)
+
+if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_policy_authz
 TESTS += tests/unit/test_policy_authz
 endif

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "tests/unit/policy_fixture.h"
 
@@ -152,4 +153,17 @@ fixture_policy(void)
 		compiled = true;
 	}
 	return &fixture;
+}
+
+const struct policy_tool *
+fixture_tool(int i)
+{
+	return &fixture_policy()->tools[i];
+}
+
+bool
+fixture_set_string(struct value *v, const char *s)
+{
+	value_free(v);
+	return value_set_string(v, s, strlen(s));
 }

@@ -19,11 +19,21 @@
 #ifndef SP_TESTS_POLICY_FIXTURE_H
 #define SP_TESTS_POLICY_FIXTURE_H
 
+#include <stdbool.h>
+
+#include "common/value.h"
 #include "policy/policy.h"
 
 enum { FIXTURE_GET_ITEM, FIXTURE_CREATE_ITEM, FIXTURE_RUN_ECHO };
 enum { FIXTURE_READER, FIXTURE_WRITER, FIXTURE_NOBODY, FIXTURE_OPS };
 
 struct policy *fixture_policy(void);
+
+/* The tool at index i of fixture_policy(); owned by the fixture. */
+const struct policy_tool *fixture_tool(int i);
+
+/* Frees v's content, then makes it a copy of the string s (v owns the copy,
+ * freed by value_free); false when out of memory. */
+bool fixture_set_string(struct value *v, const char *s);
 
 #endif

@@ -10,12 +10,6 @@
 #include "policy/constraint.h"
 #include "tests/unit/policy_fixture.h"
 
-static const struct policy_tool *
-tool(int i)
-{
-	return &fixture_policy()->tools[i];
-}
-
 /* The tree the frontend would see: json_parse_frame keeps number tokens. */
 static cJSON *
 strict_tree(const char *json)
@@ -42,17 +36,17 @@ validate_text(int t, const char *json, struct value **out)
 	struct value *values = NULL;
 
 	cr_assert_not_null(args, "test JSON does not parse: %s", json);
-	if (!policy_args_validate(tool(t), args, &values, &err)) {
+	if (!policy_args_validate(fixture_tool(t), args, &values, &err)) {
 		cr_assert_null(values);
 		cr_assert_gt(err.count, 0);
-		text = args_error_report_text(&err, tool(t)->name);
+		text = args_error_report_text(&err, fixture_tool(t)->name);
 		cr_assert_not_null(text);
 	} else
 		cr_assert_eq(err.count, 0);
 	if (out != NULL)
 		*out = values;
 	else
-		value_array_free(values, tool(t)->param_count);
+		value_array_free(values, fixture_tool(t)->param_count);
 	args_error_report_free(&err);
 	cJSON_Delete(args);
 	return text;
@@ -221,7 +215,7 @@ Test(args, missing_arguments_count_as_an_empty_object)
 	struct value *v = NULL;
 	char *text;
 
-	cr_assert_not(policy_args_validate(tool(FIXTURE_GET_ITEM), NULL, &v, &err));
+	cr_assert_not(policy_args_validate(fixture_tool(FIXTURE_GET_ITEM), NULL, &v, &err));
 	text = args_error_report_text(&err, "get_item");
 	cr_assert_str_eq(text, "Invalid arguments for get_item; nothing was run.\n"
 	    "id: is required");
@@ -354,7 +348,7 @@ Test(args, invalid_utf8_in_a_string_is_refused)
 
 	cJSON_AddStringToObject(args, "name", "ok\xc0\xaf");
 	cJSON_AddItemToObject(args, "qty", number_with_token(3, "3"));
-	cr_assert_not(policy_args_validate(tool(FIXTURE_CREATE_ITEM), args, &v,
+	cr_assert_not(policy_args_validate(fixture_tool(FIXTURE_CREATE_ITEM), args, &v,
 	    &err));
 	cr_assert_eq(err.count, 1);
 	cr_assert_str_eq(err.errors[0].message,
@@ -369,7 +363,7 @@ Test(args, one_message_per_path_even_for_repeated_members)
 	struct value *v = NULL;
 	cJSON *args = cJSON_Parse("{\"id\":\"a\",\"id\":\"b\",\"x\":1,\"x\":2}");
 
-	cr_assert_not(policy_args_validate(tool(FIXTURE_GET_ITEM), args, &v,
+	cr_assert_not(policy_args_validate(fixture_tool(FIXTURE_GET_ITEM), args, &v,
 	    &err));
 	cr_assert_eq(err.count, 2);
 	cr_assert_str_eq(err.errors[0].message,
@@ -381,7 +375,7 @@ Test(args, one_message_per_path_even_for_repeated_members)
 	args = cJSON_CreateObject();
 	cJSON_AddItemToObject(args, "id", number_with_token(1, "1"));
 	cJSON_AddItemToObject(args, "id", number_with_token(2, "2"));
-	cr_assert_not(policy_args_validate(tool(FIXTURE_GET_ITEM), args, &v,
+	cr_assert_not(policy_args_validate(fixture_tool(FIXTURE_GET_ITEM), args, &v,
 	    &err));
 	cr_assert_eq(err.count, 1);
 	cr_assert_str_eq(err.errors[0].message, "id: is given more than once");
@@ -537,7 +531,7 @@ values_refused(const struct value *v, size_t n, const char *needle)
 {
 	char reason[256];
 
-	cr_assert_not(policy_values_check(tool(FIXTURE_CREATE_ITEM), v, n,
+	cr_assert_not(policy_values_check(fixture_tool(FIXTURE_CREATE_ITEM), v, n,
 	    reason, sizeof(reason)));
 	cr_assert_not_null(strstr(reason, needle), "%s", reason);
 }
@@ -550,7 +544,7 @@ Test(constraint, executor_rechecks_typed_values_without_json)
 	cr_assert(value_set_string(&v[0], "widget", 6));
 	v[1].kind = VALUE_INTEGER;
 	v[1].u.integer = 5;
-	cr_assert(policy_values_check(tool(FIXTURE_CREATE_ITEM), v, 6, reason,
+	cr_assert(policy_values_check(fixture_tool(FIXTURE_CREATE_ITEM), v, 6, reason,
 	    sizeof(reason)));
 	values_refused(v, 5, "create_item: 5 values for 6 params");
 	v[1].u.integer = 500;
@@ -571,7 +565,7 @@ Test(constraint, executor_rechecks_typed_values_without_json)
 	value_free(&v[0]);
 	cr_assert(value_set_string(&v[4], "AB12", 4));
 	cr_assert(value_set_string(&v[0], "w", 1));
-	cr_assert(policy_values_check(tool(FIXTURE_CREATE_ITEM), v, 6, reason,
+	cr_assert(policy_values_check(fixture_tool(FIXTURE_CREATE_ITEM), v, 6, reason,
 	    sizeof(reason)));
 	value_free(&v[4]);
 	cr_assert(value_set_string(&v[4], "AB12\nrm", 7));

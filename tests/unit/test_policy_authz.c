@@ -12,22 +12,16 @@ profile(int i)
 	return &fixture_policy()->profiles[i];
 }
 
-static const struct policy_tool *
-tool(int i)
-{
-	return &fixture_policy()->tools[i];
-}
-
 Test(authz, a_granted_scope_authorizes)
 {
 	const char *missing = "untouched";
 
-	cr_assert(policy_authorize(profile(FIXTURE_READER), tool(FIXTURE_GET_ITEM),
+	cr_assert(policy_authorize(profile(FIXTURE_READER), fixture_tool(FIXTURE_GET_ITEM),
 	    &missing));
 	cr_assert_str_eq(missing, "untouched");
 	cr_assert(policy_authorize(profile(FIXTURE_WRITER),
-	    tool(FIXTURE_CREATE_ITEM), NULL));
-	cr_assert(policy_authorize(profile(FIXTURE_OPS), tool(FIXTURE_RUN_ECHO),
+	    fixture_tool(FIXTURE_CREATE_ITEM), NULL));
+	cr_assert(policy_authorize(profile(FIXTURE_OPS), fixture_tool(FIXTURE_RUN_ECHO),
 	    NULL));
 }
 
@@ -36,13 +30,13 @@ Test(authz, the_answer_names_the_missing_scope)
 	const char *missing = NULL;
 
 	cr_assert_not(policy_authorize(profile(FIXTURE_READER),
-	    tool(FIXTURE_CREATE_ITEM), &missing));
+	    fixture_tool(FIXTURE_CREATE_ITEM), &missing));
 	cr_assert_str_eq(missing, "write");
 	cr_assert_not(policy_authorize(profile(FIXTURE_WRITER),
-	    tool(FIXTURE_RUN_ECHO), &missing));
+	    fixture_tool(FIXTURE_RUN_ECHO), &missing));
 	cr_assert_str_eq(missing, "ops");
 	cr_assert_not(policy_authorize(profile(FIXTURE_OPS),
-	    tool(FIXTURE_GET_ITEM), NULL));
+	    fixture_tool(FIXTURE_GET_ITEM), NULL));
 }
 
 Test(authz, empty_scopes_grant_nothing)
@@ -51,9 +45,9 @@ Test(authz, empty_scopes_grant_nothing)
 	size_t i;
 
 	for (i = 0; i < fixture_policy()->tool_count; i++) {
-		cr_assert_not(policy_authorize(profile(FIXTURE_NOBODY), tool(i),
+		cr_assert_not(policy_authorize(profile(FIXTURE_NOBODY), fixture_tool(i),
 		    &missing));
-		cr_assert_str_eq(missing, tool(i)->scope);
+		cr_assert_str_eq(missing, fixture_tool(i)->scope);
 	}
 }
 
@@ -64,7 +58,7 @@ Test(authz, scopes_match_exactly)
 	struct policy_profile p = { .name = "near", .scopes = near,
 	    .scope_count = sizeof(near) / sizeof(near[0]) };
 
-	cr_assert_not(policy_authorize(&p, tool(FIXTURE_GET_ITEM), NULL));
+	cr_assert_not(policy_authorize(&p, fixture_tool(FIXTURE_GET_ITEM), NULL));
 }
 
 Test(authz, lookups_by_name)
@@ -75,7 +69,7 @@ Test(authz, lookups_by_name)
 	    profile(FIXTURE_OPS));
 	cr_assert_null(policy_profile_by_name(fixture_policy(), "Ops"));
 	cr_assert_eq(policy_tool_by_name(fixture_policy(), "run_echo", &idx),
-	    tool(FIXTURE_RUN_ECHO));
+	    fixture_tool(FIXTURE_RUN_ECHO));
 	cr_assert_eq(idx, FIXTURE_RUN_ECHO);
 	cr_assert_null(policy_tool_by_name(fixture_policy(), "run_echo ", &idx));
 }
@@ -88,8 +82,8 @@ Test(authz, no_profile_authorizes_nothing)
 
 	for (i = 0; i < fixture_policy()->tool_count; i++) {
 		missing = NULL;
-		cr_assert_not(policy_authorize(NULL, tool(i), &missing));
-		cr_assert_str_eq(missing, tool(i)->scope);
-		cr_assert_not(policy_authorize(NULL, tool(i), NULL));
+		cr_assert_not(policy_authorize(NULL, fixture_tool(i), &missing));
+		cr_assert_str_eq(missing, fixture_tool(i)->scope);
+		cr_assert_not(policy_authorize(NULL, fixture_tool(i), NULL));
 	}
 }
