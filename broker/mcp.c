@@ -267,10 +267,15 @@ mcp_prepare(const struct mcp_args *a, struct mcp_session *s)
 
 	if (!mcp_load_policy(a->config, s))
 		return SP_EXIT_CONFIG;
+	if (!child_drop_users_ready(s->policy))
+		return SP_EXIT_SANDBOX;
 	s->profile = peer_pick_profile(s->policy, a->profile, STDIN_FILENO,
 	    &s->profile_from);
 	if (a->profile != NULL && s->profile == NULL) {
-		log_error("no profile named '%s' in the policy", a->profile);
+		/* A refusal was logged by peer_pick_profile, with why. */
+		if (strcmp(s->profile_from, "unknown") == 0)
+			log_error("no profile named '%s' in the policy",
+			    a->profile);
 		return SP_EXIT_USAGE;
 	}
 	if (s->profile == NULL)
@@ -279,7 +284,7 @@ mcp_prepare(const struct mcp_args *a, struct mcp_session *s)
 		(void)snprintf(s->peer, sizeof(s->peer), "uid %u gid %u",
 		    (unsigned)uid, (unsigned)gid);
 	else
-		(void)snprintf(s->peer, sizeof(s->peer), "not a unix socket");
+		(void)snprintf(s->peer, sizeof(s->peer), "no peer credentials");
 	if (!mcp_session_id(s) || !mcp_open_audit(s))
 		return SP_EXIT_INTERNAL;
 	if ((s->base = event_base_new()) == NULL ||
