@@ -229,6 +229,44 @@ def test_run_as_root(tmp, target):
           (p.returncode, out[-300:], err))
 
 
+def test_audit_log_file(tmp, target):
+    """The log every session of the host appends to: a symlink at its
+    path is refused before any child starts, and a log owned by another
+    uid (who could rewrite it) is said to be (review host F6)."""
+    cfg = write_policy(tmp, target.port)
+    audit = os.path.join(tmp, "audit.jsonl")
+    if os.path.exists(audit):
+        os.unlink(audit)
+    elsewhere = os.path.join(tmp, "elsewhere")
+    os.symlink(elsewhere, audit)
+    before = len(target.requests())
+    status, out, err = over_pipe(cfg)
+    check("a symlink at the audit path: exit 70, one line saying so",
+          status == 70 and out == b"" and len(err.splitlines()) == 1 and
+          "symbolic link" in err, (status, out[-200:], err))
+    check("and nothing was created through it or sent to the target",
+          not os.path.exists(elsewhere) and
+          len(target.requests()) == before, target.requests()[before:])
+    os.unlink(audit)
+    status, out, err = over_pipe(cfg)
+    check("control: a log of our own uid, created 0600, no warning",
+          status == 0 and os.stat(audit).st_mode & 0o777 == 0o600 and
+          "audit_log_open_file" not in err, (status, err))
+    if os.geteuid() != 0:
+        print("# skip: a log owned by another uid needs root to chown")
+        return
+    os.chown(audit, 65534, 65534)
+    status, out, err = over_pipe(cfg)
+    lines = [l for l in err.splitlines() if "audit_log_open_file" in l]
+    check("a log owned by uid 65534: one warning naming its owner",
+          status == 0 and len(lines) == 1 and "uid 65534" in lines[0] and
+          "rewrite" in lines[0], (status, err))
+    check("and the session still appends to it",
+          answers(out).get(2, {}).get("result", {})
+          .get("structuredContent", {}).get("outcome") == "ok" and
+          len(session_starts(tmp)) == 2, (out[-300:], err))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="sp-host-")
     os.chmod(tmp, 0o755)  # uid 65534 must read the policy
@@ -237,6 +275,7 @@ def main():
         test_unknown_socket_peer(tmp, target)
         test_run_as_not_root(tmp, target)
         test_run_as_root(tmp, target)
+        test_audit_log_file(tmp, target)
     finally:
         target.stop()
         shutil.rmtree(tmp, ignore_errors=True)
