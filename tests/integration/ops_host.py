@@ -7,6 +7,7 @@ grants what the sandbox needs, so a session under it actually starts.
 systemd itself is not run here: the unit's capability bounding set and
 no-new-privs are applied with setpriv(1), which needs root (skipped
 otherwise)."""
+import ctypes
 import json
 import os
 import shutil
@@ -263,12 +264,113 @@ def test_root_unit(tmp):
         target.stop()
 
 
+PR_SET_MDWE = 65
+PR_MDWE_REFUSE_EXEC_GAIN = 1
+
+
+def unit_preexec(svc):
+    """What setpriv cannot apply: UMask= and MemoryDenyWriteExecute= (the
+    kernel's own MDWE, which refuses what systemd's filter refuses:
+    memory made executable after it was writable)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    umask = int(svc.get("UMask", "0022"), 8)
+    mdwe = svc.get("MemoryDenyWriteExecute") == "yes"
+
+    def pre():
+        os.umask(umask)
+        if mdwe and libc.prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN,
+                               0, 0, 0) != 0:
+            os.write(2, b"test: PR_SET_MDWE refused\n")
+    return pre
+
+
+def test_user_unit(tmp):
+    """The service as shipped: a dedicated user (65534 stands in for
+    sallyport), no capabilities, no-new-privs, its UMask= and
+    MemoryDenyWriteExecute=; the credential readable by that user alone.
+    A session starts, the executor loads libcurl and sends the bearer,
+    and the audit log it creates is 0600."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        print("# skip: running as the service user needs root and setpriv")
+        return
+    svc = unit_settings(SERVICE)
+    home = os.path.join(tmp, "user-unit")
+    logs = os.path.join(home, "logs")
+    os.makedirs(logs)
+    os.chmod(tmp, 0o755)  # the service user must reach its files
+    os.chmod(home, 0o755)
+    os.chown(logs, 65534, 65534)
+    os.chmod(logs, 0o700)
+    token = 'tok-"$(id)"-%2e%2e-\u00e9'
+    cred = os.path.join(home, "api.token")
+    with open(cred, "w") as f:
+        f.write(token)
+    os.chown(cred, 65534, 65534)
+    os.chmod(cred, 0o600)
+    target = HttpTarget(home)
+    doc = {
+        "sallyport": 1,
+        "server": {"name": "user-unit"},
+        "credentials": {"api-token": {"type": "bearer", "file": cred}},
+        "targets": {"api": {"type": "http", "credential": "api-token",
+                            "base_url": "http://127.0.0.1:%d" % target.port}},
+        "tools": [{"name": "get_item", "description": "Read one item.",
+                   "target": "api", "scope": "read",
+                   "http": {"method": "GET", "path": "/items/{id}"},
+                   "params": {"id": {"type": "string", "maxLength": 64}}}],
+        "profiles": {"default": {"scopes": ["read"]}},
+        "audit": {"path": os.path.join(logs, "audit.jsonl")},
+    }
+    cfg = os.path.join(home, "policy.json")
+    with open(cfg, "w") as f:
+        json.dump(doc, f)
+    os.chmod(cfg, 0o644)
+    bounding = setpriv_caps(svc.get("CapabilityBoundingSet", ""))
+    cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+           "--bounding-set", bounding, "--inh-caps=-all"]
+    if svc.get("NoNewPrivileges") == "yes":
+        cmd.append("--no-new-privs")
+    msgs = INITIALIZE + request(2, "tools/call", {
+        "name": "get_item", "arguments": {"id": "7"}})
+    try:
+        p = subprocess.run(cmd + [SP, "mcp", "--config", cfg], input=msgs,
+                           capture_output=True, env=sp_env(),
+                           preexec_fn=unit_preexec(svc), timeout=TIMEOUT)
+        reqs = target.requests()
+    finally:
+        target.stop()
+    answer = {}
+    for line in p.stdout.splitlines():
+        msg = json.loads(line)
+        if msg.get("id") == 2:
+            answer = msg
+    res = answer.get("result", {}).get("structuredContent", {})
+    check("as the service user under the unit's fence the call runs: "
+          "exit 0, ok", p.returncode == 0 and res.get("outcome") == "ok",
+          (p.returncode, p.stdout[-300:], p.stderr))
+    check("the target got one request with the bearer",
+          len(reqs) == 1 and ["Authorization", "Bearer " + token] in
+          reqs[0]["headers"], reqs)
+    log = os.path.join(logs, "audit.jsonl")
+    st = os.stat(log) if os.path.exists(log) else None
+    logged = b""
+    if st is not None:
+        with open(log, "rb") as f:
+            logged = f.read()
+    check("the audit log is created 0600, owned by the service user",
+          st is not None and st.st_mode & 0o777 == 0o600 and
+          st.st_uid == 65534, st)
+    check("and the token is in none of stdout, stderr and the log",
+          token.encode() not in p.stdout + p.stderr + logged)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="sp-ops-host-")
     try:
         test_stderr_is_stdout(tmp)
         test_stderr_closed(tmp)
         test_root_unit(tmp)
+        test_user_unit(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     done()
