@@ -93,8 +93,7 @@ audit_log_open_file(const char *path)
 		    (unsigned)st.st_uid, (unsigned)geteuid());
 	if ((st.st_mode & 077) != 0)
 		log_warn("%s: mode %03o opens the audit log to group or "
-		    "others", path,
-		    (unsigned)(st.st_mode & 0777));
+		    "others", path, (unsigned)(st.st_mode & 0777));
 	return fd;
 }
 
