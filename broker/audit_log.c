@@ -77,7 +77,8 @@ audit_log_open_file(const char *path)
 	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
 	    0600);
 	if (fd == -1) {
-		log_error("%s: %s", path, strerror(errno));
+		log_error("%s: %s", path, errno == ELOOP ? "a symbolic link, "
+		    "refused" : strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
@@ -85,9 +86,14 @@ audit_log_open_file(const char *path)
 		close(fd);
 		return -1;
 	}
+	/* Its owner can rewrite it (and chmod it) whatever the mode says. */
+	if (st.st_uid != geteuid())
+		log_warn("%s: owned by uid %u, not by the running uid %u: "
+		    "its owner can rewrite the audit log", path,
+		    (unsigned)st.st_uid, (unsigned)geteuid());
 	if ((st.st_mode & 077) != 0)
-		log_warn("%s: mode %03o lets others read the audit log", path,
-		    (unsigned)(st.st_mode & 0777));
+		log_warn("%s: mode %03o opens the audit log to group or "
+		    "others", path, (unsigned)(st.st_mode & 0777));
 	return fd;
 }
 

@@ -77,16 +77,54 @@ child_context_load(struct child_context *ctx, enum sandbox_role role,
 	child_record_limits(ctx->policy, &ctx->limits);
 }
 
-/* The uid to become when root: run_as for the executor, else nobody. */
+/* The user to become when root: run_as for the executor, else nobody. */
+static const char *
+child_drop_user(enum sandbox_role role, const struct policy *policy)
+{
+	if (role == SANDBOX_ROLE_EXECUTOR && policy->run_as != NULL)
+		return policy->run_as;
+	return CHILD_FALLBACK_USER;
+}
+
+bool
+child_drop_users_ready(const struct policy *policy)
+{
+	static const enum sandbox_role roles[] = {
+		SANDBOX_ROLE_FRONTEND, SANDBOX_ROLE_EXECUTOR,
+	};
+	const char *user;
+	uid_t uid;
+	gid_t gid;
+	size_t i;
+
+	if (geteuid() != 0) {
+		if (policy->run_as != NULL)
+			log_warn("server.run_as '%s' is not used: sp mcp was "
+			    "not started as root, so every process keeps uid "
+			    "%u", policy->run_as, (unsigned)geteuid());
+		return true;
+	}
+	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		user = child_drop_user(roles[i], policy);
+		if (!sandbox_user_ids(user, &uid, &gid)) {
+			log_error("the %s cannot drop to user '%s': %s",
+			    roles[i] == SANDBOX_ROLE_EXECUTOR ? "executor" :
+			    "frontend", user, errno == ENOENT ? "no such user" :
+			    errno == EINVAL ? "its uid or gid is 0" :
+			    strerror(errno));
+			return false;
+		}
+	}
+	return true;
+}
+
 static void
 child_drop_target(const struct child_context *ctx, struct sandbox_spec *spec)
 {
-	const char *user = CHILD_FALLBACK_USER;
+	const char *user = child_drop_user(ctx->role, ctx->policy);
 
 	if (geteuid() != 0)
 		return;
-	if (ctx->role == SANDBOX_ROLE_EXECUTOR && ctx->policy->run_as != NULL)
-		user = ctx->policy->run_as;
 	if (!sandbox_user_ids(user, &spec->uid, &spec->gid))
 		fatal(SP_EXIT_SANDBOX, "cannot drop to user '%s': %s", user,
 		    strerror(errno));

@@ -63,6 +63,16 @@ void child_context_load(struct child_context *ctx, enum sandbox_role role,
  */
 void child_confine(const struct child_context *ctx);
 
+/*
+ * For the broker, before it starts the children: when root, the users
+ * they will drop to (run_as for the executor, else "nobody"; "nobody" for
+ * the frontend) must exist and not be root, else one line and false (the
+ * session refuses to start, exit 71, instead of an executor that dies at
+ * start while the frontend already answers).  When not root nothing is
+ * dropped: a run_as is said to be unused, in one line, and true.
+ */
+bool child_drop_users_ready(const struct policy *policy);
+
 void child_context_free(struct child_context *ctx);
 
 /* Record limits for the channels of a session under policy. */

@@ -13,7 +13,8 @@
  *
  * stdout here is the relay's protocol output: besides the frontend's
  * protocol writer (and sp catalog's report for an operator), this is the
- * one place in sp that writes to fd 1.
+ * one place in sp that writes to fd 1.  So diagnostics are dropped when
+ * stderr is the same file as stdout (`2>&1`), as sp mcp does.
  *
  * Exit statuses: 0 the server ended the stream (whatever its own status:
  * a system instance's is in its journal); 64 usage, or a path that does
@@ -242,11 +243,20 @@ relay_run(int sock)
 
 /*
  * Both ends of the relay must be open: a closed fd 0 or 1 would be
- * reused by the socket, and the relay would talk to itself.
+ * reused by the socket, and the relay would talk to itself.  A closed
+ * fd 2 would be reused too, and every diagnostic would go to the server
+ * as input: it gets /dev/null instead (whoever closed it wants none).
  */
 static bool
 stdio_open(void)
 {
+	int fd;
+
+	if (fcntl(STDERR_FILENO, F_GETFD) == -1 &&
+	    ((fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1 ||
+	    (fd != STDERR_FILENO && (dup2(fd, STDERR_FILENO) == -1 ||
+	    close(fd) == -1))))
+		return false;	/* nowhere to say so */
 	if (fcntl(STDIN_FILENO, F_GETFD) == -1) {
 		log_error("stdin is not open: %s", strerror(errno));
 		return false;
@@ -264,6 +274,9 @@ cmd_connect(int argc, char **argv)
 	struct sockaddr_un sun;
 	int sock, status;
 
+	/* Before anything is logged: stdout is the client's stream. */
+	if (!log_keep_off_stdout())
+		return SP_EXIT_IOERR;
 	if (argc != 2 || argv[1][0] == '\0') {
 		log_error("usage: sp connect SOCKET");
 		return SP_EXIT_USAGE;

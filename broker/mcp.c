@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -267,10 +266,15 @@ mcp_prepare(const struct mcp_args *a, struct mcp_session *s)
 
 	if (!mcp_load_policy(a->config, s))
 		return SP_EXIT_CONFIG;
+	if (!child_drop_users_ready(s->policy))
+		return SP_EXIT_SANDBOX;
 	s->profile = peer_pick_profile(s->policy, a->profile, STDIN_FILENO,
 	    &s->profile_from);
 	if (a->profile != NULL && s->profile == NULL) {
-		log_error("no profile named '%s' in the policy", a->profile);
+		/* A refusal was logged by peer_pick_profile, with why. */
+		if (strcmp(s->profile_from, "unknown") == 0)
+			log_error("no profile named '%s' in the policy",
+			    a->profile);
 		return SP_EXIT_USAGE;
 	}
 	if (s->profile == NULL)
@@ -279,7 +283,7 @@ mcp_prepare(const struct mcp_args *a, struct mcp_session *s)
 		(void)snprintf(s->peer, sizeof(s->peer), "uid %u gid %u",
 		    (unsigned)uid, (unsigned)gid);
 	else
-		(void)snprintf(s->peer, sizeof(s->peer), "not a unix socket");
+		(void)snprintf(s->peer, sizeof(s->peer), "no peer credentials");
 	if (!mcp_session_id(s) || !mcp_open_audit(s))
 		return SP_EXIT_INTERNAL;
 	if ((s->base = event_base_new()) == NULL ||
@@ -322,29 +326,6 @@ mcp_run(struct mcp_session *s, int client_out)
 	return sum.status;
 }
 
-/*
- * With fd 2 the same open file as fd 1 (StandardError=socket, `2>&1`)
- * every diagnostic would land inside the client's protocol stream, so
- * they are dropped instead: nothing is written to fd 2 before this.  A
- * terminal is left alone, since a person, not a parser, reads it.
- */
-static void
-mcp_stderr_apart(void)
-{
-	struct stat out, err;
-	int fd;
-
-	if (fstat(STDOUT_FILENO, &out) == -1 ||
-	    fstat(STDERR_FILENO, &err) == -1 ||
-	    out.st_dev != err.st_dev || out.st_ino != err.st_ino ||
-	    isatty(STDOUT_FILENO))
-		return;
-	if ((fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1 ||
-	    dup2(fd, STDERR_FILENO) == -1)
-		_exit(SP_EXIT_INTERNAL);	/* no silent place to say so */
-	(void)close(fd);
-}
-
 int
 cmd_mcp(int argc, char **argv)
 {
@@ -352,7 +333,10 @@ cmd_mcp(int argc, char **argv)
 	struct mcp_args a;
 	int client_out, status;
 
-	mcp_stderr_apart();
+	/* Nothing is written to fd 2 before this: a terminal is left
+	 * alone, since a person, not a parser, reads it. */
+	if (!log_keep_off_stdout())
+		_exit(SP_EXIT_INTERNAL);	/* no silent place to say so */
 	/* Before anything else: fd 1 is the frontend's alone. */
 	if ((client_out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) == -1 ||
 	    !sandbox_stdout_to_stderr())

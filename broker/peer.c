@@ -104,6 +104,43 @@ peer_requested(const struct policy *policy, const char *requested,
 	return p;
 }
 
+/* A socket at all, whatever its family: a peer may be behind it. */
+static bool
+peer_is_socket(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/*
+ * A socket whose peer has no credentials to read (TCP, say, if a unit's
+ * ListenStream= names a port): the client is anyone, not the running
+ * user, so it fits no match and never gets "default".
+ */
+static const struct policy_profile *
+peer_unknown(const struct policy *policy, const char *requested,
+    const char **from)
+{
+	const struct policy_profile *p;
+
+	*from = "unknown peer";
+	if (requested == NULL)
+		return NULL;
+	if ((p = policy_profile_by_name(policy, requested)) == NULL) {
+		*from = "unknown";
+		return NULL;
+	}
+	if (p->match_uid_count != 0 || p->match_gid_count != 0) {
+		log_error("profile '%s' has a match, and the peer's credentials "
+		    "cannot be read", requested);
+		*from = "refused";
+		return NULL;
+	}
+	*from = "--profile";
+	return p;
+}
+
 const struct policy_profile *
 peer_pick_profile(const struct policy *policy, const char *requested, int fd,
     const char **from)
@@ -114,6 +151,8 @@ peer_pick_profile(const struct policy *policy, const char *requested, int fd,
 	gid_t gid;
 
 	if (!(socket_peer = peer_credentials(fd, &uid, &gid, NULL))) {
+		if (peer_is_socket(fd))
+			return peer_unknown(policy, requested, from);
 		uid = getuid();
 		gid = getgid();
 	}

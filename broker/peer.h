@@ -16,10 +16,14 @@
  *                    the local rule below; otherwise no profile: no
  *                    tools.  "default" is never a fallback for a socket
  *                    peer of another uid (systemd's Accept=yes).
- * Anything else:     --profile NAME with the same match rule against the
- *                    running uid/gid; otherwise "default" when the policy
- *                    has it and it has no match or its match fits the
- *                    running uid/gid; otherwise no tools.
+ * Another socket:    (not AF_UNIX, or no credentials: TCP, an unconnected
+ *                    socket) the peer is unknown: --profile NAME only when
+ *                    that profile has no match; otherwise no tools.
+ * Anything else:     (a pipe, a tty, a file) --profile NAME with the same
+ *                    match rule against the running uid/gid; otherwise
+ *                    "default" when the policy has it and it has no match
+ *                    or its match fits the running uid/gid; otherwise no
+ *                    tools.
  *
  * The loader refuses one uid (or one gid) in two profiles, so the choice
  * never depends on the order of profiles in the file.  SO_PEERCRED gives
@@ -55,7 +59,9 @@ const struct policy_profile *peer_match_profile(const struct policy *policy,
  * from policy); NULL when none applies.  *from says how it was chosen (a
  * static phrase).  requested (--profile) is never a fallback: when the
  * policy lacks it, NULL and *from is "unknown"; when its match does not
- * fit the client, NULL, *from is "refused" and one line is logged.
+ * fit the client, NULL, *from is "refused" and one line is logged.  A
+ * socket peer without credentials and without --profile: NULL, *from is
+ * "unknown peer".
  */
 const struct policy_profile *peer_pick_profile(const struct policy *policy,
     const char *requested, int fd, const char **from);

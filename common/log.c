@@ -5,9 +5,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -86,4 +88,25 @@ log_fatal(int status, const char *func, const char *fmt, ...)
 	log_write_line(func, fmt, ap);
 	va_end(ap);
 	exit(status);
+}
+
+bool
+log_keep_off_stdout(void)
+{
+	struct stat out, err;
+	int fd;
+
+	if (fstat(STDOUT_FILENO, &out) == -1 ||
+	    fstat(STDERR_FILENO, &err) == -1 ||
+	    out.st_dev != err.st_dev || out.st_ino != err.st_ino ||
+	    isatty(STDOUT_FILENO))
+		return true;
+	if ((fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1)
+		return false;
+	if (dup2(fd, STDERR_FILENO) == -1) {
+		(void)close(fd);
+		return false;
+	}
+	(void)close(fd);
+	return true;
 }

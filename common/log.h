@@ -8,6 +8,8 @@
 #define SP_COMMON_LOG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 enum log_level {
 	LOG_LEVEL_ERROR,
@@ -28,6 +30,15 @@ void log_msg(enum log_level level, const char *func, const char *fmt, ...)
 /* Writes the line and exits with status; for startup errors only. */
 void log_fatal(int status, const char *func, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
+
+/*
+ * For a command whose stdout carries a protocol (sp mcp, sp connect):
+ * when fd 2 is the same file as fd 1 (`2>&1`, StandardError=socket) and
+ * fd 1 is not a terminal, points fd 2 at /dev/null, so no diagnostic can
+ * land inside the stream.  Call before anything is logged.  false (errno
+ * set) when /dev/null cannot be put there; nothing can be said then.
+ */
+bool log_keep_off_stdout(void);
 
 /* Formats one sanitized line (no newline) into buf; exposed for tests. */
 void log_format_line(char *buf, size_t size, const char *role,

@@ -5,3 +5,7 @@ OPS_TESTS = \
 	tests/integration/ops_man.py
 TESTS += $(OPS_TESTS)
 EXTRA_DIST += $(OPS_TESTS)
+
+# shared hosts: sp connect's own output, the root variant of the service
+TESTS += tests/integration/ops_host.py
+EXTRA_DIST += tests/integration/ops_host.py contrib/systemd/sallyport-root.conf

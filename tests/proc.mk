@@ -42,3 +42,7 @@ tests_unit_test_channel_buffers_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
 # sp mcp with fd 2 the same open file as fd 1
 TESTS += tests/integration/proc_stderr_shared.py
 EXTRA_DIST += tests/integration/proc_stderr_shared.py
+
+# shared hosts: a socket peer without credentials, server.run_as
+TESTS += tests/integration/proc_host.py
+EXTRA_DIST += tests/integration/proc_host.py

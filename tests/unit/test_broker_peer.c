@@ -5,7 +5,9 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -158,5 +160,67 @@ Test(peer, a_local_client_is_the_running_user)
 	cr_assert_str_eq(pick(p, "ops", false, &from), "ops");
 	cr_assert_str_eq(from, "--profile");
 	cr_assert_str_eq(pick(p, NULL, true, &from), "ops");
+	policy_free(p);
+}
+
+/*
+ * A connected TCP socket on loopback: the kind of fd a unit whose
+ * ListenStream= names a port would hand over.  fds[0] is the accepted
+ * (server) end.
+ */
+static void
+tcp_pair(int fds[2])
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	int l;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_neq(l = socket(AF_INET, SOCK_STREAM, 0), -1);
+	cr_assert_eq(bind(l, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	cr_assert_eq(listen(l, 1), 0);
+	cr_assert_eq(getsockname(l, (struct sockaddr *)&sin, &len), 0);
+	cr_assert_neq(fds[1] = socket(AF_INET, SOCK_STREAM, 0), -1);
+	cr_assert_eq(connect(fds[1], (struct sockaddr *)&sin, sizeof(sin)), 0);
+	cr_assert_neq(fds[0] = accept(l, NULL, NULL), -1);
+	close(l);
+}
+
+/*
+ * Review host F1: a socket whose peer has no credentials (TCP, an
+ * unconnected unix socket) is not the running user: no "default", and a
+ * matched profile cannot be asked for, however the policy is written.
+ */
+Test(peer, a_socket_without_credentials_is_nobody)
+{
+	struct policy *p = load_profiles("\"default\": {\"scopes\": "
+	    "[\"read\"]}, \"ops\": {\"scopes\": [\"write\"], \"match\": "
+	    "{\"uid\": [@U], \"gid\": [@G]}}");
+	const struct policy_profile *pr;
+	const char *from = NULL;
+	int fds[2], lone;
+	uid_t uid;
+	gid_t gid;
+
+	tcp_pair(fds);
+	cr_assert_not(peer_credentials(fds[0], &uid, &gid, NULL));
+	cr_assert_null(peer_pick_profile(p, NULL, fds[0], &from));
+	cr_assert_str_eq(from, "unknown peer");
+	cr_assert_null(peer_pick_profile(p, "ops", fds[0], &from));
+	cr_assert_str_eq(from, "refused");
+	cr_assert_null(peer_pick_profile(p, "nope \"$(id)\"", fds[0], &from));
+	cr_assert_str_eq(from, "unknown");
+	/* The operator's explicit choice of an unmatched profile stands. */
+	pr = peer_pick_profile(p, "default", fds[0], &from);
+	cr_assert(pr != NULL && strcmp(pr->name, "default") == 0);
+	cr_assert_str_eq(from, "--profile");
+	close(fds[0]);
+	close(fds[1]);
+	cr_assert_neq(lone = socket(AF_UNIX, SOCK_STREAM, 0), -1);
+	cr_assert_null(peer_pick_profile(p, NULL, lone, &from));
+	cr_assert_str_eq(from, "unknown peer");
+	close(lone);
 	policy_free(p);
 }
