@@ -117,6 +117,7 @@ conn_session_start(struct ssh_conn *conn)
 		return false;
 	}
 	libssh2_session_set_blocking(conn->session, 0);
+	ssh_hostkey_prefer(conn->session, conn->target);
 	conn->state = CONN_HANDSHAKE;
 	return true;
 }

@@ -179,6 +179,25 @@ known_hosts_check(const struct ssh_target_conf *t, LIBSSH2_KNOWNHOSTS *kh,
 	return false;
 }
 
+/* known_hosts parsed into libssh2's form; NULL (message set) if it fails. */
+static LIBSSH2_KNOWNHOSTS *
+known_hosts_open(LIBSSH2_SESSION *session, const struct ssh_target_conf *t,
+    char *message, size_t size)
+{
+	LIBSSH2_KNOWNHOSTS *kh;
+
+	if ((kh = libssh2_knownhost_init(session)) == NULL) {
+		snprintf(message, size, "cannot hold known_hosts");
+		return NULL;
+	}
+	if (!known_hosts_load(kh, t->known_hosts, t->known_hosts_len,
+	    message, size)) {
+		libssh2_knownhost_free(kh);
+		return NULL;
+	}
+	return kh;
+}
+
 static bool
 verify_known_hosts(LIBSSH2_SESSION *session, const struct ssh_target_conf *t,
     const char *key, size_t key_len, int key_type, const char *offered,
@@ -187,21 +206,118 @@ verify_known_hosts(LIBSSH2_SESSION *session, const struct ssh_target_conf *t,
 	LIBSSH2_KNOWNHOSTS *kh;
 	bool ok;
 
-	if ((kh = libssh2_knownhost_init(session)) == NULL) {
-		snprintf(message, size, "cannot hold known_hosts");
-		return false;
-	}
-	ok = known_hosts_load(kh, t->known_hosts, t->known_hosts_len,
-	    message, size);
-	if (!ok) {
+	if ((kh = known_hosts_open(session, t, message, size)) == NULL) {
 		size_t used = strnlen(message, size);
 
 		snprintf(message + used, size - used, "; offered %s", offered);
-	} else
-		ok = known_hosts_check(t, kh, key, key_len, key_type, offered,
-		    message, size);
+		return false;
+	}
+	ok = known_hosts_check(t, kh, key, key_len, key_type, offered,
+	    message, size);
 	libssh2_knownhost_free(kh);
 	return ok;
+}
+
+/* Host key algorithms for each known_hosts key type, best first. */
+static const struct {
+	int key_type;
+	const char *algorithms;
+} hostkey_algorithms[] = {
+	{ LIBSSH2_KNOWNHOST_KEY_ED25519, "ssh-ed25519" },
+	{ LIBSSH2_KNOWNHOST_KEY_ECDSA_521, "ecdsa-sha2-nistp521" },
+	{ LIBSSH2_KNOWNHOST_KEY_ECDSA_384, "ecdsa-sha2-nistp384" },
+	{ LIBSSH2_KNOWNHOST_KEY_ECDSA_256, "ecdsa-sha2-nistp256" },
+	{ LIBSSH2_KNOWNHOST_KEY_SSHRSA, "rsa-sha2-512,rsa-sha2-256,ssh-rsa" },
+	{ LIBSSH2_KNOWNHOST_KEY_SSHDSS, "ssh-dss" },
+};
+
+/*
+ * Whether known_hosts holds a key of this type for the target: a key no
+ * entry can equal then compares as a mismatch rather than as not found
+ * (hashed names included).
+ */
+static bool
+known_hosts_has_type(const struct ssh_target_conf *t, LIBSSH2_KNOWNHOSTS *kh,
+    int key_type)
+{
+	char host[HOST_NAME_SIZE];
+
+	known_hosts_name(t, host);
+	return libssh2_knownhost_checkp(kh, host, -1, "-", 1,
+	    LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_BASE64 |
+	    key_type, NULL) == LIBSSH2_KNOWNHOST_CHECK_MISMATCH;
+}
+
+/* Appends the algorithms of the key types known_hosts holds for t. */
+static void
+known_hosts_algorithms(const struct ssh_target_conf *t,
+    LIBSSH2_KNOWNHOSTS *kh, char *out, size_t size)
+{
+	size_t i, used;
+
+	for (i = 0; i < sizeof(hostkey_algorithms) /
+	    sizeof(hostkey_algorithms[0]); i++) {
+		if (!known_hosts_has_type(t, kh, hostkey_algorithms[i].key_type))
+			continue;
+		used = strnlen(out, size);
+		snprintf(out + used, size - used, "%s%s", used > 0 ? "," : "",
+		    hostkey_algorithms[i].algorithms);
+	}
+}
+
+/* Whether the comma-separated list holds name as one of its items. */
+static bool
+list_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while ((p = strstr(p, name)) != NULL) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/* Appends every other algorithm libssh2 supports, in its own order. */
+static void
+other_algorithms(LIBSSH2_SESSION *session, char *out, size_t size)
+{
+	const char **algs = NULL;
+	size_t used;
+	int i, n;
+
+	if ((n = libssh2_session_supported_algs(session,
+	    LIBSSH2_METHOD_HOSTKEY, &algs)) <= 0)
+		return;
+	for (i = 0; i < n; i++) {
+		if (list_has(out, algs[i]))
+			continue;
+		used = strnlen(out, size);
+		snprintf(out + used, size - used, ",%s", algs[i]);
+	}
+	libssh2_free(session, algs);
+}
+
+void
+ssh_hostkey_prefer(LIBSSH2_SESSION *session, const struct ssh_target_conf *t)
+{
+	LIBSSH2_KNOWNHOSTS *kh;
+	char prefs[512] = "", message[256];
+
+	if (t->known_hosts == NULL ||
+	    (kh = known_hosts_open(session, t, message, sizeof(message))) ==
+	    NULL)
+		return;		/* verification says why, and denies */
+	known_hosts_algorithms(t, kh, prefs, sizeof(prefs));
+	libssh2_knownhost_free(kh);
+	if (prefs[0] == '\0')
+		return;
+	other_algorithms(session, prefs, sizeof(prefs));
+	if (libssh2_session_method_pref(session, LIBSSH2_METHOD_HOSTKEY,
+	    prefs) != 0)
+		log_warn("host key algorithms %s not set", prefs);
 }
 
 static bool
@@ -220,6 +336,28 @@ verify_pinned(const struct ssh_target_conf *t,
 	return false;
 }
 
+/* The key type's name as known_hosts writes it, for messages. */
+static const char *
+hostkey_type_name(int hostkey_type)
+{
+	switch (hostkey_type) {
+	case LIBSSH2_HOSTKEY_TYPE_RSA:
+		return "ssh-rsa";
+	case LIBSSH2_HOSTKEY_TYPE_DSS:
+		return "ssh-dss";
+	case LIBSSH2_HOSTKEY_TYPE_ECDSA_256:
+		return "ecdsa-sha2-nistp256";
+	case LIBSSH2_HOSTKEY_TYPE_ECDSA_384:
+		return "ecdsa-sha2-nistp384";
+	case LIBSSH2_HOSTKEY_TYPE_ECDSA_521:
+		return "ecdsa-sha2-nistp521";
+	case LIBSSH2_HOSTKEY_TYPE_ED25519:
+		return "ssh-ed25519";
+	default:
+		return "key";
+	}
+}
+
 bool
 ssh_hostkey_verify(LIBSSH2_SESSION *session,
     const struct ssh_target_conf *t, char *message, size_t size)
@@ -228,7 +366,7 @@ ssh_hostkey_verify(LIBSSH2_SESSION *session,
 	size_t key_len = 0;
 	int key_type = 0;
 	uint8_t digest[HASH_SHA256_LEN];
-	char offered[SSH_FINGERPRINT_SIZE];
+	char fingerprint[SSH_FINGERPRINT_SIZE], offered[80];
 
 	if ((key = libssh2_session_hostkey(session, &key_len, &key_type)) ==
 	    NULL || key_len == 0) {
@@ -236,7 +374,10 @@ ssh_hostkey_verify(LIBSSH2_SESSION *session,
 		return false;
 	}
 	hash_sha256(key, key_len, digest);
-	ssh_fingerprint_format(digest, offered);
+	ssh_fingerprint_format(digest, fingerprint);
+	/* the type too: a pin of another of the server's keys reads plainly */
+	snprintf(offered, sizeof(offered), "%s %s", hostkey_type_name(key_type),
+	    fingerprint);
 	if (t->known_hosts == NULL && !t->has_host_key_sha256) {
 		snprintf(message, size, "no known_hosts and no pinned host key "
 		    "for %s; offered %s", t->address, offered);

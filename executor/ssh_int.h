@@ -159,7 +159,15 @@ enum step_result { STEP_BLOCKED, STEP_PROGRESS, STEP_CONN_LOST };
 enum step_result ssh_channel_step(struct ssh_call *call);
 bool ssh_channel_active(const struct ssh_call *call);
 
-/* ssh_hostkey.c: true if the session's host key verifies against target. */
+/*
+ * ssh_hostkey.c: before the key exchange, puts first the host key
+ * algorithms of the key types known_hosts holds for target (as OpenSSH
+ * orders its offer), so a server with several host keys shows one that can
+ * be checked.  Only the order changes; verification still decides.
+ */
+void ssh_hostkey_prefer(LIBSSH2_SESSION *session,
+    const struct ssh_target_conf *target);
+/* True if the session's host key verifies against target. */
 bool ssh_hostkey_verify(LIBSSH2_SESSION *session,
     const struct ssh_target_conf *target, char *message, size_t size);
 
