@@ -55,12 +55,21 @@ target_free(struct ssh_target_conf *t)
 	free(t->address);
 	free(t->user);
 	free(t->known_hosts);
-	free_secret(t->private_key, t->private_key_len);
+	secret_free(&t->private_key);
 	free(t->public_key);
-	if (t->passphrase != NULL)
-		free_secret(t->passphrase, strlen(t->passphrase));
+	secret_free(&t->passphrase);
 	explicit_bzero(t, sizeof(*t));
 	free(t);
+}
+
+/* len bytes and a NUL into secret memory. */
+static bool
+copy_secret(struct secret *s, const char *p, size_t len)
+{
+	if (!secret_alloc(s, len + 1))
+		return false;
+	memcpy(s->ptr, p, len);
+	return true;
 }
 
 static struct ssh_target_conf *
@@ -78,18 +87,24 @@ target_copy(const struct ssh_target *in)
 	t->public_key_len = in->public_key_len;
 	t->address = strdup(in->address);
 	t->user = strdup(in->user);
-	t->private_key = copy_bytes(in->private_key, in->private_key_len);
+	if (!copy_secret(&t->private_key, in->private_key,
+	    in->private_key_len)) {
+		target_free(t);
+		return NULL;
+	}
 	if (in->known_hosts != NULL)
 		t->known_hosts = copy_bytes(in->known_hosts,
 		    in->known_hosts_len);
 	if (in->public_key != NULL)
 		t->public_key = copy_bytes(in->public_key, in->public_key_len);
-	if (in->passphrase != NULL)
-		t->passphrase = strdup(in->passphrase);
-	if (t->address == NULL || t->user == NULL || t->private_key == NULL ||
+	if (in->passphrase != NULL && !copy_secret(&t->passphrase,
+	    in->passphrase, strlen(in->passphrase))) {
+		target_free(t);
+		return NULL;
+	}
+	if (t->address == NULL || t->user == NULL ||
 	    (in->known_hosts != NULL && t->known_hosts == NULL) ||
-	    (in->public_key != NULL && t->public_key == NULL) ||
-	    (in->passphrase != NULL && t->passphrase == NULL)) {
+	    (in->public_key != NULL && t->public_key == NULL)) {
 		target_free(t);
 		return NULL;
 	}

@@ -13,9 +13,14 @@
 #include <libssh2.h>
 #include <stdarg.h>
 
+#include "common/secret.h"
 #include "executor/ssh.h"
 
-/* The engine's own copy of a target; secrets zeroed when freed. */
+/*
+ * The engine's own copy of a target.  The key and passphrase live in
+ * secret memory, as in the credential store: out of core dumps and swap,
+ * zeroed when freed.
+ */
 struct ssh_target_conf {
 	char *address;
 	uint16_t port;
@@ -24,11 +29,11 @@ struct ssh_target_conf {
 	size_t known_hosts_len;
 	bool has_host_key_sha256;
 	uint8_t host_key_sha256[HASH_SHA256_LEN];
-	char *private_key;
+	struct secret private_key;	/* private_key_len bytes + NUL */
 	size_t private_key_len;
 	char *public_key;		/* may be NULL */
 	size_t public_key_len;
-	char *passphrase;		/* may be NULL */
+	struct secret passphrase;	/* NUL-terminated; ptr NULL if none */
 	struct ssh_conn *conn;		/* the live connection, or NULL */
 };
 
