@@ -276,6 +276,25 @@ step_closing(struct ssh_call *call)
 	return STEP_PROGRESS;
 }
 
+/*
+ * RFC 4254 names signals bare ("TERM"), but OpenSSH sends "SIG@openssh.com"
+ * for any signal outside its short list (BUS, SYS, XCPU, ...), and another
+ * server may send anything: only a name of [A-Z0-9] is passed on, others
+ * become "UNKNOWN", which is all a result record can carry.
+ */
+static void
+signal_name_copy(char *out, size_t size, const char *sig, size_t len)
+{
+	size_t i;
+	bool plain = len > 0 && len < size;
+
+	for (i = 0; plain && i < len; i++)
+		plain = (sig[i] >= 'A' && sig[i] <= 'Z') ||
+		    (sig[i] >= '0' && sig[i] <= '9');
+	snprintf(out, size, "%.*s", plain ? (int)len : 7,
+	    plain ? sig : "UNKNOWN");
+}
+
 static void
 collect_exit(struct ssh_call *call)
 {
@@ -284,9 +303,9 @@ collect_exit(struct ssh_call *call)
 
 	libssh2_channel_get_exit_signal(call->channel, &sig, &sig_len,
 	    NULL, NULL, NULL, NULL);
-	if (sig != NULL && sig_len > 0) {
-		snprintf(call->signal, sizeof(call->signal), "%.*s",
-		    (int)sig_len, sig);
+	if (sig != NULL) {
+		signal_name_copy(call->signal, sizeof(call->signal), sig,
+		    sig_len);
 		ssh_call_finish(call, SSH_OK, "killed by signal %s",
 		    call->signal);
 	} else {

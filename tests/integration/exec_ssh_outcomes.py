@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""SSH outcomes when the connection breaks after the exec request was sent
-(review 2026-12-01, ssh slice).  The real `sp mcp` talks to the throwaway
+"""SSH outcomes when the connection breaks after the exec request was sent,
+and when a command dies by a signal OpenSSH has no name for (review
+2026-12-01, ssh slice).  The real `sp mcp` talks to the throwaway
 sshd through a relay on 127.0.0.1 that, once it has passed the client's
 exec request (recognised by its size: the command carries a long literal),
 damages the server's next bytes, stops relaying them, or cuts both sides.
@@ -126,7 +127,14 @@ def make_policy(tmp, name, port):
                    "target": "relayed", "scope": "run",
                    "timeout_ms": 2000,
                    "ssh": {"argv": ["sh", "-c", 'touch "$1"', PAD, marker]},
-                   "params": {}}],
+                   "params": {}},
+                  {"name": "kill_self", "description": "Die by a signal.",
+                   "target": "relayed", "scope": "run",
+                   "ssh": {"argv": ["sh", "-c",
+                                    'ulimit -c 0; kill -"$1" $$', "sh",
+                                    "{sig}"]},
+                   "params": {"sig": {"type": "string",
+                                      "enum": ["BUS", "SYS", "TERM"]}}}],
         "profiles": {"default": {"scopes": ["run"]}},
     }), marker
 
@@ -163,6 +171,33 @@ def phase(tmp, sshd_port, mode):
     relay.close()
 
 
+def phase_signals(tmp, sshd_port):
+    """OpenSSH names only 13 signals; for any other (BUS, SYS, XCPU...)
+    it sends "SIG@openssh.com", which no result record can carry."""
+    relay = Relay(sshd_port, "pass")
+    cfg, _ = make_policy(tmp, "signals", relay.port)
+    s = Session(cfg)
+    for rid, sig in ((1, "BUS"), (2, "SYS"), (3, "TERM")):
+        s.call(rid, "kill_self", {"sig": sig})
+    got = s.wait([1, 2, 3])
+    s.call(4, "mark", {})
+    after = s.wait([4]).get(4)
+    status = s.close()
+    relay.close()
+    for rid, name in ((1, "UNKNOWN"), (2, "UNKNOWN"), (3, "TERM")):
+        sc = structured(got.get(rid))
+        check("killed by signal %s: answered, ok, signal %s" % (
+              ("BUS", "SYS", "TERM")[rid - 1], name),
+              sc.get("outcome") == "ok" and
+              sc.get("ssh", {}).get("signal") == name and
+              "killed by signal %s" % name in sc.get("message", ""),
+              got.get(rid))
+    check("after them the session still runs calls",
+          structured(after).get("outcome") == "ok", after)
+    check("and ends with 0", status == 0,
+          s.stderr.decode("utf-8", "replace")[-2000:])
+
+
 def main():
     tmp = tmpdir()
     start = subprocess.run(["sh", FIXTURE, "start", tmp],
@@ -174,6 +209,7 @@ def main():
         port = int(start.stdout.strip())
         for mode in ("corrupt", "stall", "cut"):
             phase(tmp, port, mode)
+        phase_signals(tmp, port)
     finally:
         subprocess.run(["sh", FIXTURE, "stop", tmp])
     done()
