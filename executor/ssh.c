@@ -314,6 +314,10 @@ ssh_call_start(struct ssh_engine *engine, int target_id,
 		log_error("bad target id or request");
 		return NULL;
 	}
+	if (strnlen(req->command, SSH_COMMAND_MAX + 1) > SSH_COMMAND_MAX) {
+		log_error("command longer than %u bytes", SSH_COMMAND_MAX);
+		return NULL;
+	}
 	if ((call = call_new(engine, target_id, req, done, arg)) == NULL) {
 		log_error("out of memory");
 		return NULL;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """SSH outcomes when the connection breaks after the exec request was sent,
-and when a command dies by a signal OpenSSH has no name for (review
-2026-12-01, ssh slice).  The real `sp mcp` talks to the throwaway
+when a command dies by a signal OpenSSH has no name for, and when the
+command is too long for libssh2 to send (review 2026-12-01, ssh slice).  The real `sp mcp` talks to the throwaway
 sshd through a relay on 127.0.0.1 that, once it has passed the client's
 exec request (recognised by its size: the command carries a long literal),
 damages the server's next bytes, stops relaying them, or cuts both sides.
@@ -134,7 +134,14 @@ def make_policy(tmp, name, port):
                                     'ulimit -c 0; kill -"$1" $$', "sh",
                                     "{sig}"]},
                    "params": {"sig": {"type": "string",
-                                      "enum": ["BUS", "SYS", "TERM"]}}}],
+                                      "enum": ["BUS", "SYS", "TERM"]}}},
+                  {"name": "long_arg", "description": "Count, then mark.",
+                   "target": "relayed", "scope": "run",
+                   "ssh": {"argv": ["sh", "-c",
+                                    'printf %s "$1" | wc -c; touch "$0"',
+                                    marker + "-long", "{v}"]},
+                   "params": {"v": {"type": "string",
+                                    "maxLength": 65536}}}],
         "profiles": {"default": {"scopes": ["run"]}},
     }), marker
 
@@ -198,6 +205,32 @@ def phase_signals(tmp, sshd_port):
           s.stderr.decode("utf-8", "replace")[-2000:])
 
 
+def phase_long_commands(tmp, sshd_port):
+    """libssh2 sends no packet over 35000 bytes: a longer command is
+    refused before anything is sent (invalid), never reported as run."""
+    relay = Relay(sshd_port, "pass")
+    cfg, marker = make_policy(tmp, "long", relay.port)
+    marker += "-long"
+    s = Session(cfg)
+    s.call(1, "long_arg", {"v": "x" * 30000})
+    fits = s.wait([1]).get(1)
+    check("a 30000-byte argument runs whole",
+          structured(fits).get("outcome") == "ok" and
+          structured(fits).get("ssh", {}).get("stdout", "").strip() ==
+          "30000" and wait_for(marker), fits)
+    os.unlink(marker)
+    for rid, v in ((2, "y" * 40000), (3, "'" * 9000)):
+        s.call(rid, "long_arg", {"v": v})
+        a = s.wait([rid]).get(rid)
+        check("a command of over 32768 bytes (%d chars of %r): invalid, "
+              "nothing sent" % (len(v), v[0]),
+              structured(a).get("outcome") == "invalid" and
+              "too long" in structured(a).get("message", "") and
+              not wait_for(marker, 0.5), a)
+    s.close()
+    relay.close()
+
+
 def main():
     tmp = tmpdir()
     start = subprocess.run(["sh", FIXTURE, "start", tmp],
@@ -210,6 +243,7 @@ def main():
         for mode in ("corrupt", "stall", "cut"):
             phase(tmp, port, mode)
         phase_signals(tmp, port)
+        phase_long_commands(tmp, port)
     finally:
         subprocess.run(["sh", FIXTURE, "stop", tmp])
     done()
