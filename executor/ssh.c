@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "common/log.h"
@@ -53,6 +54,7 @@ target_free(struct ssh_target_conf *t)
 	if (t == NULL)
 		return;
 	free(t->address);
+	free(t->host_name);
 	free(t->user);
 	free(t->known_hosts);
 	secret_free(&t->private_key);
@@ -60,6 +62,25 @@ target_free(struct ssh_target_conf *t)
 	secret_free(&t->passphrase);
 	explicit_bzero(t, sizeof(*t));
 	free(t);
+}
+
+/*
+ * The host's name as known_hosts holds it (OpenSSH looks names up in
+ * lower case), or NULL when it is just the address again.
+ */
+static bool
+copy_host_name(struct ssh_target_conf *t, const char *name)
+{
+	char *p;
+
+	if (name == NULL || strcasecmp(name, t->address) == 0)
+		return true;
+	if ((t->host_name = strdup(name)) == NULL)
+		return false;
+	for (p = t->host_name; *p != '\0'; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return true;
 }
 
 /* len bytes and a NUL into secret memory. */
@@ -102,7 +123,8 @@ target_copy(const struct ssh_target *in)
 		target_free(t);
 		return NULL;
 	}
-	if (t->address == NULL || t->user == NULL ||
+	if (t->address == NULL || !copy_host_name(t, in->host_name) ||
+	    t->user == NULL ||
 	    (in->known_hosts != NULL && t->known_hosts == NULL) ||
 	    (in->public_key != NULL && t->public_key == NULL)) {
 		target_free(t);

@@ -38,6 +38,8 @@ struct ssh_call;
  */
 struct ssh_target {
 	const char *address;		/* numeric IPv4/IPv6, already resolved */
+	const char *host_name;		/* as the policy names the host, for
+					   known_hosts; NULL: the address only */
 	uint16_t port;
 	const char *user;
 	const char *known_hosts;	/* OpenSSH known_hosts bytes, or NULL */

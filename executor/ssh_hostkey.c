@@ -141,41 +141,81 @@ known_hosts_load(LIBSSH2_KNOWNHOSTS *kh, const char *bytes, size_t len,
 
 /* OpenSSH's name for host:port in known_hosts. */
 static void
-known_hosts_name(const struct ssh_target_conf *t, char out[HOST_NAME_SIZE])
+known_hosts_name(const char *host, uint16_t port, char out[HOST_NAME_SIZE])
 {
-	if (t->port == 22)
-		snprintf(out, HOST_NAME_SIZE, "%s", t->address);
+	if (port == 22)
+		snprintf(out, HOST_NAME_SIZE, "%s", host);
 	else
-		snprintf(out, HOST_NAME_SIZE, "[%s]:%u", t->address,
-		    (unsigned)t->port);
+		snprintf(out, HOST_NAME_SIZE, "[%s]:%u", host, (unsigned)port);
 }
 
+/* One name's verdict on the offered key; found is kh's, when set. */
+static int
+known_hosts_lookup(LIBSSH2_KNOWNHOSTS *kh, const char *name,
+    const char *key, size_t key_len, int key_type,
+    struct libssh2_knownhost **found)
+{
+	/* port -1: the name already carries it, and no plain-host fallback */
+	return libssh2_knownhost_checkp(kh, name, -1, key, key_len,
+	    LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW |
+	    knownhost_key_type(key_type), found);
+}
+
+static void
+mismatch_message(const char *name, const struct libssh2_knownhost *found,
+    const char *offered, char *message, size_t size)
+{
+	char expected[SSH_FINGERPRINT_SIZE];
+
+	if (found != NULL && fingerprint_of_base64(found->key, expected))
+		snprintf(message, size, "host key mismatch for %s: expected %s "
+		    "(known_hosts), offered %s", name, expected, offered);
+	else
+		snprintf(message, size, "host key mismatch for %s: offered %s",
+		    name, offered);
+}
+
+/*
+ * The key must match under the host's name or its address, and differ
+ * under neither: a changed key for either name refuses, as OpenSSH's
+ * CheckHostIP does under strict checking.
+ */
 static bool
 known_hosts_check(const struct ssh_target_conf *t, LIBSSH2_KNOWNHOSTS *kh,
     const char *key, size_t key_len, int key_type, const char *offered,
     char *message, size_t size)
 {
-	struct libssh2_knownhost *found = NULL;
-	char host[HOST_NAME_SIZE], expected[SSH_FINGERPRINT_SIZE];
+	const char *names[2] = { t->host_name, t->address };
+	struct libssh2_knownhost *found;
+	char name[HOST_NAME_SIZE];
+	bool matched = false;
+	size_t i;
 	int rc;
 
-	known_hosts_name(t, host);
-	/* port -1: the name already carries it, and no plain-host fallback */
-	rc = libssh2_knownhost_checkp(kh, host, -1, key, key_len,
-	    LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW |
-	    knownhost_key_type(key_type), &found);
-	if (rc == LIBSSH2_KNOWNHOST_CHECK_MATCH)
+	for (i = 0; i < 2; i++) {
+		if (names[i] == NULL)
+			continue;
+		known_hosts_name(names[i], t->port, name);
+		found = NULL;
+		rc = known_hosts_lookup(kh, name, key, key_len, key_type,
+		    &found);
+		if (rc == LIBSSH2_KNOWNHOST_CHECK_MISMATCH) {
+			mismatch_message(name, found, offered, message, size);
+			return false;
+		}
+		if (rc == LIBSSH2_KNOWNHOST_CHECK_FAILURE) {
+			snprintf(message, size, "host key not verified for %s: "
+			    "known_hosts check failed, offered %s", name,
+			    offered);
+			return false;
+		}
+		matched = matched || rc == LIBSSH2_KNOWNHOST_CHECK_MATCH;
+	}
+	if (matched)
 		return true;
-	if (rc == LIBSSH2_KNOWNHOST_CHECK_MISMATCH && found != NULL &&
-	    fingerprint_of_base64(found->key, expected))
-		snprintf(message, size, "host key mismatch for %s: expected %s "
-		    "(known_hosts), offered %s", host, expected, offered);
-	else if (rc == LIBSSH2_KNOWNHOST_CHECK_NOTFOUND)
-		snprintf(message, size, "host key not verified for %s: no "
-		    "known_hosts entry of its type, offered %s", host, offered);
-	else
-		snprintf(message, size, "host key not verified for %s: "
-		    "known_hosts check failed, offered %s", host, offered);
+	known_hosts_name(names[0] != NULL ? names[0] : names[1], t->port, name);
+	snprintf(message, size, "host key not verified for %s: no known_hosts "
+	    "entry of its type, offered %s", name, offered);
 	return false;
 }
 
@@ -240,12 +280,21 @@ static bool
 known_hosts_has_type(const struct ssh_target_conf *t, LIBSSH2_KNOWNHOSTS *kh,
     int key_type)
 {
-	char host[HOST_NAME_SIZE];
+	const char *names[2] = { t->host_name, t->address };
+	char name[HOST_NAME_SIZE];
+	size_t i;
 
-	known_hosts_name(t, host);
-	return libssh2_knownhost_checkp(kh, host, -1, "-", 1,
-	    LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_BASE64 |
-	    key_type, NULL) == LIBSSH2_KNOWNHOST_CHECK_MISMATCH;
+	for (i = 0; i < 2; i++) {
+		if (names[i] == NULL)
+			continue;
+		known_hosts_name(names[i], t->port, name);
+		if (libssh2_knownhost_checkp(kh, name, -1, "-", 1,
+		    LIBSSH2_KNOWNHOST_TYPE_PLAIN |
+		    LIBSSH2_KNOWNHOST_KEYENC_BASE64 | key_type, NULL) ==
+		    LIBSSH2_KNOWNHOST_CHECK_MISMATCH)
+			return true;
+	}
+	return false;
 }
 
 /* Appends the algorithms of the key types known_hosts holds for t. */

@@ -23,6 +23,7 @@
  */
 struct ssh_target_conf {
 	char *address;
+	char *host_name;		/* lower case; NULL if the address */
 	uint16_t port;
 	char *user;
 	char *known_hosts;		/* may be NULL */

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """SSH outcomes when the connection breaks after the exec request was sent,
-when a command dies by a signal OpenSSH has no name for, and when the
-command is too long for libssh2 to send (review 2026-12-01, ssh slice).  The real `sp mcp` talks to the throwaway
+when a command dies by a signal OpenSSH has no name for, when the command
+is too long for libssh2 to send, and a known_hosts keyed by the host's
+name (review 2026-12-01, ssh slice).  The real `sp mcp` talks to the throwaway
 sshd through a relay on 127.0.0.1 that, once it has passed the client's
 exec request (recognised by its size: the command carries a long literal),
 damages the server's next bytes, stops relaying them, or cuts both sides.
@@ -231,6 +232,43 @@ def phase_long_commands(tmp, sshd_port):
     relay.close()
 
 
+def phase_host_name(tmp, sshd_port):
+    """A policy naming its host, with the known_hosts line ssh-keyscan
+    writes for that name (the executor connects to the address)."""
+    first = socket.getaddrinfo("localhost", sshd_port,
+                               type=socket.SOCK_STREAM)[0][4][0]
+    if first != "127.0.0.1":  # the fixture listens there only
+        check("# SKIP localhost resolves to %s first" % first, True)
+        return
+    with open(os.path.join(tmp, "host_key.pub")) as f:
+        host_key = " ".join(f.read().split()[:2])
+    kh = os.path.join(tmp, "known_hosts_named")
+    with open(kh, "w") as f:
+        f.write("[localhost]:%d %s\n" % (sshd_port, host_key))
+    marker = os.path.join(tmp, "ran-named")
+    cfg = write_policy(tmp, {
+        "sallyport": 1,
+        "server": {"name": "exec-ssh-named"},
+        "credentials": {"key": {
+            "type": "ssh-key",
+            "private_key": os.path.join(tmp, "user_ed25519")}},
+        "targets": {"named": {"type": "ssh", "host": "localhost",
+                              "port": sshd_port, "user": getpass.getuser(),
+                              "credential": "key", "known_hosts": kh}},
+        "tools": [{"name": "mark", "description": "Touch a marker.",
+                   "target": "named", "scope": "run",
+                   "ssh": {"argv": ["touch", marker]}, "params": {}}],
+        "profiles": {"default": {"scopes": ["run"]}},
+    })
+    s = Session(cfg)
+    s.call(1, "mark", {})
+    a = s.wait([1]).get(1)
+    s.close()
+    check("known_hosts naming the host as the policy does: verified",
+          structured(a).get("outcome") == "ok" and os.path.exists(marker),
+          a)
+
+
 def main():
     tmp = tmpdir()
     start = subprocess.run(["sh", FIXTURE, "start", tmp],
@@ -244,6 +282,7 @@ def main():
             phase(tmp, port, mode)
         phase_signals(tmp, port)
         phase_long_commands(tmp, port)
+        phase_host_name(tmp, port)
     finally:
         subprocess.run(["sh", FIXTURE, "stop", tmp])
     done()

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/unit/ssh_harness.h"
 
@@ -170,5 +171,100 @@ Test(ssh_hostkeys, a_pin_of_another_type_is_denied_naming_the_type_offered)
 	run_call(base, engine, t, "true", 4096, 5000, &r);
 	cr_assert_eq(r.outcome, SSH_OK, "outcome %d: %s", r.outcome,
 	    r.message);
+	result_clear(&r);
+}
+
+/* "[name]:port TYPE KEY\n" for the fixture's public key file pub. */
+static void
+known_hosts_line(const char *name, const char *pub, char *out, size_t size)
+{
+	char *key = fixture_file(pub);
+	char *sp = strchr(key, ' ');
+
+	cr_assert_not_null(sp);
+	sp = strchr(sp + 1, ' ');	/* drop the comment */
+	if (sp != NULL)
+		*sp = '\0';
+	key[strcspn(key, "\n")] = '\0';
+	snprintf(out, size, "[%s]:%d %s\n", name, sshd.port, key);
+	free(key);
+}
+
+/* touch_marker() on a target named host_name, at 127.0.0.1. */
+static void
+touch_marker_named(const char *host_name, const char *kh,
+    struct call_result *r, char *marker, size_t size)
+{
+	struct ssh_target tg = sshd_target(&sshd, "user_ed25519", NULL);
+	char cmd[400];
+	int t;
+
+	tg.host_name = host_name;
+	tg.known_hosts = kh;
+	tg.known_hosts_len = strlen(kh);
+	sshd_path(&sshd, "marker", marker, size);
+	snprintf(cmd, sizeof(cmd), "touch '%s'", marker);
+	cr_assert_geq(t = ssh_engine_add_target(engine, &tg), 0);
+	run_call(base, engine, t, cmd, 4096, 5000, r);
+}
+
+/* What ssh-keyscan or ssh itself writes for a host named in the policy. */
+Test(ssh_hostkeys, known_hosts_naming_the_host_rather_than_its_address)
+{
+	char kh[1024], marker[300];
+	struct call_result r;
+
+	known_hosts_line("sshd.test", "host_key.pub", kh, sizeof(kh));
+	touch_marker_named("sshd.test", kh, &r, marker, sizeof(marker));
+	cr_assert_eq(r.outcome, SSH_OK, "outcome %d: %s", r.outcome,
+	    r.message);
+	cr_assert(file_exists(marker));
+	result_clear(&r);
+	cr_assert_eq(unlink(marker), 0);
+	/* OpenSSH looks names up in lower case */
+	touch_marker_named("SSHD.Test", kh, &r, marker, sizeof(marker));
+	cr_assert_eq(r.outcome, SSH_OK, "outcome %d: %s", r.outcome,
+	    r.message);
+	result_clear(&r);
+}
+
+/* A changed key under either the name or the address refuses. */
+Test(ssh_hostkeys, a_changed_key_under_the_name_or_the_address_is_denied)
+{
+	const char *wrong[2][2] = {
+		{ "host_key.pub", "other_host_key.pub" },	/* address */
+		{ "other_host_key.pub", "host_key.pub" },	/* name */
+	};
+	char kh[2048], line[1024], marker[300];
+	struct call_result r;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		known_hosts_line("sshd.test", wrong[i][0], kh, sizeof(kh));
+		known_hosts_line("127.0.0.1", wrong[i][1], line, sizeof(line));
+		strncat(kh, line, sizeof(kh) - strlen(kh) - 1);
+		touch_marker_named("sshd.test", kh, &r, marker, sizeof(marker));
+		cr_assert_eq(r.outcome, SSH_DENIED, "%zu: outcome %d: %s", i,
+		    r.outcome, r.message);
+		cr_assert(strstr(r.message, "mismatch for [") != NULL, "%s",
+		    r.message);
+		cr_assert(!file_exists(marker));
+		result_clear(&r);
+	}
+}
+
+/* An entry for another name says nothing about this host. */
+Test(ssh_hostkeys, an_entry_for_another_name_is_not_found)
+{
+	char kh[1024], marker[300];
+	struct call_result r;
+
+	known_hosts_line("other.test", "host_key.pub", kh, sizeof(kh));
+	touch_marker_named("sshd.test", kh, &r, marker, sizeof(marker));
+	cr_assert_eq(r.outcome, SSH_DENIED, "outcome %d: %s", r.outcome,
+	    r.message);
+	cr_assert(strstr(r.message, "for [sshd.test]:") != NULL, "%s",
+	    r.message);
+	cr_assert(!file_exists(marker));
 	result_clear(&r);
 }
