@@ -258,15 +258,15 @@ verify_known_hosts(LIBSSH2_SESSION *session, const struct ssh_target_conf *t,
 	return ok;
 }
 
-/* Host key algorithms for each known_hosts key type, best first. */
+/* Host key algorithms for each known_hosts key type, in OpenSSH's order. */
 static const struct {
 	int key_type;
 	const char *algorithms;
 } hostkey_algorithms[] = {
 	{ LIBSSH2_KNOWNHOST_KEY_ED25519, "ssh-ed25519" },
-	{ LIBSSH2_KNOWNHOST_KEY_ECDSA_521, "ecdsa-sha2-nistp521" },
-	{ LIBSSH2_KNOWNHOST_KEY_ECDSA_384, "ecdsa-sha2-nistp384" },
 	{ LIBSSH2_KNOWNHOST_KEY_ECDSA_256, "ecdsa-sha2-nistp256" },
+	{ LIBSSH2_KNOWNHOST_KEY_ECDSA_384, "ecdsa-sha2-nistp384" },
+	{ LIBSSH2_KNOWNHOST_KEY_ECDSA_521, "ecdsa-sha2-nistp521" },
 	{ LIBSSH2_KNOWNHOST_KEY_SSHRSA, "rsa-sha2-512,rsa-sha2-256,ssh-rsa" },
 	{ LIBSSH2_KNOWNHOST_KEY_SSHDSS, "ssh-dss" },
 };
