@@ -62,6 +62,7 @@ dispatch_ssh_target(struct dispatch *d, size_t index)
 	cb = &d->creds->creds[t->credential_index];
 	memset(&st, 0, sizeof(st));
 	st.address = addr;
+	st.host_name = t->host;
 	st.port = t->port;
 	st.user = t->user;
 	st.known_hosts = f->known_hosts;

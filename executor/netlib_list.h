@@ -29,6 +29,10 @@
 	    libssh2_socket_t fd), (s, fd)) \
 	F(const char *, libssh2_session_hostkey, (LIBSSH2_SESSION *s, \
 	    size_t *len, int *type), (s, len, type)) \
+	F(int, libssh2_session_supported_algs, (LIBSSH2_SESSION *s, \
+	    int method, const char ***algs), (s, method, algs)) \
+	F(int, libssh2_session_method_pref, (LIBSSH2_SESSION *s, int method, \
+	    const char *prefs), (s, method, prefs)) \
 	F(int, libssh2_session_disconnect_ex, (LIBSSH2_SESSION *s, \
 	    int reason, const char *desc, const char *lang), \
 	    (s, reason, desc, lang)) \

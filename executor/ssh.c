@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "common/log.h"
@@ -53,14 +54,43 @@ target_free(struct ssh_target_conf *t)
 	if (t == NULL)
 		return;
 	free(t->address);
+	free(t->host_name);
 	free(t->user);
 	free(t->known_hosts);
-	free_secret(t->private_key, t->private_key_len);
+	secret_free(&t->private_key);
 	free(t->public_key);
-	if (t->passphrase != NULL)
-		free_secret(t->passphrase, strlen(t->passphrase));
+	secret_free(&t->passphrase);
 	explicit_bzero(t, sizeof(*t));
 	free(t);
+}
+
+/*
+ * The host's name as known_hosts holds it (OpenSSH looks names up in
+ * lower case), or NULL when it is just the address again.
+ */
+static bool
+copy_host_name(struct ssh_target_conf *t, const char *name)
+{
+	char *p;
+
+	if (name == NULL || strcasecmp(name, t->address) == 0)
+		return true;
+	if ((t->host_name = strdup(name)) == NULL)
+		return false;
+	for (p = t->host_name; *p != '\0'; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return true;
+}
+
+/* len bytes and a NUL into secret memory. */
+static bool
+copy_secret(struct secret *s, const char *p, size_t len)
+{
+	if (!secret_alloc(s, len + 1))
+		return false;
+	memcpy(s->ptr, p, len);
+	return true;
 }
 
 static struct ssh_target_conf *
@@ -78,18 +108,25 @@ target_copy(const struct ssh_target *in)
 	t->public_key_len = in->public_key_len;
 	t->address = strdup(in->address);
 	t->user = strdup(in->user);
-	t->private_key = copy_bytes(in->private_key, in->private_key_len);
+	if (!copy_secret(&t->private_key, in->private_key,
+	    in->private_key_len)) {
+		target_free(t);
+		return NULL;
+	}
 	if (in->known_hosts != NULL)
 		t->known_hosts = copy_bytes(in->known_hosts,
 		    in->known_hosts_len);
 	if (in->public_key != NULL)
 		t->public_key = copy_bytes(in->public_key, in->public_key_len);
-	if (in->passphrase != NULL)
-		t->passphrase = strdup(in->passphrase);
-	if (t->address == NULL || t->user == NULL || t->private_key == NULL ||
+	if (in->passphrase != NULL && !copy_secret(&t->passphrase,
+	    in->passphrase, strlen(in->passphrase))) {
+		target_free(t);
+		return NULL;
+	}
+	if (t->address == NULL || !copy_host_name(t, in->host_name) ||
+	    t->user == NULL ||
 	    (in->known_hosts != NULL && t->known_hosts == NULL) ||
-	    (in->public_key != NULL && t->public_key == NULL) ||
-	    (in->passphrase != NULL && t->passphrase == NULL)) {
+	    (in->public_key != NULL && t->public_key == NULL)) {
 		target_free(t);
 		return NULL;
 	}
@@ -297,6 +334,10 @@ ssh_call_start(struct ssh_engine *engine, int target_id,
 	if (target_id < 0 || (size_t)target_id >= engine->target_count ||
 	    req->command == NULL || done == NULL) {
 		log_error("bad target id or request");
+		return NULL;
+	}
+	if (strnlen(req->command, SSH_COMMAND_MAX + 1) > SSH_COMMAND_MAX) {
+		log_error("command longer than %u bytes", SSH_COMMAND_MAX);
 		return NULL;
 	}
 	if ((call = call_new(engine, target_id, req, done, arg)) == NULL) {

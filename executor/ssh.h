@@ -22,6 +22,13 @@ struct event_base;
 struct ssh_engine;
 struct ssh_call;
 
+/*
+ * The longest command line the engine sends, in bytes: libssh2 1.10 sends
+ * no packet over 35000 bytes, and refuses a longer exec request only after
+ * the call was counted as sent.
+ */
+#define SSH_COMMAND_MAX 32768
+
 /* "SHA256:" + 43 unpadded base64 characters + NUL, as OpenSSH prints it. */
 #define SSH_FINGERPRINT_SIZE 51
 
@@ -31,6 +38,8 @@ struct ssh_call;
  */
 struct ssh_target {
 	const char *address;		/* numeric IPv4/IPv6, already resolved */
+	const char *host_name;		/* as the policy names the host, for
+					   known_hosts; NULL: the address only */
 	uint16_t port;
 	const char *user;
 	const char *known_hosts;	/* OpenSSH known_hosts bytes, or NULL */
@@ -51,7 +60,8 @@ struct ssh_engine_config {
 
 /* Borrowed by ssh_call_start() for the duration of that call only. */
 struct ssh_request {
-	const char *command;		/* run as is by the remote shell */
+	const char *command;		/* run as is by the remote shell;
+					   at most SSH_COMMAND_MAX bytes */
 	const char *stdin_data;		/* secrets go here, never in command */
 	size_t stdin_len;
 	size_t output_limit;		/* bytes kept of stdout, and of stderr */
@@ -109,7 +119,8 @@ int ssh_engine_add_target(struct ssh_engine *engine,
  * Starts one call; done(result, arg) runs exactly once, later, from the
  * event loop.  The returned handle is owned by the engine and valid until
  * done runs or ssh_call_cancel() returns.  NULL (and no callback) on a bad
- * target id or allocation failure.  May be called from a callback.
+ * target id, a command over SSH_COMMAND_MAX or allocation failure.  May be
+ * called from a callback.
  */
 struct ssh_call *ssh_call_start(struct ssh_engine *engine, int target_id,
     const struct ssh_request *request, ssh_done_fn done, void *arg);

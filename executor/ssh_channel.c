@@ -27,7 +27,12 @@ blocked(struct ssh_call *call)
 	return STEP_BLOCKED;
 }
 
-/* Errors that mean the session, not just this channel, is gone. */
+/*
+ * Errors that mean the session, not just this channel, is gone.  A packet
+ * that fails its MAC or cannot be decrypted or parsed is dropped by
+ * libssh2, which then carries on: whatever it held (another channel's
+ * exit status, its close) is lost, so the session is not trusted again.
+ */
 static bool
 session_lost(int rc)
 {
@@ -36,7 +41,14 @@ session_lost(int rc)
 	    rc == LIBSSH2_ERROR_SOCKET_DISCONNECT ||
 	    rc == LIBSSH2_ERROR_SOCKET_TIMEOUT ||
 	    rc == LIBSSH2_ERROR_TIMEOUT ||
-	    rc == LIBSSH2_ERROR_BAD_USE;
+	    rc == LIBSSH2_ERROR_BAD_USE ||
+	    rc == LIBSSH2_ERROR_INVALID_MAC ||
+	    rc == LIBSSH2_ERROR_DECRYPT ||
+	    rc == LIBSSH2_ERROR_ENCRYPT ||
+	    rc == LIBSSH2_ERROR_PROTO ||
+	    rc == LIBSSH2_ERROR_OUT_OF_BOUNDARY ||
+	    rc == LIBSSH2_ERROR_KEX_FAILURE ||
+	    rc == LIBSSH2_ERROR_KEY_EXCHANGE_FAILURE;
 }
 
 static const char *
@@ -116,9 +128,14 @@ step_exec(struct ssh_call *call)
 		return blocked(call);
 	if (session_lost(rc))
 		return STEP_CONN_LOST;
-	if (rc != 0) {
+	/* only the server's own "no" proves the command did not start */
+	if (rc == LIBSSH2_ERROR_CHANNEL_REQUEST_DENIED) {
 		ssh_call_finish(call, SSH_FAILED, "server refused to run the "
 		    "command: %s", last_error(call));
+		call->state = CALL_CLOSING;
+	} else if (rc != 0) {
+		ssh_call_finish(call, SSH_UNKNOWN, "no answer to the command "
+		    "request (%s); it may have run", last_error(call));
 		call->state = CALL_CLOSING;
 	} else if (call->detached)
 		call->state = CALL_CLOSING;
@@ -259,6 +276,25 @@ step_closing(struct ssh_call *call)
 	return STEP_PROGRESS;
 }
 
+/*
+ * RFC 4254 names signals bare ("TERM"), but OpenSSH sends "SIG@openssh.com"
+ * for any signal outside its short list (BUS, SYS, XCPU, ...), and another
+ * server may send anything: only a name of [A-Z0-9] is passed on, others
+ * become "UNKNOWN", which is all a result record can carry.
+ */
+static void
+signal_name_copy(char *out, size_t size, const char *sig, size_t len)
+{
+	size_t i;
+	bool plain = len > 0 && len < size;
+
+	for (i = 0; plain && i < len; i++)
+		plain = (sig[i] >= 'A' && sig[i] <= 'Z') ||
+		    (sig[i] >= '0' && sig[i] <= '9');
+	snprintf(out, size, "%.*s", plain ? (int)len : 7,
+	    plain ? sig : "UNKNOWN");
+}
+
 static void
 collect_exit(struct ssh_call *call)
 {
@@ -267,9 +303,9 @@ collect_exit(struct ssh_call *call)
 
 	libssh2_channel_get_exit_signal(call->channel, &sig, &sig_len,
 	    NULL, NULL, NULL, NULL);
-	if (sig != NULL && sig_len > 0) {
-		snprintf(call->signal, sizeof(call->signal), "%.*s",
-		    (int)sig_len, sig);
+	if (sig != NULL) {
+		signal_name_copy(call->signal, sizeof(call->signal), sig,
+		    sig_len);
 		ssh_call_finish(call, SSH_OK, "killed by signal %s",
 		    call->signal);
 	} else {

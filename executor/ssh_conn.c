@@ -117,6 +117,7 @@ conn_session_start(struct ssh_conn *conn)
 		return false;
 	}
 	libssh2_session_set_blocking(conn->session, 0);
+	ssh_hostkey_prefer(conn->session, conn->target);
 	conn->state = CONN_HANDSHAKE;
 	return true;
 }
@@ -184,8 +185,9 @@ conn_step_auth(struct ssh_conn *conn)
 	int rc;
 
 	rc = libssh2_userauth_publickey_frommemory(conn->session, t->user,
-	    strlen(t->user), t->public_key, t->public_key_len, t->private_key,
-	    t->private_key_len, t->passphrase);
+	    strlen(t->user), t->public_key, t->public_key_len,
+	    (const char *)t->private_key.ptr, t->private_key_len,
+	    (const char *)t->passphrase.ptr);
 	if (rc == LIBSSH2_ERROR_EAGAIN) {
 		ssh_conn_note_eagain(conn, NULL);
 		return STEP_BLOCKED;

@@ -13,22 +13,28 @@
 #include <libssh2.h>
 #include <stdarg.h>
 
+#include "common/secret.h"
 #include "executor/ssh.h"
 
-/* The engine's own copy of a target; secrets zeroed when freed. */
+/*
+ * The engine's own copy of a target.  The key and passphrase live in
+ * secret memory, as in the credential store: out of core dumps and swap,
+ * zeroed when freed.
+ */
 struct ssh_target_conf {
 	char *address;
+	char *host_name;		/* lower case; NULL if the address */
 	uint16_t port;
 	char *user;
 	char *known_hosts;		/* may be NULL */
 	size_t known_hosts_len;
 	bool has_host_key_sha256;
 	uint8_t host_key_sha256[HASH_SHA256_LEN];
-	char *private_key;
+	struct secret private_key;	/* private_key_len bytes + NUL */
 	size_t private_key_len;
 	char *public_key;		/* may be NULL */
 	size_t public_key_len;
-	char *passphrase;		/* may be NULL */
+	struct secret passphrase;	/* NUL-terminated; ptr NULL if none */
 	struct ssh_conn *conn;		/* the live connection, or NULL */
 };
 
@@ -159,7 +165,15 @@ enum step_result { STEP_BLOCKED, STEP_PROGRESS, STEP_CONN_LOST };
 enum step_result ssh_channel_step(struct ssh_call *call);
 bool ssh_channel_active(const struct ssh_call *call);
 
-/* ssh_hostkey.c: true if the session's host key verifies against target. */
+/*
+ * ssh_hostkey.c: before the key exchange, puts first the host key
+ * algorithms of the key types known_hosts holds for target (as OpenSSH
+ * orders its offer), so a server with several host keys shows one that can
+ * be checked.  Only the order changes; verification still decides.
+ */
+void ssh_hostkey_prefer(LIBSSH2_SESSION *session,
+    const struct ssh_target_conf *target);
+/* True if the session's host key verifies against target. */
 bool ssh_hostkey_verify(LIBSSH2_SESSION *session,
     const struct ssh_target_conf *target, char *message, size_t size);
 

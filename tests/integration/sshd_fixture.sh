@@ -1,7 +1,7 @@
 #!/bin/sh
 # A throwaway OpenSSH server on 127.0.0.1 for the SSH engine's tests.
 #
-#   sshd_fixture.sh start DIR [rsa] [debug]   prints the port on stdout
+#   sshd_fixture.sh start DIR [rsa] [debug] [ecdsa]   prints the port
 #   sshd_fixture.sh stop DIR
 #
 # start generates, in DIR: host_key (the server's), other_host_key (a key
@@ -12,21 +12,24 @@
 # running for long.  "rsa" also lets sshd accept ssh-rsa (SHA-1)
 # signatures: libssh2 1.10 signs RSA user auth with nothing else, and
 # OpenSSH 8.8+ refuses that by default.  "debug" raises sshd's LogLevel to DEBUG1, so the log
-# shows global requests such as keepalives.  stop kills sshd by the pid
-# recorded at start.
+# shows global requests such as keepalives.  "ecdsa" gives sshd a second
+# host key, host_key_ecdsa (its known_hosts line: known_hosts_ecdsa), as a
+# stock sshd has several.  stop kills sshd by the pid recorded at start.
 set -eu
 
-usage='usage: sshd_fixture.sh start|stop DIR [rsa] [debug]'
+usage='usage: sshd_fixture.sh start|stop DIR [rsa] [debug] [ecdsa]'
 cmd=${1:?$usage}
 dir=${2:?$usage}
 shift 2
 want_rsa=no
 extra_config=''
 log_level=VERBOSE
+want_ecdsa=no
 for opt in "$@"; do
 	case $opt in
 	rsa) want_rsa=yes; extra_config='PubkeyAcceptedAlgorithms +ssh-rsa' ;;
 	debug) log_level=DEBUG1 ;;
+	ecdsa) want_ecdsa=yes ;;
 	*) echo "$usage" >&2; exit 64 ;;
 	esac
 done
@@ -48,6 +51,7 @@ write_config() {
 ListenAddress 127.0.0.1
 Port $1
 HostKey $dir/host_key
+$ecdsa_config
 AuthorizedKeysFile $dir/authorized_keys
 PubkeyAuthentication yes
 PasswordAuthentication no
@@ -90,6 +94,11 @@ start() {
 	[ "$(id -u)" -ne 0 ] || mkdir -p /run/sshd
 	keygen ed25519 host_key
 	keygen ed25519 other_host_key
+	ecdsa_config=''
+	if [ $want_ecdsa = yes ]; then
+		keygen ecdsa host_key_ecdsa
+		ecdsa_config="HostKey $dir/host_key_ecdsa"
+	fi
 	keygen ed25519 user_ed25519
 	keygen ed25519 stranger
 	cp "$dir/user_ed25519.pub" "$dir/authorized_keys"
@@ -103,6 +112,8 @@ start() {
 			known_hosts_line "$port" host_key >"$dir/known_hosts"
 			known_hosts_line "$port" other_host_key \
 			    >"$dir/known_hosts_other"
+			[ $want_ecdsa = no ] || known_hosts_line "$port" \
+			    host_key_ecdsa >"$dir/known_hosts_ecdsa"
 			echo "$port"
 			return 0
 		fi

@@ -386,3 +386,29 @@ Test(ssh, timeout_before_sending_is_failed_and_drops_the_connection)
 	close(lfd);
 	result_clear(&r);
 }
+
+/* libssh2 would refuse the exec request only after the call counts as sent. */
+Test(ssh, a_command_over_the_limit_is_refused_before_any_connection)
+{
+	struct ssh_request req = { .output_limit = 4096, .timeout_ms = 5000 };
+	struct call_result r = { 0 };
+	char *cmd = malloc(SSH_COMMAND_MAX + 2);
+	int t = default_target();
+
+	cr_assert_not_null(cmd);
+	memset(cmd, 'x', SSH_COMMAND_MAX + 1);
+	cmd[SSH_COMMAND_MAX + 1] = '\0';
+	req.command = cmd;
+	cr_assert_null(ssh_call_start(engine, t, &req, result_store, &r));
+	run_loop_for(base, 100);
+	cr_assert(!r.done);
+	cr_assert_eq(sshd_log_count(&sshd, "Connection from"), 0);
+	cmd[SSH_COMMAND_MAX] = '\0';	/* the limit itself is allowed */
+	cmd[0] = ':';
+	cmd[1] = ' ';
+	cr_assert_not_null(ssh_call_start(engine, t, &req, result_store, &r));
+	loop_until_done(base, &r, 1);
+	assert_ok_exit(&r, 0);
+	result_clear(&r);
+	free(cmd);
+}
