@@ -137,6 +137,26 @@ def round_trip():
     print("  sp mcp adds 3 round trips per call: about %d µs at p50 when "
           "each wakes an idle CPU, %d µs if none did" %
           (3 * p50[0], 3 * p50[1]))
+    idle_poll()
+
+
+def idle_poll():
+    """How long an idle CPU polls before it halts, when the kernel says:
+    with 0 (as on a VM that disables guest halt-polling) every wake-up of
+    an idle vCPU pays a halt exit, which is what the unbound round trip
+    above measures."""
+    driver = "/sys/devices/system/cpu/cpuidle/current_driver"
+    poll = "/sys/module/haltpoll/parameters/guest_halt_poll_ns"
+    try:
+        with open(driver) as f:
+            name = f.read().strip()
+    except OSError:
+        return
+    line = "  cpuidle driver %s" % name
+    if os.path.exists(poll):
+        with open(poll) as f:
+            line += ", guest_halt_poll_ns %s" % f.read().strip()
+    print(line)
 
 
 def bench_http(tmp):
