@@ -314,3 +314,26 @@ test_shell_quote(const char *value)
 	*p = '\0';
 	return out;
 }
+
+void
+ssh_suite_start(struct sshd *s, struct event_base **base,
+    struct ssh_engine **engine, const char *options,
+    unsigned keepalive_seconds)
+{
+	struct ssh_engine_config cfg = {
+		.keepalive_seconds = keepalive_seconds,
+	};
+
+	sshd_start(s, options);
+	cr_assert_not_null(*base = event_base_new());
+	cr_assert_not_null(*engine = ssh_engine_new(*base, &cfg));
+}
+
+void
+ssh_suite_stop(struct sshd *s, struct event_base *base,
+    struct ssh_engine *engine)
+{
+	ssh_engine_free(engine);
+	event_base_free(base);
+	sshd_stop(s);
+}

@@ -47,6 +47,17 @@ void sshd_start(struct sshd *s, const char *options);
 /* Stops sshd, removes its directory and frees every sshd_target buffer. */
 void sshd_stop(struct sshd *s);
 
+/*
+ * What most SSH test files set up per test: sshd started with options, an
+ * event base, and an engine on it with keepalive_seconds; asserts on
+ * failure.  The three are the caller's; ssh_suite_stop frees them all.
+ */
+void ssh_suite_start(struct sshd *s, struct event_base **base,
+    struct ssh_engine **engine, const char *options,
+    unsigned keepalive_seconds);
+void ssh_suite_stop(struct sshd *s, struct event_base *base,
+    struct ssh_engine *engine);
+
 /* The account the tests log in as: the current user (root on CI). */
 const char *sshd_user(void);
 

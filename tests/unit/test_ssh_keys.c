@@ -21,19 +21,13 @@ static struct ssh_engine *engine;
 static void
 setup(void)
 {
-	struct ssh_engine_config cfg = { .keepalive_seconds = 30 };
-
-	sshd_start(&sshd, "");
-	cr_assert_not_null(base = event_base_new());
-	cr_assert_not_null(engine = ssh_engine_new(base, &cfg));
+	ssh_suite_start(&sshd, &base, &engine, "", 30);
 }
 
 static void
 teardown(void)
 {
-	ssh_engine_free(engine);
-	event_base_free(base);
-	sshd_stop(&sshd);
+	ssh_suite_stop(&sshd, base, engine);
 }
 
 TestSuite(ssh_keys, .init = setup, .fini = teardown, .timeout = 20);
