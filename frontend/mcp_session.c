@@ -287,7 +287,9 @@ mcp_request(struct mcp_session *s, const struct mcp_frame *frame,
 	if (s->state == MCP_STATE_OPEN && !m->when_open)
 		return mcp_session_error(s, &msg->id, JSONRPC_INVALID_REQUEST,
 		    "Invalid Request: the session is already initialized", out);
-	if (m->handle == mcp_call_tools_call && s->inflight >= s->call_slots)
+	/* a loop that ignored may_read gets the "too many" denial instead */
+	if (m->handle == mcp_call_tools_call && s->inflight >= s->call_slots &&
+	    s->deferred == NULL)
 		return mcp_session_defer(s, frame);
 	return m->handle(s, frame, msg, out);
 }

@@ -483,6 +483,37 @@ Test(limits, a_waiting_call_is_failed_when_the_executor_is_lost)
 	cr_assert_eq(mcp_session_exit_status(h.s), 70);
 }
 
+/* Only one call waits; one more, fed although may_read said no, is denied. */
+Test(limits, a_second_waiting_call_is_denied_not_lost)
+{
+	static const struct harness_limits one = { "close", 1, 200, 16000 };
+	struct record_action a;
+	bool is_error = false;
+	cJSON *sc;
+
+	harness_end(&h);
+	harness_start(&h, &one);
+	harness_open(&h);
+	call("1", "get_item", "{\"id\":1}");
+	call("2", "get_item", "{\"id\":2}");
+	cr_assert_not(mcp_session_may_read(h.s, 0));
+	harness_clear(&h);
+	call("3", "get_item", "{\"id\":3}");
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0);
+	sc = structured(0, &is_error);
+	cr_assert(is_error);
+	cr_assert_str_eq(sc_string(sc, "outcome"), "denied");
+	cr_assert(strstr(sc_string(sc, "message"), "1 calls are already "
+	    "running") != NULL);
+	cJSON_Delete(sc);
+	harness_clear(&h);
+	feed_result(1, RECORD_OUTCOME_OK, 0);
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 1);
+	harness_action(&h, 0, &a);
+	cr_assert_eq(a.args[0].u.integer, 2, "the waiting call is the one sent");
+	record_action_free(&a);
+}
+
 Test(limits, calls_per_session_is_a_budget)
 {
 	static const struct harness_limits three = { "close", 4, 3, 16000 };
