@@ -365,7 +365,7 @@ mcp_session_executor_lost(struct mcp_session *s, struct mcp_output *out)
 			    RECORD_OUTCOME_UNKNOWN, msg, out) && ok;
 		mcp_call_release(s, call);
 	}
-	ok = mcp_session_fail_deferred(s, out) && ok;
+	ok = mcp_session_end_input(s, out) && ok;
 	s->state = MCP_STATE_CLOSED;
 	s->exit_status = MCP_EXIT_INTERNAL;
 	return ok;

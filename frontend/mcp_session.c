@@ -374,8 +374,10 @@ mcp_session_run_deferred(struct mcp_session *s, struct mcp_output *out)
 }
 
 bool
-mcp_session_fail_deferred(struct mcp_session *s, struct mcp_output *out)
+mcp_session_end_input(struct mcp_session *s, struct mcp_output *out)
 {
+	struct mcp_frame frame = { s->deferred, s->deferred_len,
+	    s->deferred_no };
 	struct jsonrpc_message msg;
 	struct json_doc doc;
 	struct json_error err;
@@ -390,8 +392,10 @@ mcp_session_fail_deferred(struct mcp_session *s, struct mcp_output *out)
 	    &doc, &err) && jsonrpc_classify(&doc, &msg) == JSONRPC_REQUEST)
 		ok = mcp_output_add_line(out, result_render_call_response(
 		    &msg.id, result_render_local(&s->render,
-		    RECORD_OUTCOME_FAILED, "the executor ended before this "
-		    "call was sent; it did not run")));
+		    RECORD_OUTCOME_FAILED, "the session ended before this "
+		    "call was sent; it did not run"))) &&
+		    mcp_session_audit_rejection(s, &frame, "session-ended", 0,
+		    out);
 	jsonrpc_message_free(&msg);
 	json_doc_free(&doc);
 	free(s->deferred);

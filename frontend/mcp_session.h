@@ -39,7 +39,8 @@
  *   frame, copied) and handled when a result frees a slot; until then no
  *   frame is read.  Frames before it are handled at once even with the
  *   table full, so a cancel or a ping is never stuck behind running
- *   calls.  If the executor is lost first, it is answered "failed".
+ *   calls.  If input ends or the executor is lost first, it is
+ *   answered "failed" and never sent.
  * - notifications/cancelled naming a call in flight appends a cancel
  *   record; no response is ever sent for that call; when its result
  *   arrives, a cancellation audit event says whether it had started.
@@ -133,6 +134,14 @@ bool mcp_session_handle_result(struct mcp_session *s,
 /* The executor is gone: every call in flight becomes "unknown". */
 bool mcp_session_executor_lost(struct mcp_session *s,
     struct mcp_output *out);
+
+/*
+ * No frame will be handled any more (end of input, termination, an
+ * internal error): a tools/call still waiting for a slot is answered
+ * "failed" and dropped, never sent, so the calls left to drain are only
+ * those already running.
+ */
+bool mcp_session_end_input(struct mcp_session *s, struct mcp_output *out);
 
 bool mcp_session_should_close(const struct mcp_session *s);
 

@@ -92,10 +92,4 @@ bool mcp_call_cancelled(struct mcp_session *s, const cJSON *params,
 /* Handles the deferred tools/call, if any, now that a slot is free. */
 bool mcp_session_run_deferred(struct mcp_session *s, struct mcp_output *out);
 
-/*
- * The executor is gone before the deferred tools/call was sent: it is
- * answered "failed" (it never left), and dropped.
- */
-bool mcp_session_fail_deferred(struct mcp_session *s, struct mcp_output *out);
-
 #endif

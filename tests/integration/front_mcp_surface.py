@@ -10,10 +10,12 @@
   string "1" next to the number 1), notifications and client responses
   get nothing, and stdout holds only whole JSON-RPC lines;
 - a protocol version the server does not know is answered with
-  2025-11-25, a known older one with itself."""
+  2025-11-25, a known older one with itself;
+- SIGTERM while a call waits for a slot answers it failed, unsent."""
 import json
 import os
 import shutil
+import signal
 import sys
 import time
 
@@ -144,6 +146,47 @@ def test_versions(tmp, target):
               (out[:300], err[-300:]))
 
 
+def test_term_with_a_waiting_call(tmp, target):
+    """SIGTERM while one call runs and another waits for its slot: the
+    running one ends and is answered, the waiting one is answered failed
+    and never reaches the target (started late, it could outlast the
+    broker's grace, which counts one call_timeout_ms)."""
+    cfg = policy(tmp, target.port, limits={"max_inflight": 1})
+    p = start(cfg)
+    try:
+        p.stdin.write(INITIALIZE +
+                      call(1, name="fetch",
+                           arguments={"a": "slow", "b": "1200"}) +
+                      call("w\"2", name="fetch",
+                           arguments={"a": "waiting", "b": "x"}))
+        p.stdin.flush()
+        read_line(p, 10)
+        events(target, [("request", "/slow/1200")])
+        p.send_signal(signal.SIGTERM)
+        status, out, err = finish(p, timeout=15)
+    except BaseException:
+        p.kill()
+        raise
+    got = {m["id"]: m["result"]["structuredContent"]
+           for m in map(json.loads, out.splitlines())}
+    check("SIGTERM with a call waiting: the running call is answered ok, "
+          "the waiting one failed",
+          sorted(got, key=str) == [1, "w\"2"] and
+          got[1]["outcome"] == "ok" and got["w\"2"]["outcome"] == "failed",
+          out[-600:])
+    time.sleep(0.2)
+    paths = [e["path"] for e in target.requests()
+             if e["event"] == "request" and "/waiting/" in e["path"]]
+    check("... and the waiting call never reached the target", paths == [],
+          paths)
+    with open(os.path.join(tmp, "audit.jsonl")) as f:
+        audit = [json.loads(l) for l in f]
+    check("... the audit has its rejection, reason session-ended",
+          [a.get("reason") for a in audit if a["kind"] == "rejection"] ==
+          ["session-ended"], [a["kind"] for a in audit])
+    check("... exit 0", status == 0, err[-500:])
+
+
 def main():
     tmp = tmpdir()
     target = Target(tmp, script=FRONT_TARGET)
@@ -151,6 +194,7 @@ def main():
         test_cancel_with_full_table(tmp, target)
         test_ids_and_silence(tmp, target)
         test_versions(tmp, target)
+        test_term_with_a_waiting_call(tmp, target)
     finally:
         target.stop()
         shutil.rmtree(tmp, ignore_errors=True)

@@ -514,6 +514,44 @@ Test(limits, a_second_waiting_call_is_denied_not_lost)
 	record_action_free(&a);
 }
 
+/* Input ends (end of stream, SIGTERM) while a call waits: never sent. */
+Test(limits, a_waiting_call_is_failed_when_input_ends)
+{
+	static const struct harness_limits one = { "close", 1, 200, 16000 };
+	struct record_audit_event ev;
+	bool is_error = false;
+	cJSON *sc;
+
+	harness_end(&h);
+	harness_start(&h, &one);
+	harness_open(&h);
+	call("1", "get_item", "{\"id\":1}");
+	call("\"z\u00e9\"", "get_item", "{\"id\":2}");
+	harness_clear(&h);
+	cr_assert(mcp_session_end_input(h.s, &h.out));
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0);
+	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 1);
+	cr_assert(starts_with(harness_line(&h, 0),
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"z\u00e9\","));
+	sc = structured(0, &is_error);
+	cr_assert(is_error);
+	cr_assert_str_eq(sc_string(sc, "outcome"), "failed");
+	cr_assert_str_eq(sc_string(sc, "message"), "the session ended before "
+	    "this call was sent; it did not run");
+	cJSON_Delete(sc);
+	harness_audit(&h, 0, &ev);
+	cr_assert_eq(ev.kind, RECORD_AUDIT_REJECTION);
+	cr_assert_str_eq(ev.reason.ptr, "session-ended");
+	record_audit_event_free(&ev);
+	harness_clear(&h);
+	cr_assert(mcp_session_end_input(h.s, &h.out), "a second time: nothing");
+	feed_result(1, RECORD_OUTCOME_OK, 0);
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0,
+	    "the dropped call is not sent when the slot frees");
+	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 1);
+	cr_assert_eq(mcp_session_inflight(h.s), 0);
+}
+
 Test(limits, calls_per_session_is_a_budget)
 {
 	static const struct harness_limits three = { "close", 4, 3, 16000 };
