@@ -366,6 +366,8 @@ mcp_session_run_deferred(struct mcp_session *s, struct mcp_output *out)
 
 	if (bytes == NULL || s->inflight >= s->call_slots)
 		return true;
+	if (s->state == MCP_STATE_CLOSED)	/* it would go unanswered */
+		return mcp_session_end_input(s, out);
 	s->deferred = NULL;
 	ok = mcp_session_handle_frame(s, bytes, s->deferred_len,
 	    s->deferred_no, out);
