@@ -75,6 +75,8 @@ struct frontend {
 	bool failed;		/* an internal error: exit 70 */
 };
 
+static void frontend_flush_items(struct frontend *fe);
+
 /*
  * Input is over: once every call is answered, flush and end.  Not before
  * the executor's hello either: an executor left greeting a closed channel
@@ -96,6 +98,10 @@ frontend_stop_input(struct frontend *fe)
 {
 	fe->input_done = true;
 	(void)event_del(fe->ev_stdin);
+	/* a call still waiting for a slot is answered, not started late */
+	if (!mcp_session_end_input(fe->session, &fe->items))
+		fe->failed = true;
+	frontend_flush_items(fe);
 	frontend_maybe_finish(fe);
 }
 

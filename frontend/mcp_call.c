@@ -338,7 +338,7 @@ mcp_session_handle_result(struct mcp_session *s,
 		    &call->id, result_render_structured(&s->render, tool, r)));
 	}
 	mcp_call_release(s, call);
-	return ok;
+	return mcp_session_run_deferred(s, out) && ok;
 }
 
 bool
@@ -365,6 +365,7 @@ mcp_session_executor_lost(struct mcp_session *s, struct mcp_output *out)
 			    RECORD_OUTCOME_UNKNOWN, msg, out) && ok;
 		mcp_call_release(s, call);
 	}
+	ok = mcp_session_end_input(s, out) && ok;
 	s->state = MCP_STATE_CLOSED;
 	s->exit_status = MCP_EXIT_INTERNAL;
 	return ok;

@@ -250,6 +250,22 @@ static const struct mcp_method {
 	{ NULL, false, false, NULL },
 };
 
+/* Keeps a copy of a tools/call frame until a call slot frees. */
+static bool
+mcp_session_defer(struct mcp_session *s, const struct mcp_frame *frame)
+{
+	s->deferred = malloc(frame->len > 0 ? frame->len : 1);
+	if (s->deferred == NULL) {
+		log_error("mcp_session_defer: out of memory for %zu bytes",
+		    frame->len);
+		return false;
+	}
+	memcpy(s->deferred, frame->bytes, frame->len);
+	s->deferred_len = frame->len;
+	s->deferred_no = frame->number;
+	return true;
+}
+
 static bool
 mcp_request(struct mcp_session *s, const struct mcp_frame *frame,
     const struct jsonrpc_message *msg, struct mcp_output *out)
@@ -271,6 +287,10 @@ mcp_request(struct mcp_session *s, const struct mcp_frame *frame,
 	if (s->state == MCP_STATE_OPEN && !m->when_open)
 		return mcp_session_error(s, &msg->id, JSONRPC_INVALID_REQUEST,
 		    "Invalid Request: the session is already initialized", out);
+	/* a loop that ignored may_read gets the "too many" denial instead */
+	if (m->handle == mcp_call_tools_call && s->inflight >= s->call_slots &&
+	    s->deferred == NULL)
+		return mcp_session_defer(s, frame);
 	return m->handle(s, frame, msg, out);
 }
 
@@ -339,6 +359,53 @@ mcp_session_handle_frame(struct mcp_session *s, const uint8_t *bytes,
 }
 
 bool
+mcp_session_run_deferred(struct mcp_session *s, struct mcp_output *out)
+{
+	uint8_t *bytes = s->deferred;
+	bool ok;
+
+	if (bytes == NULL || s->inflight >= s->call_slots)
+		return true;
+	if (s->state == MCP_STATE_CLOSED)	/* it would go unanswered */
+		return mcp_session_end_input(s, out);
+	s->deferred = NULL;
+	ok = mcp_session_handle_frame(s, bytes, s->deferred_len,
+	    s->deferred_no, out);
+	free(bytes);
+	return ok;
+}
+
+bool
+mcp_session_end_input(struct mcp_session *s, struct mcp_output *out)
+{
+	struct mcp_frame frame = { s->deferred, s->deferred_len,
+	    s->deferred_no };
+	struct jsonrpc_message msg;
+	struct json_doc doc;
+	struct json_error err;
+	bool ok = true;
+
+	if (s->deferred == NULL)
+		return true;
+	memset(&doc, 0, sizeof(doc));
+	memset(&msg, 0, sizeof(msg));
+	/* it parsed once as a request, so it parses again */
+	if (json_parse_frame(s->deferred, s->deferred_len, JSON_DEPTH_DEFAULT,
+	    &doc, &err) && jsonrpc_classify(&doc, &msg) == JSONRPC_REQUEST)
+		ok = mcp_output_add_line(out, result_render_call_response(
+		    &msg.id, result_render_local(&s->render,
+		    RECORD_OUTCOME_FAILED, "the session ended before this "
+		    "call was sent; it did not run"))) &&
+		    mcp_session_audit_rejection(s, &frame, "session-ended", 0,
+		    out);
+	jsonrpc_message_free(&msg);
+	json_doc_free(&doc);
+	free(s->deferred);
+	s->deferred = NULL;
+	return ok;
+}
+
+bool
 mcp_session_handle_bad_frame(struct mcp_session *s, const struct frame *f,
     struct mcp_output *out)
 {
@@ -375,7 +442,7 @@ mcp_session_inflight(const struct mcp_session *s)
 bool
 mcp_session_may_read(const struct mcp_session *s, size_t queued_bytes)
 {
-	return s->state != MCP_STATE_CLOSED && s->inflight < s->call_slots &&
+	return s->state != MCP_STATE_CLOSED && s->deferred == NULL &&
 	    queued_bytes <= MCP_OUTPUT_QUEUE_BOUND;
 }
 
@@ -456,6 +523,7 @@ mcp_session_free(struct mcp_session *s)
 	for (i = 0; s->calls != NULL && i < s->call_slots; i++)
 		jsonrpc_id_free(&s->calls[i].id);
 	free(s->calls);
+	free(s->deferred);
 	free(s->catalog_json);
 	free(s->server_version);
 	free(s->issuer);

@@ -31,10 +31,16 @@
  *   policy does not declare: -32602 whose message lists the profile's
  *   tools.  A declared tool whose scope the profile lacks: a result with
  *   outcome "denied" naming the scope.  Arguments refused: outcome
- *   "invalid" with the shaped report.  max_inflight calls running, or
- *   calls_per_session spent: outcome "denied" saying which.  Each of these
+ *   "invalid" with the shaped report.  calls_per_session spent: outcome
+ *   "denied" saying so.  Each of these
  *   is a tool result (isError) so the model can read it, plus a
  *   rejection audit event; none sends a record.
+ * - A tools/call that comes while max_inflight calls run is kept (one
+ *   frame, copied) and handled when a result frees a slot; until then no
+ *   frame is read.  Frames before it are handled at once even with the
+ *   table full, so a cancel or a ping is never stuck behind running
+ *   calls.  If input ends or the executor is lost first, it is
+ *   answered "failed" and never sent.
  * - notifications/cancelled naming a call in flight appends a cancel
  *   record; no response is ever sent for that call; when its result
  *   arrives, a cancellation audit event says whether it had started.
@@ -129,6 +135,14 @@ bool mcp_session_handle_result(struct mcp_session *s,
 bool mcp_session_executor_lost(struct mcp_session *s,
     struct mcp_output *out);
 
+/*
+ * No frame will be handled any more (end of input, termination, an
+ * internal error): a tools/call still waiting for a slot is answered
+ * "failed" and dropped, never sent, so the calls left to drain are only
+ * those already running.
+ */
+bool mcp_session_end_input(struct mcp_session *s, struct mcp_output *out);
+
 bool mcp_session_should_close(const struct mcp_session *s);
 
 /* MCP_EXIT_CLEAN, MCP_EXIT_MALFORMED or MCP_EXIT_INTERNAL. */
@@ -138,9 +152,9 @@ int mcp_session_exit_status(const struct mcp_session *s);
 size_t mcp_session_inflight(const struct mcp_session *s);
 
 /*
- * Whether the loop may read another frame: not when closed, not with
- * max_inflight calls running, not with more than MCP_OUTPUT_QUEUE_BOUND
- * bytes still queued for the client.
+ * Whether the loop may read another frame: not when closed, not while a
+ * tools/call waits for a free slot, not with more than
+ * MCP_OUTPUT_QUEUE_BOUND bytes still queued for the client.
  */
 bool mcp_session_may_read(const struct mcp_session *s, size_t queued_bytes);
 

@@ -42,6 +42,15 @@ struct mcp_session {
 	size_t inflight;
 	size_t calls_sent;		/* counted against calls_per_session */
 	uint64_t next_call_id;
+	/*
+	 * A tools/call read while max_inflight calls ran: kept (owned copy)
+	 * until a slot frees, and no frame is read meanwhile.  Reading stops
+	 * at this call, not at the full table, so a cancel or a ping sent
+	 * while the table is full is still seen.
+	 */
+	uint8_t *deferred;
+	size_t deferred_len;
+	uint64_t deferred_no;
 };
 
 /* The frame being handled, for audit events. */
@@ -79,5 +88,8 @@ bool mcp_call_tools_call(struct mcp_session *s, const struct mcp_frame *frame,
 
 bool mcp_call_cancelled(struct mcp_session *s, const cJSON *params,
     struct mcp_output *out);
+
+/* Handles the deferred tools/call, if any, now that a slot is free. */
+bool mcp_session_run_deferred(struct mcp_session *s, struct mcp_output *out);
 
 #endif

@@ -31,3 +31,12 @@ endif
 tests_unit_test_writer_SOURCES = tests/unit/test_writer.c frontend/writer.c
 tests_unit_test_writer_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_writer_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
+
+# The MCP surface review (docs/reviews/2026-12-01-review-mcp-surface.md):
+# cancel and ping with a full in-flight table, ids of every kind, version
+# answers, and the official SDK client's interop (ping, errors, abort,
+# close).
+FRONT_MCP_TESTS = tests/integration/front_mcp_surface.py \
+	tests/sdk/sdk_interop.mjs
+TESTS += $(FRONT_MCP_TESTS)
+EXTRA_DIST += $(FRONT_MCP_TESTS)

@@ -411,31 +411,145 @@ Test(calls, backpressure_stops_reading_over_the_output_bound)
 	cr_assert_not(mcp_session_may_read(h.s, MCP_OUTPUT_QUEUE_BOUND + 1));
 }
 
-Test(limits, max_inflight_stops_reading_and_refuses_more_calls)
+/*
+ * A full table stops reading only at the next tools/call, which waits
+ * (no record, no answer) until a result frees a slot; a cancel and a ping
+ * before it are handled at once.  Reading on a full table used to stop,
+ * and the cancel of a running call waited for that call to end.
+ */
+Test(limits, max_inflight_defers_the_next_call_not_cancel_or_ping)
 {
 	static const struct harness_limits two = { "close", 2, 200, 16000 };
-	bool is_error = false;
-	cJSON *sc;
+	struct record_action a;
 
 	harness_end(&h);
 	harness_start(&h, &two);
 	harness_open(&h);
 	call("1", "get_item", "{\"id\":1}");
-	cr_assert(mcp_session_may_read(h.s, 0));
-	call("2", "get_item", "{\"id\":2}");
-	cr_assert_not(mcp_session_may_read(h.s, 0), "2 in flight: stop");
+	call("\"2\"", "get_item", "{\"id\":2}");
+	cr_assert(mcp_session_may_read(h.s, 0), "2 in flight: still reading");
+	harness_clear(&h);
+	cancel("1");
+	harness_feed(&h, "{\"jsonrpc\":\"2.0\",\"id\":-7,\"method\":\"ping\"}");
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 1);
+	check_cancel_record(0, 1);
+	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 1);
+	cr_assert_str_eq(harness_line(&h, 0),
+	    "{\"jsonrpc\":\"2.0\",\"id\":-7,\"result\":{}}\n");
+	harness_clear(&h);
 	call("3", "get_item", "{\"id\":3}");
-	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 2);
+	cr_assert_eq(h.out.count, 0, "the third call waits, unanswered");
+	cr_assert_not(mcp_session_may_read(h.s, 0), "a call waits: stop");
+	cr_assert_eq(mcp_session_inflight(h.s), 2);
+	feed_result(2, RECORD_OUTCOME_OK, RESULT_STARTED);
+	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 1);
+	cr_assert(starts_with(harness_line(&h, 0),
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"2\","));
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 1);
+	harness_action(&h, 0, &a);
+	cr_assert_eq(a.call_id, 3);
+	cr_assert_eq(a.args[0].u.integer, 3);
+	record_action_free(&a);
+	cr_assert(mcp_session_may_read(h.s, 0));
+	cr_assert_eq(mcp_session_inflight(h.s), 2);
+	harness_clear(&h);
+	feed_result(3, RECORD_OUTCOME_OK, 0);
+	cr_assert(starts_with(harness_line(&h, 0),
+	    "{\"jsonrpc\":\"2.0\",\"id\":3,"));
+}
+
+/* The executor ends while a call waits: it never left, so "failed". */
+Test(limits, a_waiting_call_is_failed_when_the_executor_is_lost)
+{
+	static const struct harness_limits one = { "close", 1, 200, 16000 };
+	bool is_error = false;
+	cJSON *sc;
+
+	harness_end(&h);
+	harness_start(&h, &one);
+	harness_open(&h);
+	call("1", "get_item", "{\"id\":1}");
+	call("\"w\\\"x\"", "get_item", "{\"id\":2}");
+	harness_clear(&h);
+	cr_assert(mcp_session_executor_lost(h.s, &h.out));
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0);
+	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 2);
+	cr_assert(starts_with(harness_line(&h, 1),
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"w\\\"x\","));
+	sc = structured(1, &is_error);
+	cr_assert(is_error);
+	cr_assert_str_eq(sc_string(sc, "outcome"), "failed");
+	cJSON_Delete(sc);
+	cr_assert_eq(mcp_session_exit_status(h.s), 70);
+}
+
+/* Only one call waits; one more, fed although may_read said no, is denied. */
+Test(limits, a_second_waiting_call_is_denied_not_lost)
+{
+	static const struct harness_limits one = { "close", 1, 200, 16000 };
+	struct record_action a;
+	bool is_error = false;
+	cJSON *sc;
+
+	harness_end(&h);
+	harness_start(&h, &one);
+	harness_open(&h);
+	call("1", "get_item", "{\"id\":1}");
+	call("2", "get_item", "{\"id\":2}");
+	cr_assert_not(mcp_session_may_read(h.s, 0));
+	harness_clear(&h);
+	call("3", "get_item", "{\"id\":3}");
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0);
 	sc = structured(0, &is_error);
+	cr_assert(is_error);
 	cr_assert_str_eq(sc_string(sc, "outcome"), "denied");
-	cr_assert(strstr(sc_string(sc, "message"), "2 calls are already "
+	cr_assert(strstr(sc_string(sc, "message"), "1 calls are already "
 	    "running") != NULL);
 	cJSON_Delete(sc);
 	harness_clear(&h);
 	feed_result(1, RECORD_OUTCOME_OK, 0);
-	cr_assert(mcp_session_may_read(h.s, 0));
-	call("4", "get_item", "{\"id\":4}");
 	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 1);
+	harness_action(&h, 0, &a);
+	cr_assert_eq(a.args[0].u.integer, 2, "the waiting call is the one sent");
+	record_action_free(&a);
+}
+
+/* Input ends (end of stream, SIGTERM) while a call waits: never sent. */
+Test(limits, a_waiting_call_is_failed_when_input_ends)
+{
+	static const struct harness_limits one = { "close", 1, 200, 16000 };
+	struct record_audit_event ev;
+	bool is_error = false;
+	cJSON *sc;
+
+	harness_end(&h);
+	harness_start(&h, &one);
+	harness_open(&h);
+	call("1", "get_item", "{\"id\":1}");
+	call("\"z\u00e9\"", "get_item", "{\"id\":2}");
+	harness_clear(&h);
+	cr_assert(mcp_session_end_input(h.s, &h.out));
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0);
+	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 1);
+	cr_assert(starts_with(harness_line(&h, 0),
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"z\u00e9\","));
+	sc = structured(0, &is_error);
+	cr_assert(is_error);
+	cr_assert_str_eq(sc_string(sc, "outcome"), "failed");
+	cr_assert_str_eq(sc_string(sc, "message"), "the session ended before "
+	    "this call was sent; it did not run");
+	cJSON_Delete(sc);
+	harness_audit(&h, 0, &ev);
+	cr_assert_eq(ev.kind, RECORD_AUDIT_REJECTION);
+	cr_assert_str_eq(ev.reason.ptr, "session-ended");
+	record_audit_event_free(&ev);
+	harness_clear(&h);
+	cr_assert(mcp_session_end_input(h.s, &h.out), "a second time: nothing");
+	feed_result(1, RECORD_OUTCOME_OK, 0);
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0,
+	    "the dropped call is not sent when the slot frees");
+	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 1);
+	cr_assert_eq(mcp_session_inflight(h.s), 0);
 }
 
 Test(limits, calls_per_session_is_a_budget)
