@@ -1,6 +1,7 @@
 """Helpers for the executor's end-to-end tests: an MCP session with the
 real `sp mcp` (many calls in flight, answers collected as they come, raw
 stdout and stderr kept), and the local HTTP target started by the test."""
+import contextlib
 import json
 import os
 import queue
@@ -11,9 +12,27 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import INITIALIZE, SP, confined_children, request, sp_env  # noqa
+from proc_lib import (INITIALIZE, SP, check, confined_children, done,  # noqa
+                      request, sp_env)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SSHD_FIXTURE = os.path.join(HERE, "sshd_fixture.sh")
+
+
+@contextlib.contextmanager
+def sshd_fixture(tmp):
+    """A throwaway sshd (sshd_fixture.sh) in tmp for the with block; yields
+    its port.  A fixture that does not start is a failed check, and the
+    test ends there."""
+    start = subprocess.run(["sh", SSHD_FIXTURE, "start", tmp],
+                           stdout=subprocess.PIPE, text=True)
+    if start.returncode != 0:
+        check("sshd fixture started", False, start.returncode)
+        done()
+    try:
+        yield int(start.stdout.strip())
+    finally:
+        subprocess.run(["sh", SSHD_FIXTURE, "stop", tmp])
 
 
 class Session:

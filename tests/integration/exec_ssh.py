@@ -6,15 +6,13 @@ arguments; a host key mismatch is denied before anything runs; a wrong
 user key fails; a timeout is unknown; calls share one connection."""
 import getpass
 import os
-import subprocess
 import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HERE, Session, structured, write_policy  # noqa
+from exec_lib import Session, sshd_fixture, structured, write_policy  # noqa
 from proc_lib import check, done, tmpdir  # noqa
 
-FIXTURE = os.path.join(HERE, "sshd_fixture.sh")
 BIG = 5 * 1024 * 1024
 
 HOSTILE = ["'; touch {m}/x1 '", "$(touch {m}/x2)", "`touch {m}/x3`",
@@ -160,17 +158,10 @@ def phase_refusals(cfg, tmp):
 
 def main():
     tmp = tmpdir()
-    start = subprocess.run(["sh", FIXTURE, "start", tmp],
-                           stdout=subprocess.PIPE, text=True)
-    if start.returncode != 0:
-        check("sshd fixture started", False, start.returncode)
-        done()
-    try:
-        cfg = make_policy(tmp, int(start.stdout.strip()))
+    with sshd_fixture(tmp) as port:
+        cfg = make_policy(tmp, port)
         phase_main(cfg, tmp)
         phase_refusals(cfg, tmp)
-    finally:
-        subprocess.run(["sh", FIXTURE, "stop", tmp])
     done()
 
 

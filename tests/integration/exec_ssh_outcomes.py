@@ -11,17 +11,15 @@ touches proves it -- so the outcome must be `unknown`, never `failed`."""
 import getpass
 import os
 import socket
-import subprocess
 import sys
 import threading
 import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HERE, Session, structured, write_policy  # noqa
+from exec_lib import Session, sshd_fixture, structured, write_policy  # noqa
 from proc_lib import check, done, tmpdir  # noqa
 
-FIXTURE = os.path.join(HERE, "sshd_fixture.sh")
 PAD = "p" * 3000          # makes the exec request the client's only big write
 EXEC_MIN = 2500           # bytes in one client write: the exec request
 
@@ -271,20 +269,12 @@ def phase_host_name(tmp, sshd_port):
 
 def main():
     tmp = tmpdir()
-    start = subprocess.run(["sh", FIXTURE, "start", tmp],
-                           stdout=subprocess.PIPE, text=True)
-    if start.returncode != 0:
-        check("sshd fixture started", False, start.returncode)
-        done()
-    try:
-        port = int(start.stdout.strip())
+    with sshd_fixture(tmp) as port:
         for mode in ("corrupt", "stall", "cut"):
             phase(tmp, port, mode)
         phase_signals(tmp, port)
         phase_long_commands(tmp, port)
         phase_host_name(tmp, port)
-    finally:
-        subprocess.run(["sh", FIXTURE, "stop", tmp])
     done()
 
 
