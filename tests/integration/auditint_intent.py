@@ -55,6 +55,11 @@ def no_intent_no_action(tool):
     check("%s: the first call ran" % tool,
           outcome(first.get(1)) == "ok" and len(target.requests) == 1,
           first)
+    # A read-only result goes out before its execution record is written:
+    # forge only once the writer is done with call 1, or its record would
+    # be appended after the forged line and the intent below chain on it.
+    check("%s: the first call's execution record is in the file" % tool,
+          wait_for_execution(log, 1), read_log(log)[0])
     with open(log, "ab") as f:	# the log can no longer be chained on
         f.write(b'{"kind":"forged \\"$(x)\\""}\n')
     status, out, err = finish(p, request(2, "tools/call", {
@@ -71,6 +76,19 @@ def no_intent_no_action(tool):
     check("%s: no intent or execution of call 2 in the file" % tool,
           [r["kind"] for r in recs if r.get("args", {}).get("n") == 2] == [],
           recs)
+
+
+def wait_for_execution(log, n, seconds=5.0):
+    """True once the execution record of the call whose audited n is n is
+    in the log."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        recs, _ = read_log(log)
+        if any(r.get("kind") == "execution" and
+               r.get("args", {}).get("n") == n for r in recs):
+            return True
+        time.sleep(0.01)
+    return False
 
 
 def drive_one(p, data, lines):
