@@ -19,11 +19,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 class Session:
     """sp mcp driven line by line; every byte of fd 1 and fd 2 kept."""
 
-    def __init__(self, config, binary=None, hook=None):
+    def __init__(self, config, binary=None, hook=None, env=None):
+        """env: variables added to sp's environment."""
         self.p = subprocess.Popen([binary or SP, "mcp", "--config", config],
                                   stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, env=sp_env(hook))
+                                  stderr=subprocess.PIPE,
+                                  env=sp_env(hook, env))
         self.stdout = bytearray()
         self.stderr = bytearray()
         self.answers = queue.Queue()
