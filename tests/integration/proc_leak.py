@@ -14,7 +14,9 @@ limit, a timeout, a refused connection, a mutating call (an intent the
 broker acks), three kinds of invalid arguments, an unknown tool, a
 running call cancelled, all on an audited session with an audit key and
 a bearer credential, sent without waiting so that most calls queue
-beyond max_inflight.  The easy-handle pool, the name cache and the
+beyond max_inflight.  Every SSH_EVERY-th round adds SSH calls to the
+throwaway sshd (sshd_fixture.sh): exit 0, exit 3 with stderr, and a
+host key mismatch; each costs sshd about 50 ms, so not every round.  The easy-handle pool, the name cache and the
 connection cache are bounded and filled in the short session already.
 
 glibc's per-thread cache (tcache) is turned off for both sessions
@@ -26,25 +28,31 @@ free last -- noise larger than the leaks looked for.  With it off the
 heap at the end is flat to within 150 bytes once the pools are warm.
 
 Under AddressSanitizer the heap comparison is skipped: ASan's allocator
-replaces malloc, so glibc's mallinfo2() counts only the few blocks glibc
-itself keeps and says nothing about the program's heap.  The calls still
-run, with fewer rounds, and their answers are still checked."""
+replaces malloc, so glibc's mallinfo2() sees none of the program's heap
+(it reports 0 bytes in all three processes).  The calls still run, with
+fewer rounds, and their answers and the audit are still checked."""
+import getpass
 import json
 import os
 import re
 import shutil
 import socket
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import (HttpTarget, Session, structured, write_policy,  # noqa
-                      write_secret)
+from exec_lib import (HERE, HttpTarget, Session, structured,  # noqa
+                      write_policy, write_secret)
 from proc_lib import (SP_TEST, check, done, sanitized_build,  # noqa: E402
                       tmpdir)
 
 # Rounds of the mix in the short and the long session.
 ROUNDS_SMALL, ROUNDS_LARGE = 100, 1000
-ROUNDS_SMALL_ASAN, ROUNDS_LARGE_ASAN = 5, 20
+ROUNDS_SMALL_ASAN, ROUNDS_LARGE_ASAN = 10, 100
+# The rounds that also make SSH calls: r % SSH_EVERY == 0.
+SSH_EVERY = 10
+FIXTURE = os.path.join(HERE, "sshd_fixture.sh")
+SSHD = "/usr/sbin/sshd"
 # The most a process's heap at the end may differ between the two
 # sessions.  Measured with tcache off: after 10 to 1200 rounds the
 # frontend varies by 48 bytes, the executor by 150, the broker by 0.  A
@@ -53,11 +61,12 @@ ROUNDS_SMALL_ASAN, ROUNDS_LARGE_ASAN = 5, 20
 # call, 13 times that.  4096 is 25 times the noise and a third of the
 # smallest leak it must catch.
 THRESHOLD_BYTES = 4096
-assert 16 * (ROUNDS_LARGE - ROUNDS_SMALL) > 3 * THRESHOLD_BYTES
-# Calls of one round that reach the executor and the broker's audit
-# (every HTTP call and the cancelled one; not the four the frontend
-# refuses itself).
-EXECUTED_PER_ROUND = 9
+# What a 16-byte leak costs the heap: malloc(16) takes a 32-byte chunk.
+LEAK_CHUNK = 32
+# In a path taken once a round; in the two SSH commands of an SSH round.
+assert LEAK_CHUNK * (ROUNDS_LARGE - ROUNDS_SMALL) > 3 * THRESHOLD_BYTES
+assert LEAK_CHUNK * 2 * (ROUNDS_LARGE - ROUNDS_SMALL) // SSH_EVERY > \
+    THRESHOLD_BYTES
 # The allocator as measured: no per-thread cache (see above).
 MALLOC_TUNABLES = {"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"}
 
@@ -82,10 +91,37 @@ def free_port():
     return port
 
 
-def make_policy(tmp, port):
-    """result_max_chars 1024 puts the executor's body limit at 4096."""
+def ssh_part(tmp, port):
+    """Credentials, targets and tools for the sshd on port."""
+    def target(known_hosts):
+        # sshd runs each command through the user's shell, whose start-up
+        # files may be slow: SSH calls get 30 s.
+        return {"type": "ssh", "host": "127.0.0.1", "port": port,
+                "user": getpass.getuser(), "credential": "key",
+                "known_hosts": os.path.join(tmp, known_hosts),
+                "timeout_ms": 30000}
+
+    def tool(name, tgt, argv, params=None):
+        return {"name": name, "description": "Leak test: %s." % name,
+                "target": tgt, "scope": "run", "ssh": {"argv": argv},
+                "params": params or {}}
+
+    return ({"key": {"type": "ssh-key",
+                     "private_key": os.path.join(tmp, "user_ed25519"),
+                     "public_key": os.path.join(tmp, "user_ed25519.pub")}},
+            {"host": target("known_hosts"),
+             "impostor": target("known_hosts_other")},
+            [tool("echo", "host", ["echo", "{word}"], {"word": STRING}),
+             tool("fail3", "host",
+                  ["sh", "-c", "echo out; echo error-text >&2; exit 3"]),
+             tool("impostor", "impostor", ["true"])])
+
+
+def make_policy(tmp, port, ssh_port):
+    """result_max_chars 1024 puts the executor's body limit at 4096.
+    ssh_port None: no SSH tools."""
     base = "http://127.0.0.1:%d" % port
-    return write_policy(tmp, {
+    doc = {
         "sallyport": 1,
         "server": {"name": "leak-test"},
         "limits": {"call_timeout_ms": 5000, "max_inflight": 64,
@@ -110,8 +146,14 @@ def make_policy(tmp, port):
                  {"ms": {"type": "integer", "minimum": 1}}),
             tool("refused", "dead", "/x/{v}", {"v": STRING}),
         ],
-        "profiles": {"default": {"scopes": ["read", "write"]}},
-    })
+        "profiles": {"default": {"scopes": ["read", "write", "run"]}},
+    }
+    if ssh_port is not None:
+        creds, targets, tools = ssh_part(tmp, ssh_port)
+        doc["credentials"].update(creds)
+        doc["targets"].update(targets)
+        doc["tools"] += tools
+    return write_policy(tmp, doc)
 
 
 def http_ok(status, cut=False):
@@ -130,30 +172,56 @@ def outcome_is(name, words=""):
     return want
 
 
+def ssh_exit_3(msg):
+    """Its stderr, not only ours: the user's shell may add lines."""
+    sc = structured((msg, 0))
+    return (sc.get("outcome") == "ok" and
+            sc.get("ssh", {}).get("exit_status") == 3 and
+            sc["ssh"].get("stdout") == "out\n" and
+            "error-text\n" in sc["ssh"].get("stderr", ""))
+
+
 def no_such_tool(msg):
     return "no such tool" in msg.get("error", {}).get("message", "")
 
 
-def mix(r):
-    """Round r: (tool, arguments, check of the answer), and the
-    arguments of a call to cancel.  Sizes and texts vary by round."""
+# How a call of the mix ends: run by the executor (an intent in the
+# audit), refused by the frontend for its arguments (a rejection), or
+# answered by the frontend alone (an unknown tool).
+RUN, REJECTED, LOCAL = "run", "rejected", "local"
+
+
+def mix(r, ssh):
+    """Round r: (tool, arguments, check of the answer, how it ends), and
+    the arguments of a call to cancel.  Sizes and texts vary by round."""
     small = (r * 37) % 4000 + 1
     over = 4097 + (r * 101) % 6000
-    return [
-        ("get_item", {"id": "%s %d" % (HOSTILE, r)}, http_ok(200)),
-        ("fetch", {"a": "big", "b": str(small)}, http_ok(200)),
-        ("fetch", {"a": "big", "b": str(over)}, http_ok(200, cut=True)),
-        ("fetch", {"a": "status", "b": "404"}, http_ok(404)),
-        ("fetch", {"a": "status", "b": "500"}, http_ok(500)),
-        ("put_item", {"id": "p\"%d\"" % r, "n": r}, http_ok(200)),
-        ("short", {"ms": 400}, outcome_is("failed", "100 ms")),
-        ("refused", {"v": "r%d" % r}, outcome_is("failed", "connect")),
+    calls = [
+        ("get_item", {"id": "%s %d" % (HOSTILE, r)}, http_ok(200), RUN),
+        ("fetch", {"a": "big", "b": str(small)}, http_ok(200), RUN),
+        ("fetch", {"a": "big", "b": str(over)}, http_ok(200, cut=True),
+         RUN),
+        ("fetch", {"a": "status", "b": "404"}, http_ok(404), RUN),
+        ("fetch", {"a": "status", "b": "500"}, http_ok(500), RUN),
+        ("put_item", {"id": "p\"%d\"" % r, "n": r}, http_ok(200), RUN),
+        ("short", {"ms": 400}, outcome_is("failed", "100 ms"), RUN),
+        ("refused", {"v": "r%d" % r}, outcome_is("failed", "connect"), RUN),
         ("get_item", {"id": "\u00e9" * (65 + r % 3)},
-         outcome_is("invalid", "at most 64")),
-        ("get_item", {"id": r}, outcome_is("invalid", "must be a string")),
-        ("get_item", {}, outcome_is("invalid", "is required")),
-        ("no_such_%d" % (r % 7), {"x": HOSTILE}, no_such_tool),
-    ], ("fetch", {"a": "slow", "b": "300"})
+         outcome_is("invalid", "at most 64"), REJECTED),
+        ("get_item", {"id": r}, outcome_is("invalid", "must be a string"),
+         REJECTED),
+        ("get_item", {}, outcome_is("invalid", "is required"), REJECTED),
+        ("no_such_%d" % (r % 7), {"x": HOSTILE}, no_such_tool, LOCAL),
+    ]
+    if ssh and r % SSH_EVERY == 0:
+        calls += [
+            ("echo", {"word": "%s %d" % (HOSTILE, r)},
+             outcome_is("ok", "exit status 0"), RUN),
+            ("fail3", {}, ssh_exit_3, RUN),
+            ("impostor", {}, outcome_is("denied", "host key mismatch"),
+             RUN),
+        ]
+    return calls, ("fetch", {"a": "slow", "b": "300"})
 
 
 def cancel(rid):
@@ -166,27 +234,42 @@ def cancel(rid):
 HEAP = re.compile(rb"heap-report (broker|frontend|executor) (\d+)")
 
 
-def run_session(cfg, rounds):
-    """Every round sent without waiting; returns (answers {id: message},
-    expected {id: check}, exit status, {role: heap bytes}, stderr)."""
+class Outcome:
+    """One session's answers and what each process said at its end."""
+
+    def __init__(self, rounds):
+        self.rounds = rounds
+        self.expected = {}      # id: check of its answer
+        self.count = {RUN: 0, REJECTED: 0, LOCAL: 0}
+        self.answers = {}
+        self.status = None
+        self.heaps = {}
+        self.stderr = ""
+
+
+def run_session(cfg, rounds, ssh):
+    """Every round sent without waiting, then every answer awaited."""
     s = Session(cfg, binary=SP_TEST, hook="all:heap-report",
                 env=MALLOC_TUNABLES)
-    expected, rid = {}, 1
+    o, rid = Outcome(rounds), 1
     for r in range(rounds):
-        calls, cancelled = mix(r)
-        for name, args, want in calls:
+        calls, cancelled = mix(r, ssh)
+        for name, args, want, ends in calls:
             s.call(rid, name, args)
-            expected[rid] = want
+            o.expected[rid] = want
+            o.count[ends] += 1
             rid += 1
         s.call(rid, cancelled[0], cancelled[1])
         s.send(cancel(rid))
+        o.count[RUN] += 1       # its intent is audited either way
         rid += 1
-    got = s.wait(list(expected), timeout=60)
-    status = s.close(timeout=20)
-    heaps = {m.group(1).decode(): int(m.group(2))
-             for m in HEAP.finditer(bytes(s.stderr))}
-    return ({i: m for i, (m, _) in got.items()}, expected, status, heaps,
-            s.stderr.decode("utf-8", "replace"))
+    got = s.wait(list(o.expected), timeout=90)
+    o.answers = {i: m for i, (m, _) in got.items()}
+    o.status = s.close(timeout=20)
+    o.heaps = {m.group(1).decode(): int(m.group(2))
+               for m in HEAP.finditer(bytes(s.stderr))}
+    o.stderr = s.stderr.decode("utf-8", "replace")
+    return o
 
 
 def session_ends(tmp):
@@ -194,28 +277,41 @@ def session_ends(tmp):
         return [r for r in map(json.loads, f) if r["kind"] == "session-end"]
 
 
-def check_session(label, rounds, result, end):
-    answers, expected, status, heaps, err = result
-    missing = sorted(set(expected) - set(answers))
-    wrong = [(i, answers[i]) for i in sorted(answers)
-             if i in expected and not expected[i](answers[i])]
-    check("%s: %d rounds, every call answered as its kind wants" %
-          (label, rounds), not missing and not wrong,
+def check_session(label, o, end):
+    missing = sorted(set(o.expected) - set(o.answers))
+    wrong = [(i, o.answers[i]) for i in sorted(o.answers)
+             if i in o.expected and not o.expected[i](o.answers[i])]
+    check("%s: %d rounds, %d calls, every call answered as its kind wants" %
+          (label, o.rounds, len(o.expected) + o.rounds),
+          not missing and not wrong,
           "missing %s; wrong %s" % (missing[:5], json.dumps(wrong[:2])[:2000]))
     # Under ASan the children cannot exit cleanly (proc_lib).
     check("%s: the session ends 0" % label,
-          status == 0 or (sanitized_build() and status is not None),
-          (status, err[-1500:]))
-    # A cancel that crosses its call's result audits both.
+          o.status == 0 or (sanitized_build() and o.status is not None),
+          (o.status, o.stderr[-1500:]))
+    # Each of the rounds' cancelled calls is executed or cancelled, or
+    # both when the cancel crosses the result.
     check("%s: the audit counts every executed call and every refusal" %
-          label, end is not None and end["rejections"] == 3 * rounds and
-          end["intents"] == EXECUTED_PER_ROUND * rounds and
-          end["executions"] >= (EXECUTED_PER_ROUND - 1) * rounds and
-          end["cancellations"] <= rounds and
-          end["executions"] + end["cancellations"] >= end["intents"], end)
+          label, end is not None and
+          end["rejections"] == o.count[REJECTED] and
+          end["intents"] == o.count[RUN] and
+          end["executions"] >= o.count[RUN] - o.rounds and
+          end["cancellations"] <= o.rounds and
+          end["executions"] + end["cancellations"] >= end["intents"],
+          (o.count, end))
     check("%s: each of the three processes reported its heap at its end" %
-          label, sorted(heaps) == ["broker", "executor", "frontend"],
-          err[-1500:])
+          label, sorted(o.heaps) == ["broker", "executor", "frontend"],
+          o.stderr[-1500:])
+
+
+def start_sshd(tmp):
+    """The fixture's port, or None (said as a TAP comment) without sshd."""
+    if not os.access(SSHD, os.X_OK):
+        print("# no %s: the mix has no SSH calls" % SSHD)
+        return None
+    out = subprocess.run(["sh", FIXTURE, "start", tmp], check=True,
+                         stdout=subprocess.PIPE).stdout
+    return int(out.split()[-1])
 
 
 def main():
@@ -224,18 +320,22 @@ def main():
         small, large = ROUNDS_SMALL_ASAN, ROUNDS_LARGE_ASAN
     tmp = tmpdir()
     target = HttpTarget(tmp)
+    ssh_port = None
     try:
-        cfg = make_policy(tmp, target.port)
-        short = run_session(cfg, small)
-        long_ = run_session(cfg, large)
+        ssh_port = start_sshd(tmp)
+        cfg = make_policy(tmp, target.port, ssh_port)
+        short = run_session(cfg, small, ssh_port is not None)
+        long_ = run_session(cfg, large, ssh_port is not None)
         ends = session_ends(tmp) + [None, None]
-        check_session("short session", small, short, ends[0])
-        check_session("long session", large, long_, ends[1])
+        check_session("short session", short, ends[0])
+        check_session("long session", long_, ends[1])
     finally:
         target.stop()
+        if ssh_port is not None:
+            subprocess.run(["sh", FIXTURE, "stop", tmp])
         shutil.rmtree(tmp, ignore_errors=True)
     for role in ("broker", "frontend", "executor"):
-        a, b = short[3].get(role), long_[3].get(role)
+        a, b = short.heaps.get(role), long_.heaps.get(role)
         if sanitized_build():
             print("# %s heap %s / %s bytes: not compared under ASan" %
                   (role, a, b))
