@@ -54,12 +54,13 @@ SSH_EVERY = 10
 FIXTURE = os.path.join(HERE, "sshd_fixture.sh")
 SSHD = "/usr/sbin/sshd"
 # The most a process's heap at the end may differ between the two
-# sessions.  Measured with tcache off: after 10 to 1200 rounds the
-# frontend varies by 48 bytes, the executor by 150, the broker by 0.  A
-# 16-byte leak in a path taken once a round adds 900 x 16 = 14400 bytes
-# (28800 in chunks: glibc's smallest chunk is 32 bytes); a leak in every
-# call, 13 times that.  4096 is 25 times the noise and a third of the
-# smallest leak it must catch.
+# sessions.  Measured with tcache off, 10 to 1200 rounds: the frontend
+# varies by 48 bytes, the broker by 16, the executor by 150 (450 with
+# SSH).  A 16-byte leak in a path taken once a round adds 900 x 32 =
+# 28800 bytes (glibc's smallest chunk is 32 bytes), in every call 13
+# times that, in both SSH commands 90 x 2 x 32 = 5760.  4096 is 9 times
+# the noise and under the smallest of these
+# (docs/reviews/2026-12-01-leak-guard.md).
 THRESHOLD_BYTES = 4096
 # What a 16-byte leak costs the heap: malloc(16) takes a 32-byte chunk.
 LEAK_CHUNK = 32
