@@ -352,5 +352,6 @@ cmd_mcp(int argc, char **argv)
 	else
 		(void)close(client_out);
 	mcp_session_free(&s);
+	test_hook_heap_report("broker");
 	return status;
 }

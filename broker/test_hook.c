@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +233,17 @@ test_hook_forge(const struct child_context *ctx, int action_fd)
 	(void)send(action_fd, garbage, sizeof(garbage), MSG_NOSIGNAL);
 }
 
+void
+test_hook_heap_report(const char *role)
+{
+	struct mallinfo2 mi;
+
+	if (!test_hook_is("all", "heap-report"))
+		return;
+	mi = mallinfo2();
+	log_info("heap-report %s %zu", role, mi.uordblks + mi.hblkhd);
+}
+
 #else
 
 bool
@@ -261,6 +273,12 @@ test_hook_hello_to_frontend(struct record_hello *h, struct buf *out)
 	(void)h;
 	(void)out;
 	return true;
+}
+
+void
+test_hook_heap_report(const char *role)
+{
+	(void)role;
 }
 
 #endif

@@ -51,4 +51,20 @@ bool test_hook_hello_to_frontend(struct record_hello *h, struct buf *out);
  */
 void test_hook_forge(const struct child_context *ctx, int action_fd);
 
+/*
+ * SP_TEST_HOOK="all:heap-report": at its clean end, once it has freed
+ * what it owns, each of the three processes logs one line
+ * "heap-report ROLE N", N the bytes its heap still has in use (glibc
+ * mallinfo2(): uordblks + hblkhd), so a test can compare a long session
+ * with a short one (tests/integration/proc_leak.py).  The role "all"
+ * names all three, since SP_TEST_HOOK holds one hook and the three
+ * processes share it.  Once malloc has been used, mallinfo2() only reads
+ * the allocator's counters under its arena locks: no system call (seen
+ * with strace; a contended lock would be a futex), so the children call
+ * it under their seccomp filter.  Chunks in glibc's per-thread cache
+ * count as in use: a test turns the cache off to compare.
+ * role: "broker", "frontend" or "executor".  Otherwise does nothing.
+ */
+void test_hook_heap_report(const char *role);
+
 #endif

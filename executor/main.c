@@ -352,5 +352,6 @@ executor_main(int argc, char **argv)
 	event_free(ex.ev_action);
 	free(ex.recbuf);
 	child_context_free(&ex.ctx);
+	test_hook_heap_report("executor");
 	return ex.status;
 }

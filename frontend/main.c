@@ -587,5 +587,6 @@ frontend_main(int argc, char **argv)
 	status = fe.failed ? SP_EXIT_INTERNAL :
 	    mcp_session_exit_status(fe.session);
 	frontend_free(&fe);
+	test_hook_heap_report("frontend");
 	return status;
 }

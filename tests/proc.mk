@@ -46,3 +46,8 @@ EXTRA_DIST += tests/integration/proc_stderr_shared.py
 # shared hosts: a socket peer without credentials, server.run_as
 TESTS += tests/integration/proc_host.py
 EXTRA_DIST += tests/integration/proc_host.py
+
+# leaks over a long session: each process's heap at its end
+# (SP_TEST_HOOK=all:heap-report), a short and a long session compared
+TESTS += tests/integration/proc_leak.py
+EXTRA_DIST += tests/integration/proc_leak.py

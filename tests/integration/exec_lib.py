@@ -38,11 +38,13 @@ def sshd_fixture(tmp):
 class Session:
     """sp mcp driven line by line; every byte of fd 1 and fd 2 kept."""
 
-    def __init__(self, config, binary=None, hook=None):
+    def __init__(self, config, binary=None, hook=None, env=None):
+        """env: variables added to sp's environment."""
         self.p = subprocess.Popen([binary or SP, "mcp", "--config", config],
                                   stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, env=sp_env(hook))
+                                  stderr=subprocess.PIPE,
+                                  env=sp_env(hook, env))
         self.stdout = bytearray()
         self.stderr = bytearray()
         self.answers = queue.Queue()
