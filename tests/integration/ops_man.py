@@ -120,8 +120,12 @@ def command_section(man, name):
 
 
 def run_sp(args, stdin=subprocess.DEVNULL, timeout=30):
+    """sp with proc_lib's environment: under ASan, no leak checker, whose
+    ptrace the sandboxed children may not use."""
+    from proc_lib import sp_env
     p = subprocess.run([os.environ.get("SP_BIN", "./sp")] + args,
-                       stdin=stdin, capture_output=True, timeout=timeout)
+                       stdin=stdin, capture_output=True, timeout=timeout,
+                       env=sp_env())
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
 
 
@@ -172,6 +176,7 @@ def test_statuses_provoked(man):
     and is under EXIT STATUS; failures say so on stderr, never stdout."""
     import tempfile
     import shlex
+    from proc_lib import sp_env
     entries = exit_entries(man)
     with tempfile.TemporaryDirectory() as tmp:
         for name, args, stdin, want in provoked(tmp):
@@ -180,7 +185,8 @@ def test_statuses_provoked(man):
                     "exec %s <&-" % " ".join(shlex.quote(a) for a in
                                              [os.environ.get("SP_BIN",
                                                              "./sp")] + args),
-                    shell=True, capture_output=True, timeout=30)
+                    shell=True, capture_output=True, timeout=30,
+                    env=sp_env())
                 code, out = p.returncode, p.stdout
                 err = p.stderr.decode("utf-8", "replace")
             else:
