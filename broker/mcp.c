@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -337,6 +338,9 @@ cmd_mcp(int argc, char **argv)
 	 * alone, since a person, not a parser, reads it. */
 	if (!log_keep_off_stdout())
 		_exit(SP_EXIT_INTERNAL);	/* no silent place to say so */
+	/* DESIGN.md section 4: files created under umask 077, whatever the
+	 * caller's; the children inherit it across exec. */
+	(void)umask(077);
 	/* Before anything else: fd 1 is the frontend's alone. */
 	if ((client_out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) == -1 ||
 	    !sandbox_stdout_to_stderr())

@@ -9,3 +9,7 @@ EXTRA_DIST += $(OPS_TESTS)
 # shared hosts: sp connect's own output, the root variant of the service
 TESTS += tests/integration/ops_host.py
 EXTRA_DIST += tests/integration/ops_host.py contrib/systemd/sallyport-root.conf
+
+# sp mcp and its children run under umask 077 whatever the caller's
+TESTS += tests/integration/ops_umask.py
+EXTRA_DIST += tests/integration/ops_umask.py

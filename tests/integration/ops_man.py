@@ -107,4 +107,126 @@ test_commands(man)
 test_exit_statuses(man)
 test_config(man)
 test_render()
+def exit_entries(man):
+    """EXIT STATUS as {status: its paragraph}."""
+    return dict(re.findall(r"^\.TP\n\.B (\d+)\n(.*?)(?=^\.TP\n|\Z)",
+                           section(man, "EXIT STATUS"), re.M | re.S))
+
+
+def command_section(man, name):
+    m = re.search(r"^\.SS sp %s\b.*?\n(.*?)(?=^\.S[SH] |\Z)" %
+                  re.escape(name), plain(man), re.M | re.S)
+    return m.group(1) if m else ""
+
+
+def run_sp(args, stdin=subprocess.DEVNULL, timeout=30):
+    """sp with proc_lib's environment: under ASan, no leak checker, whose
+    ptrace the sandboxed children may not use."""
+    from proc_lib import sp_env
+    p = subprocess.run([os.environ.get("SP_BIN", "./sp")] + args,
+                       stdin=stdin, capture_output=True, timeout=timeout,
+                       env=sp_env())
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def provoked(tmp):
+    """(command, argv, stdin, status) for each status we can cause."""
+    import json
+    ok = os.path.join(tmp, "ok.json")
+    with open(ok, "w") as f:
+        f.write('{"sallyport": 1, "profiles": {"a": {"scopes": []},'
+                ' "b": {"scopes": []}}}')
+    unaudited = os.path.join(tmp, "unaudited.json")
+    with open(unaudited, "w") as f:
+        json.dump({"sallyport": 1, "audit": {"path": os.path.join(
+            tmp, "no such dir", "audit.jsonl")}}, f)
+    broken = os.path.join(tmp, "broken.jsonl")
+    with open(broken, "w") as f:
+        f.write('{"seq": 1, "kind": "session-start"}\n')
+    missing = os.path.join(tmp, "missing \"$(x)\"")
+    sock = os.path.join(tmp, "no.sock")
+    return [
+        ("check", ["check", "--config", ok], None, 0),
+        ("check", ["check", "--config", missing], None, 78),
+        ("check", ["check", "--frob"], None, 64),
+        ("catalog", ["catalog", "--config", ok, "--profile", "a"], None, 0),
+        ("catalog", ["catalog", "--config", ok], None, 64),
+        ("catalog", ["catalog", "--config", ok, "--profile", "zz"], None,
+         64),
+        ("catalog", ["catalog", "--config", missing], None, 78),
+        ("mcp", ["mcp", "--config", ok], None, 0),
+        ("mcp", ["mcp", "--config", missing], None, 78),
+        ("mcp", ["mcp", "--config", ok, "--profile", "zz"], None, 64),
+        ("mcp", ["mcp", "--config", unaudited], None, 70),
+        ("mcp", ["mcp", "--frob"], None, 64),
+        ("audit", ["audit", "verify", broken], None, 1),
+        ("audit", ["audit", "verify", missing], None, 66),
+        ("audit", ["audit", "verify", "--key", missing, broken], None, 66),
+        ("audit", ["audit", "frob", broken], None, 64),
+        ("connect", ["connect", sock], None, 69),
+        ("connect", ["connect"], None, 64),
+        ("connect", ["connect", sock], "closed", 74),
+        ("demo", ["demo", "extra"], None, 64),
+        ("demo", ["demo"], None, 0),
+    ]
+
+
+def test_statuses_provoked(man):
+    """Each status the real sp returns is the one its section documents
+    and is under EXIT STATUS; failures say so on stderr, never stdout."""
+    import tempfile
+    import shlex
+    from proc_lib import sp_env
+    entries = exit_entries(man)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, args, stdin, want in provoked(tmp):
+            if stdin == "closed":
+                p = subprocess.run(
+                    "exec %s <&-" % " ".join(shlex.quote(a) for a in
+                                             [os.environ.get("SP_BIN",
+                                                             "./sp")] + args),
+                    shell=True, capture_output=True, timeout=30,
+                    env=sp_env())
+                code, out = p.returncode, p.stdout
+                err = p.stderr.decode("utf-8", "replace")
+            else:
+                code, out, err = run_sp(args)
+            text = command_section(man, name)
+            check("sp %s -> %d, as expected" % (" ".join(args[:2]), want),
+                  code == want, (code, err))
+            check("status %d of sp %s is in its section and under EXIT "
+                  "STATUS" % (code, name),
+                  str(code) in entries and
+                  (code == 0 or re.search(r"\b%d\b" % code, text) or
+                   ("sp %s" % name) in plain(entries[str(code)])),
+                  (code, sorted(entries)))
+            if code != 0 and name not in ("catalog", "demo"):
+                check("sp %s %d: stdout empty, a reason on stderr" %
+                      (name, code), out == b"" and err.strip() != "",
+                      (out, err))
+
+
+def test_connect_names_the_path(man):
+    """sp connect: one line naming the path and the reason, status 69."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        sock = os.path.join(tmp, "gone\u00e9.sock")
+        code, out, err = run_sp(["connect", sock])
+    check("sp connect to a missing socket: 69, one line naming the path",
+          code == 69 and len(err.splitlines()) == 1 and sock in err and
+          "No such file" in err, (code, err))
+    check("sp.1 says 69 names the path and the reason",
+          "naming the path" in command_section(man, "connect"))
+
+
+def test_audit_70_documented(man):
+    """An audit log that cannot be opened ends sp mcp with 70: said so."""
+    entry = plain(exit_entries(man).get("70", ""))
+    check("EXIT STATUS 70 names the audit log that cannot be opened",
+          "audit log" in entry and "cannot be opened" in entry, entry)
+
+
+test_statuses_provoked(man)
+test_connect_names_the_path(man)
+test_audit_70_documented(man)
 done()

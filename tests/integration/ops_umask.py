@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""sp mcp runs under umask 077 whatever its caller's (DESIGN.md section 4:
+every file Sallyport creates is mode 0600 under umask 077), and so do its
+children: started under umask 000, the broker, the frontend and the
+executor all report Umask 0077 in /proc, and the audit log is 0600."""
+import os
+import shutil
+import stat
+import sys
+
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from proc_lib import (INITIALIZE, check, confined_children, done,  # noqa
+                      finish, policy, read_line, start, status_field, tmpdir)
+
+
+def main():
+    tmp = tmpdir()
+    try:
+        config = policy(tmp)
+        p = start(config, preexec_fn=lambda: os.umask(0))
+        p.stdin.write(INITIALIZE)
+        p.stdin.flush()
+        check("the session answers initialize", read_line(p) is not None)
+        kids = confined_children(p.pid)
+        masks = {"broker": status_field(p.pid, "Umask")}
+        for role, pid in kids.items():
+            masks[role] = status_field(pid, "Umask")
+        check("broker, frontend and executor found (%s)" %
+              " ".join(sorted(masks)), len(masks) == 3, masks)
+        check("each runs under umask 0077, though started under 0000",
+              all(m == "0077" for m in masks.values()), masks)
+        status, _, err = finish(p)
+        check("the session ends cleanly", status == 0, err)
+        mode = stat.S_IMODE(os.stat(os.path.join(tmp, "audit.jsonl")).st_mode)
+        check("the audit log is mode 0600 (%04o)" % mode, mode == 0o600)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    done()
+
+
+main()
