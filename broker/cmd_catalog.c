@@ -10,40 +10,14 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "broker/cmd_args.h"
 #include "broker/commands.h"
 #include "common/log.h"
 #include "policy/authz.h"
 #include "policy/catalog.h"
 #include "policy/load.h"
 #include "policy/source.h"
-
-struct catalog_args {
-	const char *config;
-	const char *profile;
-};
-
-static bool
-catalog_parse_args(int argc, char **argv, struct catalog_args *a)
-{
-	int i;
-
-	memset(a, 0, sizeof(*a));
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
-			a->config = argv[++i];
-		else if (strncmp(argv[i], "--config=", 9) == 0)
-			a->config = argv[i] + 9;
-		else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
-			a->profile = argv[++i];
-		else if (strncmp(argv[i], "--profile=", 10) == 0)
-			a->profile = argv[i] + 10;
-		else
-			return false;
-	}
-	return true;
-}
 
 static struct policy *
 catalog_load(const char *path)
@@ -150,11 +124,11 @@ int
 cmd_catalog(int argc, char **argv)
 {
 	const struct policy_profile *profile;
-	struct catalog_args a;
+	struct cmd_args a;
 	struct policy *policy;
 	int status;
 
-	if (!catalog_parse_args(argc, argv, &a)) {
+	if (!cmd_args_parse(argc, argv, true, &a)) {
 		fprintf(stderr, "usage: sp catalog [--config FILE] "
 		    "[--profile NAME]\n");
 		return SP_EXIT_USAGE;

@@ -8,30 +8,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "broker/cmd_args.h"
 #include "broker/commands.h"
 #include "common/log.h"
 #include "policy/load.h"
 #include "policy/source.h"
-
-/* --config FILE or --config=FILE; false on anything else. */
-static bool
-check_parse_args(int argc, char **argv, const char **config)
-{
-	int i;
-
-	*config = NULL;
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
-			*config = argv[++i];
-		else if (strncmp(argv[i], "--config=", 9) == 0)
-			*config = argv[i] + 9;
-		else
-			return false;
-	}
-	return true;
-}
 
 static void
 check_print(const struct policy_diags *diags)
@@ -70,16 +52,17 @@ check_policy(const char *path, const char *bytes, size_t len)
 int
 cmd_check(int argc, char **argv)
 {
-	const char *option, *path;
+	struct cmd_args args;
+	const char *path;
 	char *bytes, why[128];
 	size_t len;
 	int status;
 
-	if (!check_parse_args(argc, argv, &option)) {
+	if (!cmd_args_parse(argc, argv, false, &args)) {
 		fprintf(stderr, "usage: sp check [--config FILE]\n");
 		return SP_EXIT_USAGE;
 	}
-	path = policy_config_path(option);
+	path = policy_config_path(args.config);
 	if (!policy_read_file(path, &bytes, &len, why, sizeof(why))) {
 		fprintf(stderr, "%s: cannot read the policy: %s\n", path, why);
 		return SP_EXIT_CONFIG;

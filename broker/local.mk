@@ -1,5 +1,7 @@
 sp_SOURCES = \
 	broker/sp.c broker/commands.h
+# --config/--profile, shared by sp check, sp catalog and sp mcp
+sp_SOURCES += broker/cmd_args.c broker/cmd_args.h
 sp_LDADD = libspfrontend.a libsppolicy.a libspcommon.a $(SP_BIN_LIBS)
 # the audit log: writer, argument rendering, verifier, `sp audit`
 AUDIT_SOURCES = \

@@ -22,6 +22,7 @@
 #include "broker/audit_log.h"
 #include "broker/child_role.h"
 #include "broker/children.h"
+#include "broker/cmd_args.h"
 #include "broker/commands.h"
 #include "broker/peer.h"
 #include "broker/supervise.h"
@@ -37,11 +38,6 @@ static const char mcp_default_policy[] =
     "{ \"sallyport\": 1, \"profiles\": { \"default\": { \"scopes\": [] } } }";
 
 #define MCP_SESSION_BYTES 8
-
-struct mcp_args {
-	const char *config;
-	const char *profile;
-};
 
 /* Everything the session holds; released by mcp_session_free(). */
 struct mcp_session {
@@ -60,23 +56,6 @@ struct mcp_session {
 	struct supervisor *sv;
 	struct child kids[CHILD_COUNT];
 };
-
-static bool
-mcp_parse_args(int argc, char **argv, struct mcp_args *a)
-{
-	int i;
-
-	memset(a, 0, sizeof(*a));
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
-			a->config = argv[++i];
-		else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
-			a->profile = argv[++i];
-		else
-			return false;
-	}
-	return true;
-}
 
 /* The policy text by the lookup order of DESIGN.md section 3. */
 static bool
@@ -260,7 +239,7 @@ mcp_session_free(struct mcp_session *s)
 
 /* Everything before the children: exit statuses 78 and 70. */
 static int
-mcp_prepare(const struct mcp_args *a, struct mcp_session *s)
+mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
 {
 	uid_t uid;
 	gid_t gid;
@@ -331,7 +310,7 @@ int
 cmd_mcp(int argc, char **argv)
 {
 	struct mcp_session s;
-	struct mcp_args a;
+	struct cmd_args a;
 	int client_out, status;
 
 	/* Nothing is written to fd 2 before this: a terminal is left
@@ -346,7 +325,7 @@ cmd_mcp(int argc, char **argv)
 	    !sandbox_stdout_to_stderr())
 		fatal(SP_EXIT_INTERNAL, "cannot set fd 1 aside: %s",
 		    strerror(errno));
-	if (!mcp_parse_args(argc, argv, &a)) {
+	if (!cmd_args_parse(argc, argv, true, &a)) {
 		log_error("usage: sp mcp [--config FILE] [--profile NAME]");
 		return SP_EXIT_USAGE;
 	}

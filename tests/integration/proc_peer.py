@@ -27,12 +27,14 @@ TOOLS = [
 ]
 
 
-def session(cfg, over_socket, args=(), extra=b""):
+def session(cfg, over_socket, args=(), extra=b"", config_eq=False):
     """tools/list names, the exit status and stderr (the responses to
-    extra messages are in the module's last_lines)."""
+    extra messages are in the module's last_lines).  config_eq: the
+    policy is named as --config=FILE."""
     global last_lines
     msgs = INITIALIZE + request(1, "tools/list") + extra
-    cmd = [SP, "mcp", "--config", cfg] + list(args)
+    config = ["--config=" + cfg] if config_eq else ["--config", cfg]
+    cmd = [SP, "mcp"] + config + list(args)
     if over_socket:
         ours, theirs = socket.socketpair()
         p = subprocess.Popen(cmd, stdin=theirs, stdout=theirs,
@@ -102,6 +104,16 @@ def main():
                                  args=("--profile", "default"))
     check("--profile of a profile without a match is honoured",
           status == 0 and names == ["get_item"], (names, err))
+    names, status, err = session(cfg, over_socket=True, config_eq=True,
+                                 args=("--profile=default",))
+    check("sp mcp takes --config=FILE and --profile=NAME too, as sp check "
+          "and sp catalog do", status == 0 and names == ["get_item"],
+          (names, err))
+    names, status, err = session(cfg, over_socket=True,
+                                 args=("--profile=other",))
+    check("--profile=NAME is checked against the peer like --profile NAME",
+          status == 64 and names == [] and "does not match uid %d" % uid
+          in err, (status, names, err))
     names, status, err = session(cfg, over_socket=True,
                                  args=("--profile", "other"))
     check("--profile of a profile whose match excludes the peer is refused",

@@ -1,0 +1,52 @@
+/* broker/cmd_args.h: the options sp check, sp catalog and sp mcp share. */
+#include "config.h"
+
+#include <string.h>
+
+#include "broker/cmd_args.h"
+
+/*
+ * Matches argv[*i] against --NAME VALUE or --NAME=VALUE; on a match sets
+ * *value (advancing *i past a separate value) and returns true.  *bad is
+ * set when --NAME is the last word, with no value after it.
+ */
+static bool
+cmd_args_option(int argc, char **argv, int *i, const char *name,
+    const char **value, bool *bad)
+{
+	const char *arg = argv[*i];
+	size_t n = strlen(name);
+
+	if (strcmp(arg, name) == 0) {
+		if (*i + 1 >= argc) {
+			*bad = true;
+			return true;
+		}
+		*value = argv[++*i];
+		return true;
+	}
+	if (strncmp(arg, name, n) == 0 && arg[n] == '=') {
+		*value = arg + n + 1;
+		return true;
+	}
+	return false;
+}
+
+bool
+cmd_args_parse(int argc, char **argv, bool with_profile, struct cmd_args *a)
+{
+	bool bad = false;
+	int i;
+
+	memset(a, 0, sizeof(*a));
+	for (i = 1; i < argc && !bad; i++) {
+		if (cmd_args_option(argc, argv, &i, "--config", &a->config,
+		    &bad))
+			continue;
+		if (with_profile && cmd_args_option(argc, argv, &i,
+		    "--profile", &a->profile, &bad))
+			continue;
+		return false;
+	}
+	return !bad;
+}
