@@ -210,6 +210,13 @@ dispatch_on_ack_timeout(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	log_warn("call %llu: no audit acknowledgement in %u ms; not run",
 	    (unsigned long long)c->call_id, c->budget_ms);
+	/*
+	 * The broker may still write the intent (a slow disk, not a hung
+	 * broker): follow it with the execution record saying the call
+	 * failed, so the log never shows an intent whose fate is unknown.
+	 */
+	(void)exec_audit_execution(c, RECORD_OUTCOME_FAILED, 0,
+	    dispatch_now_us() - c->start_us);
 	dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
 	    "the audit log did not confirm this call in time; nothing was "
 	    "sent");

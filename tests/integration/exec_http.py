@@ -209,6 +209,12 @@ def phase_many(cfg, api, other, tmp):
           s.order.index(10) > s.order.index(20), s.order)
 
 
+def audit_records(path):
+    """The log's records, one JSON object per line."""
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def phase_no_ack(tmp, dead_port):
     """The broker never acknowledges the intent: nothing is sent."""
     sub = os.path.join(tmp, "noack")
@@ -225,6 +231,12 @@ def phase_no_ack(tmp, dead_port):
               "audit" in message(got.get(1)), got.get(1))
         check("no audit ack: the target received nothing",
               api.requests() == [], api.requests())
+        kinds = [(r.get("kind"), r.get("outcome")) for r in
+                 audit_records(os.path.join(sub, "audit.jsonl"))
+                 if r.get("call") == 1]
+        check("no audit ack: the intent written late is followed by an "
+              "execution record saying the call failed",
+              kinds == [("intent", None), ("execution", "failed")], kinds)
     finally:
         api.stop()
 

@@ -175,6 +175,15 @@ def outcome_is(name, words=""):
     return want
 
 
+def failed_within_100ms(msg):
+    """The 100 ms budget ran out: at the target, or (on a loaded machine,
+    ASan say) already while the broker wrote the intent."""
+    sc = structured((msg, 0))
+    return sc.get("outcome") == "failed" and (
+        "100 ms" in sc.get("message", "") or
+        "did not confirm" in sc.get("message", ""))
+
+
 def ssh_exit_3(msg):
     """Its stderr, not only ours: the user's shell may add lines."""
     sc = structured((msg, 0))
@@ -207,7 +216,7 @@ def mix(r, ssh):
         ("fetch", {"a": "status", "b": "404"}, http_ok(404), RUN),
         ("fetch", {"a": "status", "b": "500"}, http_ok(500), RUN),
         ("put_item", {"id": "p\"%d\"" % r, "n": r}, http_ok(200), RUN),
-        ("short", {"ms": 400}, outcome_is("failed", "100 ms"), RUN),
+        ("short", {"ms": 400}, failed_within_100ms, RUN),
         ("refused", {"v": "r%d" % r}, outcome_is("failed", "connect"), RUN),
         ("get_item", {"id": "\u00e9" * (65 + r % 3)},
          outcome_is("invalid", "at most 64"), REJECTED),
