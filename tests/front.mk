@@ -39,4 +39,4 @@ tests_unit_test_writer_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
 FRONT_MCP_TESTS = tests/integration/front_mcp_surface.py \
 	tests/sdk/sdk_interop.mjs
 TESTS += $(FRONT_MCP_TESTS)
-EXTRA_DIST += $(FRONT_MCP_TESTS)
+EXTRA_DIST += $(FRONT_MCP_TESTS) tests/sdk/sdk_lib.mjs

@@ -4,62 +4,14 @@
 // with good arguments against a local HTTP target (structuredContent
 // validated by the SDK against the tool's outputSchema) and with bad
 // arguments (isError).  Prints TAP.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, writeFileSync, closeSync,
-  writeSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, openSync, writeFileSync, closeSync, writeSync,
+  mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { check, finish, jsonLines as requests, loadSdk, sp, startTarget }
+  from './sdk_lib.mjs';
 
-const srcdir = process.env.SP_SRCDIR ?? '.';
-const sp = process.env.SP_BIN ?? './sp';
-let count = 0;
-let failures = 0;
-
-function check(name, cond, detail) {
-  count++;
-  console.log(`${cond ? 'ok' : 'not ok'} ${count} - ${name}`);
-  if (!cond) {
-    failures++;
-    for (const l of String(JSON.stringify(detail)).split('\n'))
-      console.log(`# ${l}`);
-  }
-}
-
-function finish() {
-  console.log(`1..${count}`);
-  process.exit(failures ? 1 : 0);
-}
-
-let sdk;
-try {
-  sdk = {
-    ...(await import('@modelcontextprotocol/sdk/client/index.js')),
-    ...(await import('@modelcontextprotocol/sdk/client/stdio.js')),
-  };
-} catch (e) {
-  check('MCP SDK client # SKIP run `npm ci` in tests/sdk ' +
-    '(contrib/bootstrap check does)', true);
-  finish();
-}
-
-// http_target.py on a free port; resolves to { port, log, proc }.
-function startTarget(dir) {
-  const log = join(dir, 'requests.jsonl');
-  writeFileSync(log, '');
-  const proc = spawn('python3', [join(srcdir, 'tests/integration/http_target.py'),
-    '--log', log, '--lifetime', '60'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    const rl = createInterface({ input: proc.stdout });
-    rl.once('line', (l) => resolve({ port: Number(l), log, proc }));
-    proc.once('exit', () => reject(new Error('the HTTP target did not start')));
-  });
-}
-
-function requests(log) {
-  return readFileSync(log, 'utf8').split('\n').filter((l) => l)
-    .map((l) => JSON.parse(l));
-}
+const sdk = await loadSdk();
 
 function writePolicy(dir, port) {
   const token = join(dir, 'api.token');
@@ -87,7 +39,7 @@ function writePolicy(dir, port) {
 
 const dir = mkdtempSync(join(tmpdir(), 'sp-sdk-'));
 mkdirSync(join(dir, 'cwd'));
-const target = await startTarget(dir);
+const target = await startTarget(dir, 'http_target.py', 'requests.jsonl');
 // No --profile: Node gives the child a socketpair as stdin, and a client
 // of our own uid must still get "default" (broker/peer.h).
 const transport = new sdk.StdioClientTransport({

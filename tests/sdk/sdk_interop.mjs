@@ -8,27 +8,12 @@
 // aborted) and gets no answer, and a ping right after it is answered at
 // once; structured results of several calls pass the SDK's outputSchema
 // check; close() ends sp with status 0 before the SDK's SIGTERM.  Prints TAP.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, writeFileSync, closeSync,
   writeSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-
-const srcdir = process.env.SP_SRCDIR ?? '.';
-const sp = process.env.SP_BIN ?? './sp';
-let count = 0;
-let failures = 0;
-
-function check(name, cond, detail) {
-  count++;
-  console.log(`${cond ? 'ok' : 'not ok'} ${count} - ${name}`);
-  if (!cond) {
-    failures++;
-    for (const l of String(JSON.stringify(detail)).split('\n'))
-      console.log(`# ${l}`);
-  }
-}
+import { check, finish, jsonLines as events, loadSdk, sp, startTarget }
+  from './sdk_lib.mjs';
 
 // sp was built with AddressSanitizer (the binary names __asan_init).
 function sanitized() {
@@ -39,42 +24,7 @@ function sanitized() {
   }
 }
 
-function finish() {
-  console.log(`1..${count}`);
-  process.exit(failures ? 1 : 0);
-}
-
-let sdk;
-try {
-  sdk = {
-    ...(await import('@modelcontextprotocol/sdk/client/index.js')),
-    ...(await import('@modelcontextprotocol/sdk/client/stdio.js')),
-    ...(await import('@modelcontextprotocol/sdk/types.js')),
-  };
-} catch (e) {
-  check('MCP SDK client # SKIP run `npm ci` in tests/sdk ' +
-    '(contrib/bootstrap check does)', true);
-  finish();
-}
-
-// front_target.py on a free port: /slow/MS logs "aborted" when the
-// client goes away first.
-function startTarget(dir) {
-  const log = join(dir, 'events.jsonl');
-  writeFileSync(log, '');
-  const proc = spawn('python3', [join(srcdir, 'tests/integration/front_target.py'),
-    '--log', log, '--lifetime', '60'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    const rl = createInterface({ input: proc.stdout });
-    rl.once('line', (l) => resolve({ port: Number(l), log, proc }));
-    proc.once('exit', () => reject(new Error('the HTTP target did not start')));
-  });
-}
-
-function events(log) {
-  return readFileSync(log, 'utf8').split('\n').filter((l) => l)
-    .map((l) => JSON.parse(l));
-}
+const sdk = await loadSdk();
 
 async function waitFor(log, pred, ms) {
   const end = Date.now() + ms;
@@ -119,7 +69,7 @@ async function rpcError(promise) {
 
 const dir = mkdtempSync(join(tmpdir(), 'sp-sdk-interop-'));
 mkdirSync(join(dir, 'cwd'));
-const target = await startTarget(dir);
+const target = await startTarget(dir, 'front_target.py', 'events.jsonl');
 const transport = new sdk.StdioClientTransport({
   command: sp, args: ['mcp', '--config', writePolicy(dir, target.port)],
   cwd: join(dir, 'cwd'), stderr: 'pipe',
