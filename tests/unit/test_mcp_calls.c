@@ -78,6 +78,28 @@ sc_string(const cJSON *sc, const char *key)
 	return v->valuestring;
 }
 
+/* structuredContent of the n-th line, an error result with this outcome;
+ * the caller deletes it. */
+static cJSON *
+error_result(size_t n, const char *outcome)
+{
+	bool is_error = false;
+	cJSON *sc = structured(n, &is_error);
+
+	cr_assert(is_error, "line %zu is an error result", n);
+	cr_assert_str_eq(sc_string(sc, "outcome"), outcome);
+	return sc;
+}
+
+/* The session ends and a fresh one opens under limits. */
+static void
+harness_restart(const struct harness_limits *limits)
+{
+	harness_end(&h);
+	harness_start(&h, limits);
+	harness_open(&h);
+}
+
 static void
 feed_result(uint64_t call_id, enum record_outcome outcome, uint32_t flags)
 {
@@ -184,15 +206,12 @@ static void
 expect_invalid(const char *tool, const char *args, const char *needle)
 {
 	struct record_audit_event ev;
-	bool is_error = false;
 	cJSON *sc;
 
 	harness_clear(&h);
 	call("\"bad\"", tool, args);
 	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0, "%s", args);
-	sc = structured(0, &is_error);
-	cr_assert(is_error);
-	cr_assert_str_eq(sc_string(sc, "outcome"), "invalid");
+	sc = error_result(0, "invalid");
 	cr_assert_str_eq(sc_string(sc, "issuer"), "sallyport/test-gw");
 	cr_assert(strstr(sc_string(sc, "message"), needle) != NULL,
 	    "%s: message %s", args, sc_string(sc, "message"));
@@ -236,14 +255,11 @@ Test(calls, strict_json_and_exact_integers_inside_arguments)
 Test(calls, a_tool_outside_the_profile_is_denied_naming_the_scope)
 {
 	struct record_audit_event ev;
-	bool is_error = false;
 	cJSON *sc;
 
 	call("8", "create_item", "{\"name\":\"x\",\"qty\":2}");
 	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0);
-	sc = structured(0, &is_error);
-	cr_assert(is_error);
-	cr_assert_str_eq(sc_string(sc, "outcome"), "denied");
+	sc = error_result(0, "denied");
 	cr_assert_str_eq(sc_string(sc, "message"), "create_item needs scope "
 	    "\"write\", which profile \"default\" does not grant");
 	harness_audit(&h, 0, &ev);
@@ -286,9 +302,7 @@ Test(calls, results_may_come_out_of_order)
 	cr_assert_not(is_error);
 	cr_assert_str_eq(sc_string(sc, "outcome"), "ok");
 	cJSON_Delete(sc);
-	sc = structured(1, &is_error);
-	cr_assert(is_error);
-	cr_assert_str_eq(sc_string(sc, "outcome"), "failed");
+	sc = error_result(1, "failed");
 	cJSON_Delete(sc);
 	cr_assert_eq(mcp_session_inflight(h.s), 0);
 }
@@ -388,9 +402,7 @@ Test(calls, losing_the_executor_answers_unknown_for_each_call)
 	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 2);
 	cr_assert_eq(harness_count(&h, MCP_ITEM_AUDIT), 1);
 	check_cancellation_audit(0, 3, true);
-	sc = structured(0, &is_error);
-	cr_assert(is_error);
-	cr_assert_str_eq(sc_string(sc, "outcome"), "unknown");
+	sc = error_result(0, "unknown");
 	cr_assert(strstr(sc_string(sc, "message"), "check get_item's effect "
 	    "before retrying") != NULL);
 	cJSON_Delete(sc);
@@ -422,9 +434,7 @@ Test(limits, max_inflight_defers_the_next_call_not_cancel_or_ping)
 	static const struct harness_limits two = { "close", 2, 200, 16000 };
 	struct record_action a;
 
-	harness_end(&h);
-	harness_start(&h, &two);
-	harness_open(&h);
+	harness_restart(&two);
 	call("1", "get_item", "{\"id\":1}");
 	call("\"2\"", "get_item", "{\"id\":2}");
 	cr_assert(mcp_session_may_read(h.s, 0), "2 in flight: still reading");
@@ -462,12 +472,9 @@ Test(limits, max_inflight_defers_the_next_call_not_cancel_or_ping)
 Test(limits, a_waiting_call_is_failed_when_the_executor_is_lost)
 {
 	static const struct harness_limits one = { "close", 1, 200, 16000 };
-	bool is_error = false;
 	cJSON *sc;
 
-	harness_end(&h);
-	harness_start(&h, &one);
-	harness_open(&h);
+	harness_restart(&one);
 	call("1", "get_item", "{\"id\":1}");
 	call("\"w\\\"x\"", "get_item", "{\"id\":2}");
 	harness_clear(&h);
@@ -476,9 +483,7 @@ Test(limits, a_waiting_call_is_failed_when_the_executor_is_lost)
 	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 2);
 	cr_assert(starts_with(harness_line(&h, 1),
 	    "{\"jsonrpc\":\"2.0\",\"id\":\"w\\\"x\","));
-	sc = structured(1, &is_error);
-	cr_assert(is_error);
-	cr_assert_str_eq(sc_string(sc, "outcome"), "failed");
+	sc = error_result(1, "failed");
 	cJSON_Delete(sc);
 	cr_assert_eq(mcp_session_exit_status(h.s), 70);
 }
@@ -488,21 +493,16 @@ Test(limits, a_second_waiting_call_is_denied_not_lost)
 {
 	static const struct harness_limits one = { "close", 1, 200, 16000 };
 	struct record_action a;
-	bool is_error = false;
 	cJSON *sc;
 
-	harness_end(&h);
-	harness_start(&h, &one);
-	harness_open(&h);
+	harness_restart(&one);
 	call("1", "get_item", "{\"id\":1}");
 	call("2", "get_item", "{\"id\":2}");
 	cr_assert_not(mcp_session_may_read(h.s, 0));
 	harness_clear(&h);
 	call("3", "get_item", "{\"id\":3}");
 	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0);
-	sc = structured(0, &is_error);
-	cr_assert(is_error);
-	cr_assert_str_eq(sc_string(sc, "outcome"), "denied");
+	sc = error_result(0, "denied");
 	cr_assert(strstr(sc_string(sc, "message"), "1 calls are already "
 	    "running") != NULL);
 	cJSON_Delete(sc);
@@ -519,12 +519,9 @@ Test(limits, a_waiting_call_is_failed_when_input_ends)
 {
 	static const struct harness_limits one = { "close", 1, 200, 16000 };
 	struct record_audit_event ev;
-	bool is_error = false;
 	cJSON *sc;
 
-	harness_end(&h);
-	harness_start(&h, &one);
-	harness_open(&h);
+	harness_restart(&one);
 	call("1", "get_item", "{\"id\":1}");
 	call("\"z\u00e9\"", "get_item", "{\"id\":2}");
 	harness_clear(&h);
@@ -533,9 +530,7 @@ Test(limits, a_waiting_call_is_failed_when_input_ends)
 	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 1);
 	cr_assert(starts_with(harness_line(&h, 0),
 	    "{\"jsonrpc\":\"2.0\",\"id\":\"z\u00e9\","));
-	sc = structured(0, &is_error);
-	cr_assert(is_error);
-	cr_assert_str_eq(sc_string(sc, "outcome"), "failed");
+	sc = error_result(0, "failed");
 	cr_assert_str_eq(sc_string(sc, "message"), "the session ended before "
 	    "this call was sent; it did not run");
 	cJSON_Delete(sc);
@@ -556,13 +551,10 @@ Test(limits, calls_per_session_is_a_budget)
 {
 	static const struct harness_limits three = { "close", 4, 3, 16000 };
 	struct record_audit_event ev;
-	bool is_error = false;
 	uint64_t i;
 	cJSON *sc;
 
-	harness_end(&h);
-	harness_start(&h, &three);
-	harness_open(&h);
+	harness_restart(&three);
 	for (i = 1; i <= 3; i++) {
 		call("1", "get_item", "{\"id\":1}");
 		feed_result(i, RECORD_OUTCOME_OK, 0);
@@ -570,9 +562,7 @@ Test(limits, calls_per_session_is_a_budget)
 	harness_clear(&h);
 	call("1", "get_item", "{\"id\":1}");
 	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0);
-	sc = structured(0, &is_error);
-	cr_assert(is_error);
-	cr_assert_str_eq(sc_string(sc, "outcome"), "denied");
+	sc = error_result(0, "denied");
 	cr_assert_str_eq(sc_string(sc, "message"), "this session's budget of "
 	    "3 calls is spent; start a new session");
 	cJSON_Delete(sc);
