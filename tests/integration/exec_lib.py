@@ -14,6 +14,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from proc_lib import (INITIALIZE, SP, check, confined_children, done,  # noqa
                       request, sp_env)
+from proc_lib import policy as proc_policy  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SSHD_FIXTURE = os.path.join(HERE, "sshd_fixture.sh")
@@ -169,21 +170,12 @@ def get_item_policy(tmp, name, base_url, timeout_ms, audit=False):
     """One read tool, get_item (GET /items/{id}, id a string of at most 64
     characters), on an http target without credential; written to
     tmp/policy.json, whose path is returned.  audit adds
-    tmp/audit.jsonl."""
-    doc = {
-        "sallyport": 1,
-        "server": {"name": name},
-        "limits": {"call_timeout_ms": timeout_ms},
-        "targets": {"api": {"type": "http", "base_url": base_url}},
-        "tools": [{"name": "get_item", "description": "Read one item.",
-                   "target": "api", "scope": "read",
-                   "http": {"method": "GET", "path": "/items/{id}"},
-                   "params": {"id": {"type": "string", "maxLength": 64}}}],
-        "profiles": {"default": {"scopes": ["read"]}},
-    }
-    if audit:
-        doc["audit"] = {"path": os.path.join(tmp, "audit.jsonl")}
-    return write_policy(tmp, doc)
+    tmp/audit.jsonl.  proc_lib.policy's document, with this server name,
+    budget and target."""
+    return proc_policy(tmp, audit=audit, server={"name": name},
+                       limits={"call_timeout_ms": timeout_ms},
+                       targets={"api": {"type": "http",
+                                        "base_url": base_url}})
 
 
 def vm_hwm_kib(pid):
