@@ -7,15 +7,14 @@ the executor's memory stays bounded, Retry-After and the budget are
 honoured, outcomes say what is known, and calls run side by side."""
 import json
 import os
-import socket
 import sys
 import time
 import urllib.parse
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import (HttpTarget, Session, structured, vm_hwm_kib,  # noqa
-                      write_policy, write_secret)
+from exec_lib import (HttpTarget, Session, free_port, structured,  # noqa
+                      vm_hwm_kib, write_policy, write_secret)
 from proc_lib import SP_TEST, check, done, tmpdir  # noqa
 
 TOKEN = b"tok-9f8e7d6c5b4a-SECRET"
@@ -23,14 +22,6 @@ BIG = 5 * 1024 * 1024
 
 HOSTILE = ["../admin", "%2e%2e", "a\r\nX-Injected: yes",
            "q\"uote'$(id)`x`", "h\u00e9llo-\u00fcn\u00ef \u6f22"]
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def tool(name, target, method, path, params, **extra):

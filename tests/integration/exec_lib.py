@@ -5,6 +5,7 @@ import contextlib
 import json
 import os
 import queue
+import socket
 import subprocess
 import sys
 import threading
@@ -149,6 +150,16 @@ class HttpTarget:
     def stop(self):
         self.p.kill()
         self.p.wait()
+
+
+def free_port():
+    """A loopback port nothing listens on (bound, then released), for a
+    target whose connection must be refused."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
 
 
 def write_secret(tmp, name, data):

@@ -36,12 +36,11 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import (HERE, HttpTarget, Session, structured,  # noqa
+from exec_lib import (HERE, HttpTarget, Session, free_port, structured,  # noqa
                       write_policy, write_secret)
 from proc_lib import (SP_TEST, check, done, sanitized_build,  # noqa: E402
                       tmpdir)
@@ -81,15 +80,6 @@ def tool(name, target, path, params, method="GET", **extra):
          "http": {"method": method, "path": path}, "params": params}
     t.update(extra)
     return t
-
-
-def free_port():
-    """A loopback port nothing listens on: connecting is refused."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def ssh_part(tmp, port):
