@@ -381,7 +381,16 @@ tool_flags(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool)
 	const cJSON *m;
 
 	ctx_bool(ctx, obj, "mutating", &tool->mutating);
-	ctx_bool(ctx, obj, "confirm", &tool->confirm);
+	/*
+	 * Nothing asks a human yet: a tool marked confirm would run at once,
+	 * so the key is refused rather than trusted (docs/sp-policy.5).
+	 */
+	if (ctx_bool(ctx, obj, "confirm", &tool->confirm) && tool->confirm) {
+		m = ctx_member(ctx, obj, "confirm", false);
+		ctx_error_key(ctx, m, "\"confirm\": human confirmation is not "
+		    "built in this version, and the tool would run unconfirmed; "
+		    "remove the key");
+	}
 	if (ctx_bool(ctx, obj, "idempotent", &tool->idempotent) &&
 	    tool->idempotent && !tool->mutating) {
 		m = ctx_member(ctx, obj, "idempotent", false);

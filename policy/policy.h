@@ -211,7 +211,6 @@ struct policy {
 	struct policy_limits limits;
 	char *audit_path;		/* NULL: nothing is audited */
 	char *audit_key_file;		/* NULL: no HMAC */
-	char *state_dir;
 	bool has_catalog_pin;
 	uint8_t catalog_pin[HASH_SHA256_LEN];
 	unsigned catalog_pin_line, catalog_pin_col;	/* where it is written */
