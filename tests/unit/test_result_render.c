@@ -407,6 +407,34 @@ Test(render, every_outcome_is_an_error_but_ok)
 	}
 }
 
+/* An answered request with an error status is an error to the model. */
+Test(render, http_status_400_and_above_is_an_error_outcome_stays_ok)
+{
+	static const uint16_t statuses[] = { 200, 204, 302, 399, 400, 404, 418,
+	    500, 503, 599 };
+	static const char body[] = "{\"error\":\"no \\\"x\\\" $(id)\"}";
+	struct record_result r;
+	bool is_error;
+	size_t i;
+	cJSON *sc;
+
+	for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++) {
+		memset(&r, 0, sizeof(r));
+		r.outcome = RECORD_OUTCOME_OK;
+		r.kind = RECORD_RESULT_HTTP;
+		r.flags = RESULT_STARTED | RESULT_REQUEST_SENT;
+		r.http.status = statuses[i];
+		set_bytes(&r.http.body, body, strlen(body));
+		r.http.body_total = strlen(body);
+		sc = render("get_item", "{\"id\":5}", &r, &is_error);
+		cr_assert_str_eq(str_at(sc, NULL, "outcome"), "ok");
+		cr_assert_eq(num_at(sc, "http", "status"), statuses[i]);
+		cr_assert_eq(is_error, statuses[i] >= 400, "status %u",
+		    statuses[i]);
+		cJSON_Delete(sc);
+	}
+}
+
 Test(render, session_made_results_satisfy_the_schema)
 {
 	char *f = harness_call_frame("1", "get_item", "{\"id\":-1}");
