@@ -287,6 +287,9 @@ canon_tool(struct policy_buf *b, const struct policy *policy,
     const struct policy_tool *tool)
 {
 	canon_str(b, 'N', tool->name);
+	/* tagged only when set, so fingerprints of untitled tools stay */
+	if (tool->title != NULL)
+		canon_str(b, 'V', tool->title);
 	canon_str(b, 'D', tool->description);
 	canon_str(b, 'S', tool->scope);
 	canon_int(b, 'M', tool->mutating);

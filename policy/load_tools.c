@@ -302,6 +302,22 @@ tool_description(struct load_ctx *ctx, const cJSON *obj,
 		    POLICY_DESCRIPTION_MAX);
 }
 
+/* What a client shows a person instead of the name: optional, short. */
+static void
+tool_title(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool)
+{
+	const cJSON *m = ctx_member(ctx, obj, "title", false);
+	size_t n;
+
+	if (m == NULL || !ctx_string(ctx, obj, "title", false, &tool->title))
+		return;
+	if (tool->title[strspn(tool->title, " \t\n\r")] == '\0')
+		ctx_error(ctx, m, "title is empty");
+	else if ((n = ctx_utf8_count(tool->title)) > POLICY_TITLE_MAX)
+		ctx_error(ctx, m, "title is %zu characters; at most %d", n,
+		    POLICY_TITLE_MAX);
+}
+
 /* The target must exist; returns its type, or -1 when unknown. */
 static int
 tool_target(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool)
@@ -429,7 +445,8 @@ tool_unused_params(struct load_ctx *ctx, const cJSON *obj,
 static void
 load_tool(struct load_ctx *ctx, const cJSON *obj, size_t index)
 {
-	static const char *const keys[] = { "name", "description", "target",
+	static const char *const keys[] = { "name", "title", "description",
+	    "target",
 	    "scope", "mutating", "confirm", "idempotent", "destructive",
 	    "timeout_ms", "params", "http", "ssh", NULL };
 	struct policy_tool *tool = &ctx->policy->tools[index];
@@ -441,6 +458,7 @@ load_tool(struct load_ctx *ctx, const cJSON *obj, size_t index)
 		return;
 	ctx_known_keys(ctx, obj, keys);
 	tool_name(ctx, obj, tool, index);
+	tool_title(ctx, obj, tool);
 	tool_description(ctx, obj, tool);
 	target_type = tool_target(ctx, obj, tool);
 	tool_scope(ctx, obj, tool);
@@ -511,6 +529,7 @@ load_free_tool(struct policy_tool *t)
 	size_t i;
 
 	free(t->name);
+	free(t->title);
 	free(t->description);
 	free(t->scope);
 	free(t->http.method);

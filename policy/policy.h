@@ -20,6 +20,7 @@
 
 #define POLICY_NAME_MAX 64		/* ^[a-z][a-z0-9_]{0,63}$ */
 #define POLICY_DESCRIPTION_MAX 460	/* characters (code points) */
+#define POLICY_TITLE_MAX 60		/* characters (code points) */
 #define POLICY_STRING_DEFAULT_MAX 1024	/* maxLength when none is given */
 
 enum policy_on_invalid { POLICY_ON_INVALID_CLOSE, POLICY_ON_INVALID_REJECT };
@@ -124,6 +125,7 @@ enum policy_tool_kind { TOOL_HTTP, TOOL_SSH };
 
 struct policy_tool {
 	char *name;
+	char *title;			/* may be NULL */
 	char *description;
 	size_t target_index;
 	char *scope;

@@ -205,6 +205,26 @@ Test(catalog, fingerprint_is_stable_and_catches_every_change)
  * Reordering the "params" object in a policy file reorders param_count
  * entries and every template's param_index; the fingerprint stays.
  */
+/* A title is shown as the tool's title, between name and description. */
+Test(catalog, a_title_is_listed_and_fingerprinted)
+{
+	struct policy_copy c;
+	char *s;
+	cJSON *root;
+
+	copy_fixture(&c);
+	c.tools[0].title = "Read \"one\" item \xc3\xa9";
+	s = render(&c.policy, FIXTURE_READER);
+	cr_assert_not_null(strstr(s, "{\"name\":\"get_item\",\"title\":"
+	    "\"Read \\\"one\\\" item \xc3\xa9\",\"description\":"), "%s", s);
+	root = cJSON_Parse(s);
+	cr_assert_str_eq(AT(root, "tools", "0", "title")->valuestring,
+	    "Read \"one\" item \xc3\xa9");
+	cJSON_Delete(root);
+	free(s);
+	assert_fingerprint_differs(&c, "a title");
+}
+
 Test(catalog, fingerprint_ignores_param_order)
 {
 	uint8_t a[HASH_SHA256_LEN], b[HASH_SHA256_LEN];

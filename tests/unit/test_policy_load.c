@@ -120,6 +120,38 @@ Test(load_tools, duplicate_name)
 	    "\"t\" ,", "tools[1].name: duplicate tool name \"t\" (also tools[0])");
 }
 
+/* 61 two-byte characters: too long; 60 fine; empty refused; optional. */
+Test(load_tools, title_bounds)
+{
+	char text[4096], title[256];
+	struct policy *p;
+	size_t i;
+
+	for (i = 0; i < 61; i++)
+		memcpy(title + 2 * i, "\xc3\xa9", 2);
+	title[2 * 61] = '\0';
+	snprintf(text, sizeof(text), TOOL("\"title\": \"%s\", " GET_ID
+	    "\"params\": {\"id\": {\"type\": \"integer\"}}"), title);
+	expect_only(text, "\"\xc3\xa9", "tools[0].title: title is 61 "
+	    "characters; at most 60");
+	expect_only(TOOL("\"title\": \" \", " GET_ID "\"params\": {\"id\": "
+	    "{\"type\": \"integer\"}}"), "\" \"", "tools[0].title: title is "
+	    "empty");
+	expect_only(TOOL("\"title\": 7, " GET_ID "\"params\": {\"id\": "
+	    "{\"type\": \"integer\"}}"), "7,", "tools[0].title: must be a "
+	    "string");
+	title[2 * 60] = '\0';
+	snprintf(text, sizeof(text), TOOL("\"title\": \"%s\", " GET_ID
+	    "\"params\": {\"id\": {\"type\": \"integer\"}}"), title);
+	p = load_ok(text);
+	cr_assert_str_eq(p->tools[0].title, title);
+	policy_free(p);
+	p = load_ok(TOOL(GET_ID "\"params\": {\"id\": {\"type\": "
+	    "\"integer\"}}"));
+	cr_assert_null(p->tools[0].title);
+	policy_free(p);
+}
+
 /* Nothing asks a human yet, so confirm: true would be a control in name only. */
 Test(load_tools, confirm_true_refused_until_it_asks_a_human)
 {
