@@ -50,6 +50,12 @@ enum jsonrpc_id_kind {
 	JSONRPC_ID_NULL = 0,	/* absent, null or unreadable: renders null */
 	JSONRPC_ID_INTEGER,
 	JSONRPC_ID_STRING,
+	/*
+	 * A number that is no usable id (1.5, 1e0, 2^53), kept in string as
+	 * written so the error answering it carries it and the client's
+	 * request settles; only an invalid message has one.
+	 */
+	JSONRPC_ID_NUMBER_TEXT,
 };
 
 struct jsonrpc_id {

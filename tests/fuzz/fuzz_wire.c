@@ -55,7 +55,8 @@ fuzz_check_id(const struct jsonrpc_id *id)
 	    &err))
 		abort();
 	if ((id->kind == JSONRPC_ID_NULL && !cJSON_IsNull(doc.root)) ||
-	    (id->kind == JSONRPC_ID_INTEGER && !cJSON_IsNumber(doc.root)) ||
+	    ((id->kind == JSONRPC_ID_INTEGER ||
+	    id->kind == JSONRPC_ID_NUMBER_TEXT) && !cJSON_IsNumber(doc.root)) ||
 	    (id->kind == JSONRPC_ID_STRING && !cJSON_IsString(doc.root)))
 		abort();
 	json_doc_free(&doc);

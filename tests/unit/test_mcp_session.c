@@ -207,12 +207,13 @@ Test(lifecycle, ids_are_echoed_with_their_type)
 	expect_ping_echo("\"a\\\"b\\n$(id) %2e%2e \xc3\xa9\xe2\x82\xac\"");
 }
 
-Test(lifecycle, unusable_ids_are_invalid_requests_with_null_id)
+/* A readable id that cannot serve is still echoed: the request settles. */
+Test(lifecycle, unusable_number_ids_are_invalid_requests_echoing_the_id)
 {
-	harness_feed(&h, "{\"jsonrpc\":\"2.0\",\"id\":9007199254740992,"
+	harness_feed(&h, "{\"jsonrpc\":\"2.0\",\"id\":1.5,"
 	    "\"method\":\"ping\"}");
 	cr_assert(strstr(harness_line(&h, 0), "{\"jsonrpc\":\"2.0\",\"id\":"
-	    "null,\"error\":{\"code\":-32600,") == harness_line(&h, 0), "%s",
+	    "1.5,\"error\":{\"code\":-32600,") == harness_line(&h, 0), "%s",
 	    harness_line(&h, 0));
 }
 
