@@ -21,6 +21,15 @@ struct json_scanner {
 	unsigned max_depth;
 	const char *reason;
 	size_t err_pos;
+	/*
+	 * The first refusal of text that is still RFC 8259 JSON (\u0000, a
+	 * lone surrogate escape): scanning goes on, so the frame can be known
+	 * to be one JSON value and its id read, but it fails at the end.
+	 */
+	const char *refusal;
+	size_t refusal_pos;
+	unsigned refusals;
+	char id_raw[JSON_ID_RAW_MAX + 1];	/* "" unless read cleanly */
 	struct json_doc *doc;
 };
 
@@ -32,6 +41,17 @@ json_fail(struct json_scanner *sc, const char *reason, size_t at)
 	sc->reason = reason;
 	sc->err_pos = at;
 	return false;
+}
+
+/* Notes a refusal of valid JSON and lets the scan go on. */
+static bool
+json_refuse(struct json_scanner *sc, const char *reason, size_t at)
+{
+	if (sc->refusals++ == 0) {
+		sc->refusal = reason;
+		sc->refusal_pos = at;
+	}
+	return true;
 }
 
 static bool
@@ -172,15 +192,15 @@ json_scan_unicode_escape(struct json_scanner *sc)
 		return json_fail(sc, "invalid \\u escape", at);
 	sc->pos += 5;
 	if (cp == 0)
-		return json_fail(sc, "\\u0000 in string", at);
+		return json_refuse(sc, "\\u0000 in string", at);
 	if (cp >= 0xdc00 && cp <= 0xdfff)
-		return json_fail(sc, "lone low surrogate escape", at);
+		return json_refuse(sc, "lone low surrogate escape", at);
 	if (cp < 0xd800 || cp > 0xdbff)
 		return true;
 	if (sc->s[sc->pos] != '\\' || sc->s[sc->pos + 1] != 'u' ||
 	    !json_hex4(sc->s + sc->pos + 2, &low) ||
 	    low < 0xdc00 || low > 0xdfff)
-		return json_fail(sc, "lone high surrogate escape", at);
+		return json_refuse(sc, "lone high surrogate escape", at);
 	sc->pos += 6;
 	return true;
 }
@@ -305,12 +325,22 @@ json_key_equals(const uint8_t *s, size_t len, const char *want)
 	return want[w] == '\0';
 }
 
-/* Keeps the raw text of the top-level "id" value (value at start..pos). */
+/*
+ * Keeps the raw text of the top-level "id" value (value at start..pos):
+ * a number's for jsonrpc, and a string's or number's for the error that
+ * answers a refused frame, unless the value itself held a refusal.
+ */
 static void
-json_note_id(struct json_scanner *sc, size_t start)
+json_note_id(struct json_scanner *sc, size_t start, bool clean)
 {
 	struct json_doc *doc = sc->doc;
 	size_t n = sc->pos - start;
+
+	if (clean && n <= JSON_ID_RAW_MAX && (sc->s[start] == '"' ||
+	    sc->s[start] == '-' || json_is_digit(sc->s[start]))) {
+		memcpy(sc->id_raw, sc->s + start, n);
+		sc->id_raw[n] = '\0';
+	}
 
 	if (sc->s[start] != '-' && !json_is_digit(sc->s[start])) {
 		doc->id_token = JSON_ID_OTHER;
@@ -328,6 +358,7 @@ static bool
 json_scan_member(struct json_scanner *sc)
 {
 	size_t key_start = sc->pos, value_start;
+	unsigned refusals;
 	bool is_id;
 
 	if (sc->pos >= sc->len || sc->s[sc->pos] != '"')
@@ -342,10 +373,11 @@ json_scan_member(struct json_scanner *sc)
 	sc->pos++;
 	json_skip_ws(sc);
 	value_start = sc->pos;
+	refusals = sc->refusals;
 	if (!json_scan_value(sc))
 		return false;
 	if (is_id)
-		json_note_id(sc, value_start);
+		json_note_id(sc, value_start, refusals == sc->refusals);
 	return true;
 }
 
@@ -428,7 +460,17 @@ json_scan(struct json_scanner *sc)
 	if (sc->pos != sc->len)
 		return json_fail(sc, "trailing characters after the value",
 		    sc->pos);
+	if (sc->refusal != NULL)
+		return json_fail(sc, sc->refusal, sc->refusal_pos);
 	return true;
+}
+
+/* A frame refused although it is one JSON value: its id can be echoed. */
+static void
+json_error_keep_id(const struct json_scanner *sc, struct json_error *err)
+{
+	err->valid_json = true;
+	memcpy(err->id_raw, sc->id_raw, sizeof(err->id_raw));
 }
 
 bool
@@ -463,8 +505,11 @@ json_parse_frame(const uint8_t *bytes, size_t len, unsigned max_depth,
 	if (!ok) {
 		err->reason = sc.reason;
 		err->offset = sc.err_pos;
-	} else
-		ok = json_build_tree(copy, len, doc, err);
+		if (sc.refusal != NULL && sc.reason == sc.refusal)
+			json_error_keep_id(&sc, err);
+	} else if (!(ok = json_build_tree(copy, len, doc, err)) &&
+	    err->valid_json)
+		json_error_keep_id(&sc, err);
 	free(copy);
 	if (!ok)
 		json_doc_free(doc);

@@ -262,6 +262,33 @@ jsonrpc_id_free(struct jsonrpc_id *id)
 }
 
 bool
+jsonrpc_id_from_raw(const char *raw, struct jsonrpc_id *id)
+{
+	cJSON *item;
+	bool ok;
+
+	memset(id, 0, sizeof(*id));
+	if (raw[0] == '\0')
+		return true;
+	if (raw[0] != '"') {
+		if (jsonrpc_parse_integer_text(raw, &id->integer)) {
+			id->kind = JSONRPC_ID_INTEGER;
+			return true;
+		}
+		return jsonrpc_id_set_text(id, JSONRPC_ID_NUMBER_TEXT, raw);
+	}
+	/* the scanner passed it with no \u0000, so cJSON decodes it whole */
+	item = cJSON_ParseWithOpts(raw, NULL, 1);
+	if (item == NULL || !cJSON_IsString(item)) {
+		cJSON_Delete(item);
+		return true;
+	}
+	ok = jsonrpc_id_set_string(id, item->valuestring);
+	cJSON_Delete(item);
+	return ok;
+}
+
+bool
 jsonrpc_id_copy(struct jsonrpc_id *dst, const struct jsonrpc_id *src)
 {
 	memset(dst, 0, sizeof(*dst));

@@ -107,6 +107,14 @@ bool jsonrpc_id_equal(const struct jsonrpc_id *a, const struct jsonrpc_id *b);
  */
 cJSON *jsonrpc_id_to_json(const struct jsonrpc_id *id);
 
+/*
+ * The id of a frame json_parse_frame refused as valid JSON, from the raw
+ * text it kept (json_error.id_raw): a string, an integer, a number kept
+ * as written, or null for "".  False only when out of memory; the caller
+ * frees id with jsonrpc_id_free.
+ */
+bool jsonrpc_id_from_raw(const char *raw, struct jsonrpc_id *id);
+
 /* The id as JSON text (null, 7, "a\"b"); caller frees with cJSON_free. */
 char *jsonrpc_id_render(const struct jsonrpc_id *id);
 

@@ -137,6 +137,27 @@ mcp_session_refuse(struct mcp_session *s, const struct mcp_frame *frame,
 	return true;
 }
 
+/*
+ * One JSON value refused by a rule stricter than JSON (\u0000, a lone
+ * surrogate, a duplicate key): no parse error, so the error carries the
+ * id when it was readable and the client's request settles.
+ */
+static bool
+mcp_session_refuse_valid_json(struct mcp_session *s,
+    const struct mcp_frame *frame, const struct json_error *err,
+    const char *detail, struct mcp_output *out)
+{
+	struct jsonrpc_id id;
+	bool ok;
+
+	if (!jsonrpc_id_from_raw(err->id_raw, &id))
+		return false;
+	ok = mcp_session_refuse(s, frame, &id, JSONRPC_INVALID_REQUEST,
+	    "invalid-request", detail, out);
+	jsonrpc_id_free(&id);
+	return ok;
+}
+
 struct mcp_call *
 mcp_session_call_by_id(struct mcp_session *s, const struct jsonrpc_id *id)
 {
@@ -337,6 +358,9 @@ mcp_session_handle_frame(struct mcp_session *s, const uint8_t *bytes,
 	if (!json_parse_frame(bytes, len, JSON_DEPTH_DEFAULT, &doc, &err)) {
 		snprintf(detail, sizeof(detail), "%s at byte %zu", err.reason,
 		    err.offset);
+		if (err.valid_json)
+			return mcp_session_refuse_valid_json(s, &frame, &err,
+			    detail, out);
 		return mcp_session_refuse(s, &frame, &null_id,
 		    JSONRPC_PARSE_ERROR, "parse-error", detail, out);
 	}

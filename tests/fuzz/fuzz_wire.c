@@ -63,6 +63,23 @@ fuzz_check_id(const struct jsonrpc_id *id)
 	cJSON_free(text);
 }
 
+/* The id kept for a refused JSON value renders as a JSON id again. */
+static void
+fuzz_check_refused_id(const struct json_error *err)
+{
+	struct jsonrpc_id id;
+
+	if (!err->valid_json) {
+		if (err->id_raw[0] != '\0')
+			abort();
+		return;
+	}
+	if (!jsonrpc_id_from_raw(err->id_raw, &id))
+		return;
+	fuzz_check_id(&id);
+	jsonrpc_id_free(&id);
+}
+
 static void
 fuzz_check_frame(const struct frame *f, size_t limit)
 {
@@ -74,8 +91,10 @@ fuzz_check_frame(const struct frame *f, size_t limit)
 	    memchr(f->bytes, '\0', f->len) != NULL ||
 	    utf8_validate(f->bytes, f->len, NULL) != UTF8_OK)
 		abort();
-	if (!json_parse_frame(f->bytes, f->len, FUZZ_DEPTH, &doc, &err))
+	if (!json_parse_frame(f->bytes, f->len, FUZZ_DEPTH, &doc, &err)) {
+		fuzz_check_refused_id(&err);
 		return;
+	}
 	fuzz_check_reparse(doc.root);
 	jsonrpc_classify(&doc, &msg);
 	if (msg.kind == JSONRPC_INVALID && msg.error_code !=
