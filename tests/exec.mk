@@ -72,6 +72,6 @@ tests_unit_test_http_reuse_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_http_reuse_LDADD = $(tests_unit_test_http_LDADD)
 
 # SSH outcomes when the session breaks after the exec request was sent
-# (review 2026-12-01): a relay damages, holds or cuts the server's bytes.
+# (docs/internals/executor-engines.md): a relay damages, holds or cuts the server's bytes.
 TESTS += tests/integration/exec_ssh_outcomes.py
 EXTRA_DIST += tests/integration/exec_ssh_outcomes.py
