@@ -328,6 +328,7 @@ supervise_count(struct supervise_summary *sum, enum record_audit_kind kind)
 	case RECORD_AUDIT_INTENT: sum->intents++; break;
 	case RECORD_AUDIT_EXECUTION: sum->executions++; break;
 	case RECORD_AUDIT_CANCELLATION: sum->cancellations++; break;
+	case RECORD_AUDIT_OPENED: break;
 	}
 }
 
@@ -345,7 +346,19 @@ supervise_record_event(struct supervisor *sv, const struct child *c,
 	bool written;
 
 	written = audit_event_plan(sv->policy, c->role, ev, &plan);
-	if (written && sv->log != NULL) {
+	if (written && plan.opens) {
+		if (sv->log == NULL || audit_log_begin(sv->log))
+			return;
+		/* The append named the system error; this names the record
+		 * and what it costs: the session, before any action. */
+		log_error("session-start could not be audited: ending the "
+		    "session");
+		sv->sum->audit_failures++;
+		supervise_set_status(sv, SP_EXIT_INTERNAL, "session-start not "
+		    "audited");
+		supervise_kill_all(sv);
+		return;
+	} else if (written && sv->log != NULL) {
 		m = audit_event_members(sv->policy, c->role, ev);
 		written = m != NULL && audit_log_append(sv->log, plan.kind, m,
 		    plan.durable);
