@@ -244,7 +244,32 @@ test_hook_heap_report(const char *role)
 	log_info("heap-report %s %zu", role, mi.uordblks + mi.hblkhd);
 }
 
+unsigned
+test_hook_progress_ms(unsigned dflt)
+{
+	const char *text = getenv("SP_TEST_PROGRESS_MS");
+	char *end;
+	unsigned long ms;
+
+	if (text == NULL)
+		return dflt;
+	errno = 0;
+	ms = strtoul(text, &end, 10);
+	if (errno != 0 || end == text || *end != '\0' || ms < 10 ||
+	    ms > 600000) {
+		log_error("SP_TEST_PROGRESS_MS=%.32s ignored", text);
+		return dflt;
+	}
+	return (unsigned)ms;
+}
+
 #else
+
+unsigned
+test_hook_progress_ms(unsigned dflt)
+{
+	return dflt;
+}
 
 bool
 test_hook_is(const char *role, const char *action)
