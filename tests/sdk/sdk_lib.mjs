@@ -2,7 +2,8 @@
 // SDK (or skipping when `npm ci` has not run in tests/sdk), and starting
 // one of the integration tests' HTTP targets on a free port.
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync }
+  from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -60,4 +61,30 @@ export function startTarget(dir, script, logName) {
 export function jsonLines(log) {
   return readFileSync(log, 'utf8').split('\n').filter((l) => l)
     .map((l) => JSON.parse(l));
+}
+
+// Until pred holds for a line of log, or ms pass; the lines then.
+export async function waitFor(log, pred, ms) {
+  const end = Date.now() + ms;
+  while (Date.now() < end && !jsonLines(log).some(pred))
+    await new Promise((r) => setTimeout(r, 20));
+  return jsonLines(log);
+}
+
+// sp was built with AddressSanitizer (the binary names __asan_init).
+export function sanitized() {
+  try {
+    return readFileSync(sp).includes('__asan_init');
+  } catch {
+    return false;
+  }
+}
+
+// DIR/NAME, mode 0600, holding text (a credential file).
+export function writeSecret(dir, name, text) {
+  const path = join(dir, name);
+  const fd = openSync(path, 'w', 0o600);
+  writeSync(fd, text);
+  closeSync(fd);
+  return path;
 }
