@@ -183,9 +183,11 @@ mcp_audit_end(struct mcp_session *s, const struct supervise_summary *sum)
 	/*
 	 * A session that never said it was in use (it answered nothing but
 	 * server/discover and ping: the v2 SDK's probe) and ended cleanly
-	 * leaves nothing; one that ended otherwise is recorded, start and end.
+	 * leaves nothing; one that ended otherwise, or whose records could
+	 * not all be written, is recorded, start and end.
 	 */
-	if (audit_log_start_held(s->log) && sum->status == SP_EXIT_OK) {
+	if (audit_log_start_held(s->log) && sum->status == SP_EXIT_OK &&
+	    sum->audit_failures == 0) {
 		log_debug("audit: session %s was only probed; not recorded",
 		    s->id);
 		return;
