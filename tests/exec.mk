@@ -75,3 +75,13 @@ tests_unit_test_http_reuse_LDADD = $(tests_unit_test_http_LDADD)
 # (review 2026-12-01): a relay damages, holds or cuts the server's bytes.
 TESTS += tests/integration/exec_ssh_outcomes.py
 EXTRA_DIST += tests/integration/exec_ssh_outcomes.py
+
+# redact_bytes(): credentials a target reflects, withheld from results.
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_redact
+TESTS += tests/unit/test_redact
+endif
+tests_unit_test_redact_SOURCES = tests/unit/test_redact.c executor/redact.c \
+	executor/redact.h
+tests_unit_test_redact_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_redact_LDADD = libspcommon.a $(UNIT_LDADD)
