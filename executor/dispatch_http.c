@@ -187,10 +187,12 @@ dispatch_http_target(struct dispatch_call *c, const struct policy_target *t)
 	r->ca_blob = f->ca;
 	r->ca_len = f->ca_len;
 	r->follow_redirects = t->follow_redirects;
+	/* Link-local does not open the metadata service: docs/design.md
+	 * section 4 refuses both unless the target names each. */
 	r->addr_allow = (t->allow_loopback ? HTTP_ALLOW_LOOPBACK : 0) |
 	    (t->allow_private ? HTTP_ALLOW_PRIVATE : 0) |
-	    (t->allow_link_local ? HTTP_ALLOW_LINK_LOCAL |
-	    HTTP_ALLOW_METADATA : 0);
+	    (t->allow_link_local ? HTTP_ALLOW_LINK_LOCAL : 0) |
+	    (t->allow_metadata ? HTTP_ALLOW_METADATA : 0);
 	r->budget_ms = c->budget_ms;
 	/* The reach past the record's cut lets a credential that straddles
 	 * it be found and withheld (executor/redact.h). */
