@@ -6,7 +6,9 @@ EXEC_TESTS = \
 	tests/integration/exec_ssh.py \
 	tests/integration/exec_limits.py \
 	tests/integration/exec_credentials.py \
-	tests/integration/exec_literals.py
+	tests/integration/exec_literals.py \
+	tests/integration/exec_redact.py \
+	tests/integration/exec_metadata.py
 TESTS += $(EXEC_TESTS)
 EXTRA_DIST += $(EXEC_TESTS) tests/integration/exec_lib.py
 
