@@ -8,7 +8,8 @@ EXEC_TESTS = \
 	tests/integration/exec_credentials.py \
 	tests/integration/exec_literals.py \
 	tests/integration/exec_redact.py \
-	tests/integration/exec_metadata.py
+	tests/integration/exec_metadata.py \
+	tests/integration/exec_redact_ssh.py
 TESTS += $(EXEC_TESTS)
 EXTRA_DIST += $(EXEC_TESTS) tests/integration/exec_lib.py
 
