@@ -175,7 +175,8 @@ struct policy_target {
 	bool follow_redirects;
 	bool allow_private;		/* private ranges (RFC 1918, ULA) */
 	bool allow_loopback;
-	bool allow_link_local;		/* includes cloud metadata addresses */
+	bool allow_link_local;		/* not the cloud metadata addresses */
+	bool allow_metadata;		/* 169.254.169.254, fd00:ec2::254 */
 
 	/* TARGET_SSH */
 	char *user;
