@@ -1,6 +1,6 @@
 /*
  * A tool's "params": each a typed, bounded argument.  Every string has a
- * maxLength; a pattern is a POSIX ERE that must match the whole value;
+ * maxLength; a pattern (policy/pattern.h) must match the whole value;
  * enum values must themselves pass the param's other constraints;
  * decimals are exact (minor units), so floats are refused everywhere.
  */
@@ -15,6 +15,7 @@
 #include "common/value.h"
 #include "policy/constraint.h"
 #include "policy/load_ctx.h"
+#include "policy/pattern.h"
 
 #define STRING_LENGTH_MAX 65536
 
@@ -98,8 +99,7 @@ static void
 param_pattern(struct load_ctx *ctx, const cJSON *obj, struct policy_param *p)
 {
 	const cJSON *m = ctx_member(ctx, obj, "pattern", false);
-	char why[128];
-	int rc;
+	char why[320];
 
 	if (m == NULL)
 		return;
@@ -107,15 +107,15 @@ param_pattern(struct load_ctx *ctx, const cJSON *obj, struct policy_param *p)
 		ctx_error(ctx, m, "must be a string");
 		return;
 	}
-	/* No REG_NOSUB: the checker needs the span to demand a whole match. */
-	if ((rc = regcomp(&p->pattern_re, m->valuestring, REG_EXTENDED)) != 0) {
-		regerror(rc, &p->pattern_re, why, sizeof(why));
-		ctx_error(ctx, m, "pattern does not compile as a POSIX extended "
-		    "regular expression: %s", why);
+	if (!pattern_compile(m->valuestring, &p->pattern_re, why,
+	    sizeof(why))) {
+		ctx_error(ctx, m, "%s", why);
 		return;
 	}
-	if ((p->pattern = ctx_strdup(ctx, m->valuestring)) == NULL)
-		regfree(&p->pattern_re);
+	if ((p->pattern = ctx_strdup(ctx, m->valuestring)) == NULL) {
+		pattern_free(p->pattern_re);
+		p->pattern_re = NULL;
+	}
 }
 
 static void
@@ -342,8 +342,7 @@ load_free_param(struct policy_param *p)
 
 	free(p->name);
 	free(p->description);
-	if (p->pattern != NULL)
-		regfree(&p->pattern_re);
+	pattern_free(p->pattern_re);
 	free(p->pattern);
 	for (i = 0; i < p->enum_count; i++)
 		free(p->enum_values[i]);
