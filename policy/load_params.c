@@ -47,10 +47,12 @@ static void
 param_keys(struct load_ctx *ctx, const cJSON *obj, const enum param_type *type)
 {
 	static const char *const by_type[][5] = {
-		[PARAM_STRING] = { "minLength", "maxLength", "pattern", "enum" },
-		[PARAM_INTEGER] = { "minimum", "maximum" },
+		[PARAM_STRING] = { "minLength", "maxLength", "pattern", "enum",
+		    "allow_leading_dash" },
+		[PARAM_INTEGER] = { "minimum", "maximum", "allow_leading_dash" },
 		[PARAM_BOOLEAN] = { NULL },
-		[PARAM_DECIMAL] = { "scale", "minimum", "maximum" },
+		[PARAM_DECIMAL] = { "scale", "minimum", "maximum",
+		    "allow_leading_dash" },
 	};
 	static const char *const common[] = { "type", "description",
 	    "required", "audit", NULL };
@@ -294,6 +296,7 @@ load_param(struct load_ctx *ctx, const cJSON *obj, struct policy_param *p)
 		    ctx_utf8_count(p->description), POLICY_DESCRIPTION_MAX);
 	}
 	ctx_bool(ctx, obj, "required", &p->required);
+	ctx_bool(ctx, obj, "allow_leading_dash", &p->allow_leading_dash);
 	param_audit(ctx, obj, p);
 	if (p->type == PARAM_STRING)
 		param_string(ctx, obj, p);

@@ -65,6 +65,12 @@ struct policy_param {
 
 	/* PARAM_DECIMAL: digits after the point, 0..18. */
 	unsigned scale;
+
+	/*
+	 * A value of this param may start an ssh.argv element with '-'
+	 * (read as an option) even where no "--" element precedes it.
+	 */
+	bool allow_leading_dash;
 };
 
 /*

@@ -125,3 +125,8 @@ tests_unit_test_policy_pattern_LDADD = libsppolicy.a libspcommon.a \
 # matched by the sandboxed children (issue 14 finding 4).
 TESTS += tests/integration/sp_check_pattern.py
 EXTRA_DIST += tests/integration/sp_check_pattern.py
+
+# ssh.argv: a value may not begin an element with '-' (issue 14 finding
+# 3), against the throwaway sshd.
+TESTS += tests/integration/exec_ssh_dash.py
+EXTRA_DIST += tests/integration/exec_ssh_dash.py
