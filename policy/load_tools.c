@@ -227,7 +227,7 @@ param_may_lead_dash(const struct policy_param *p)
 	if (p->enum_count == 0)
 		return true;
 	for (i = 0; i < p->enum_count; i++)
-		if (p->enum_values[i][0] == '-')
+		if (p->enum_values[i] != NULL && p->enum_values[i][0] == '-')
 			return true;
 	return false;
 }

@@ -411,21 +411,6 @@ Test(load_templates, path_percent_only_as_hex_pairs_and_never_a_dot)
 	"\"web\", \"scope\": \"r\",\n\"ssh\": {\"argv\": " argv "},\n" \
 	"\"params\": " params "}]}"
 
-/* Loads text; returns the diagnostics, which must all be warnings. */
-static char *
-load_warnings(const char *text)
-{
-	struct policy_diags d = { 0 };
-	struct policy *p = policy_load("t.json", text, strlen(text), &d);
-	char *all = diags_joined(&d);
-
-	cr_assert_not_null(p, "refused:\n%s", all);
-	cr_assert_eq(d.errors, 0);
-	policy_free(p);
-	policy_diags_free(&d);
-	return all;
-}
-
 static void
 expect_warning(const char *text, const char *needle, int index,
     const char *param)
