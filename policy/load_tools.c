@@ -437,8 +437,7 @@ tool_action(struct load_ctx *ctx, const cJSON *obj, int target_type,
 	else if (http != NULL) {
 		load_http(ctx, http, use, tool);
 		http_no_dash_optin(ctx, obj);
-	}
-	else
+	} else
 		load_ssh(ctx, ssh, use, tool);
 }
 
