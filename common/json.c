@@ -30,6 +30,8 @@ struct json_scanner {
 	size_t refusal_pos;
 	unsigned refusals;
 	char id_raw[JSON_ID_RAW_MAX + 1];	/* "" unless read cleanly */
+	const struct json_scan_observer *obs;	/* NULL: none */
+	size_t key_offset;	/* of the member whose value comes next */
 	struct json_doc *doc;
 };
 
@@ -374,6 +376,7 @@ json_scan_member(struct json_scanner *sc)
 	json_skip_ws(sc);
 	value_start = sc->pos;
 	refusals = sc->refusals;
+	sc->key_offset = key_start;
 	if (!json_scan_value(sc))
 		return false;
 	if (is_id)
@@ -402,12 +405,28 @@ json_scan_object(struct json_scanner *sc)
 	return true;
 }
 
+/* Tells the observer where a value (and its member name) begins. */
+static bool
+json_observe(struct json_scanner *sc)
+{
+	size_t key = sc->key_offset;
+	const char *why;
+
+	sc->key_offset = SIZE_MAX;
+	if (sc->obs == NULL)
+		return true;
+	why = sc->obs->value(sc->obs->arg, sc->depth, sc->pos, key);
+	return why == NULL || json_fail(sc, why, sc->pos);
+}
+
 static bool
 json_scan_value(struct json_scanner *sc)
 {
 	json_skip_ws(sc);
 	if (sc->pos >= sc->len)
 		return json_fail(sc, "unexpected end of input", sc->pos);
+	if (!json_observe(sc))
+		return false;
 	switch (sc->s[sc->pos]) {
 	case '{':
 		return json_scan_object(sc);
@@ -473,6 +492,50 @@ json_error_keep_id(const struct json_scanner *sc, struct json_error *err)
 	memcpy(err->id_raw, sc->id_raw, sizeof(err->id_raw));
 }
 
+/*
+ * The NUL-terminated copy every scan works on (the number check ends a
+ * token with a NUL for a moment); NULL after filling err.
+ */
+static char *
+json_scan_copy(const uint8_t *bytes, size_t len, unsigned max_depth,
+    struct json_error *err)
+{
+	char *copy;
+
+	memset(err, 0, sizeof(*err));
+	if (max_depth == 0 || max_depth > JSON_DEPTH_LIMIT || len == SIZE_MAX) {
+		log_error("bad arguments (max_depth %u)", max_depth);
+		err->reason = "bad arguments";
+		return NULL;
+	}
+	if ((copy = malloc(len + 1)) == NULL) {
+		log_error("cannot allocate %zu bytes", len + 1);
+		err->reason = "out of memory";
+		return NULL;
+	}
+	memcpy(copy, bytes, len);
+	copy[len] = '\0';
+	return copy;
+}
+
+/* Scans copy; on failure fills err. */
+static bool
+json_scan_run(struct json_scanner *sc, char *copy, size_t len,
+    unsigned max_depth, struct json_error *err)
+{
+	sc->s = (uint8_t *)copy;
+	sc->len = len;
+	sc->max_depth = max_depth;
+	sc->key_offset = SIZE_MAX;
+	if (json_scan(sc))
+		return true;
+	err->reason = sc->reason;
+	err->offset = sc->err_pos;
+	if (sc->refusal != NULL && sc->reason == sc->refusal)
+		json_error_keep_id(sc, err);
+	return false;
+}
+
 bool
 json_parse_frame(const uint8_t *bytes, size_t len, unsigned max_depth,
     struct json_doc *doc, struct json_error *err)
@@ -482,37 +545,37 @@ json_parse_frame(const uint8_t *bytes, size_t len, unsigned max_depth,
 	bool ok;
 
 	memset(doc, 0, sizeof(*doc));
-	memset(err, 0, sizeof(*err));
-	if (max_depth == 0 || max_depth > JSON_DEPTH_LIMIT || len == SIZE_MAX) {
-		log_error("bad arguments (max_depth %u)", max_depth);
-		err->reason = "bad arguments";
+	if ((copy = json_scan_copy(bytes, len, max_depth, err)) == NULL)
 		return false;
-	}
-	copy = malloc(len + 1);
-	if (copy == NULL) {
-		log_error("cannot allocate %zu bytes", len + 1);
-		err->reason = "out of memory";
-		return false;
-	}
-	memcpy(copy, bytes, len);
-	copy[len] = '\0';
 	memset(&sc, 0, sizeof(sc));
-	sc.s = (uint8_t *)copy;
-	sc.len = len;
-	sc.max_depth = max_depth;
 	sc.doc = doc;
-	ok = json_scan(&sc);
-	if (!ok) {
-		err->reason = sc.reason;
-		err->offset = sc.err_pos;
-		if (sc.refusal != NULL && sc.reason == sc.refusal)
-			json_error_keep_id(&sc, err);
-	} else if (!(ok = json_build_tree(copy, len, doc, err)) &&
+	ok = json_scan_run(&sc, copy, len, max_depth, err);
+	if (ok && !(ok = json_build_tree(copy, len, doc, err)) &&
 	    err->valid_json)
 		json_error_keep_id(&sc, err);
 	free(copy);
 	if (!ok)
 		json_doc_free(doc);
+	return ok;
+}
+
+bool
+json_scan_text(const uint8_t *bytes, size_t len, unsigned max_depth,
+    const struct json_scan_observer *obs, struct json_error *err)
+{
+	struct json_scanner sc;
+	struct json_doc doc;
+	char *copy;
+	bool ok;
+
+	if ((copy = json_scan_copy(bytes, len, max_depth, err)) == NULL)
+		return false;
+	memset(&sc, 0, sizeof(sc));
+	memset(&doc, 0, sizeof(doc));
+	sc.doc = &doc;		/* the id notes land here, unused */
+	sc.obs = obs;
+	ok = json_scan_run(&sc, copy, len, max_depth, err);
+	free(copy);
 	return ok;
 }
 

@@ -89,6 +89,27 @@ struct json_error {
 bool json_parse_frame(const uint8_t *bytes, size_t len, unsigned max_depth,
     struct json_doc *doc, struct json_error *err);
 
+/*
+ * For a caller that needs positions (the policy loader's diagnostics):
+ * value() is called for every value in document (pre-)order with its
+ * depth (0 for the top value), the byte offset of its first byte, and the
+ * byte offset of its member name (SIZE_MAX outside an object).  A reason
+ * returned (a static phrase) stops the scan there; NULL goes on.
+ */
+struct json_scan_observer {
+	const char *(*value)(void *arg, unsigned depth, size_t offset,
+	    size_t key_offset);
+	void *arg;
+};
+
+/*
+ * The same strict scan as json_parse_frame, telling obs of each value and
+ * building no tree: true if the text is one value the rules above accept,
+ * else false with err filled.
+ */
+bool json_scan_text(const uint8_t *bytes, size_t len, unsigned max_depth,
+    const struct json_scan_observer *obs, struct json_error *err);
+
 /* Frees the tree; NULL and an empty doc are allowed. */
 void json_doc_free(struct json_doc *doc);
 

@@ -196,6 +196,9 @@ result_render_structured(const struct result_render_ctx *ctx,
 		ok = render_ssh(ctx, &r->ssh, sc);
 	if (ok && r->kind != RECORD_RESULT_NONE)
 		ok = render_external_note(ctx, tool, sc);
+	/* The executor replaced a credential the target sent back. */
+	if (ok && (r->flags & RESULT_WITHHELD))
+		ok = cJSON_AddTrueToObject(sc, "redacted") != NULL;
 	ok = ok && render_add_u64(sc, "duration_ms", r->duration_us / 1000);
 	if (!ok) {
 		log_error("out of memory rendering call %" PRIu64, r->call_id);

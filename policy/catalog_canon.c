@@ -253,6 +253,7 @@ canon_http_target(struct policy_buf *b, const struct policy_target *t)
 	canon_int(b, '1', t->allow_private);
 	canon_int(b, '2', t->allow_loopback);
 	canon_int(b, '3', t->allow_link_local);
+	canon_int(b, '4', t->allow_metadata);
 }
 
 static void

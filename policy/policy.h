@@ -11,7 +11,6 @@
 #ifndef SP_POLICY_POLICY_H
 #define SP_POLICY_POLICY_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +33,8 @@ struct policy_limits {
 	uint32_t call_timeout_ms;	/* default 30000 */
 };
 
+struct policy_pattern;		/* policy/pattern.h */
+
 enum param_type {
 	PARAM_STRING,
 	PARAM_INTEGER,
@@ -55,7 +56,7 @@ struct policy_param {
 	size_t min_length;
 	size_t max_length;		/* always set; default POLICY_STRING_DEFAULT_MAX */
 	char *pattern;			/* source text, or NULL */
-	regex_t pattern_re;		/* compiled when pattern != NULL */
+	struct policy_pattern *pattern_re;	/* owned; set when pattern is */
 	char **enum_values;		/* NULL or enum_count strings */
 	size_t enum_count;
 
@@ -65,6 +66,12 @@ struct policy_param {
 
 	/* PARAM_DECIMAL: digits after the point, 0..18. */
 	unsigned scale;
+
+	/*
+	 * A value of this param may start an ssh.argv element with '-'
+	 * (read as an option) even where no "--" element precedes it.
+	 */
+	bool allow_leading_dash;
 };
 
 /*
@@ -175,7 +182,8 @@ struct policy_target {
 	bool follow_redirects;
 	bool allow_private;		/* private ranges (RFC 1918, ULA) */
 	bool allow_loopback;
-	bool allow_link_local;		/* includes cloud metadata addresses */
+	bool allow_link_local;		/* not the cloud metadata addresses */
+	bool allow_metadata;		/* 169.254.169.254, fd00:ec2::254 */
 
 	/* TARGET_SSH */
 	char *user;

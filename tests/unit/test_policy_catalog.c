@@ -326,7 +326,7 @@ Test(catalog, exact_bounds_and_escaped_text)
 	"\"credential\": \"ro\", \"timeout_ms\": 5000, " \
 	"\"follow_redirects\": false, \"allow_private\": false, " \
 	"\"allow_loopback\": false, \"allow_link_local\": false, " \
-	"\"ca_file\": \"/c/ca.pem\"},\n" \
+	"\"allow_metadata\": false, \"ca_file\": \"/c/ca.pem\"},\n" \
 	" \"api2\": {\"type\": \"http\", \"base_url\": " \
 	"\"https://api2.example.com\", \"credential\": \"hd\"},\n" \
 	" \"web\": {\"type\": \"ssh\", \"host\": \"web1.example.com\", " \
@@ -373,6 +373,8 @@ static const struct pin_edit pin_moves[] = {
 	  "allow_loopback" },
 	{ "\"allow_link_local\": false", "\"allow_link_local\": true",
 	  "allow_link_local" },
+	{ "\"allow_metadata\": false", "\"allow_metadata\": true",
+	  "allow_metadata" },
 	{ "/c/ca.pem", "/c/other-ca.pem", "the CA file" },
 	{ "\"port\": 22,", "\"port\": 2222,", "the SSH port" },
 	{ "web1.example.com", "web2.example.com", "the SSH host" },

@@ -226,6 +226,38 @@ Test(render, http_retry_after_and_failure)
 	cJSON_Delete(sc);
 }
 
+/* RESULT_WITHHELD shows as "redacted": true, on SSH and bare results
+ * too; a result without it has no such member. */
+Test(render, withheld_flag_is_rendered_as_redacted)
+{
+	struct record_result r;
+	bool is_error = false;
+	cJSON *sc;
+
+	memset(&r, 0, sizeof(r));
+	r.outcome = RECORD_OUTCOME_OK;
+	r.kind = RECORD_RESULT_HTTP;
+	r.http.status = 200;
+	set_text(&r.message, "HTTP 200");
+	sc = render("get_item", "{\"id\":2}", &r, &is_error);
+	cr_assert_null(cJSON_GetObjectItemCaseSensitive(sc, "redacted"));
+	cJSON_Delete(sc);
+	r.flags = RESULT_WITHHELD | RESULT_STARTED | RESULT_REQUEST_SENT;
+	sc = render("get_item", "{\"id\":2}", &r, &is_error);
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sc,
+	    "redacted")));
+	cr_assert_not(is_error);
+	cJSON_Delete(sc);
+	r.outcome = RECORD_OUTCOME_FAILED;
+	r.kind = RECORD_RESULT_NONE;
+	r.flags = RESULT_WITHHELD;
+	sc = render("get_item", "{\"id\":2}", &r, &is_error);
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sc,
+	    "redacted")));
+	cr_assert(is_error);
+	cJSON_Delete(sc);
+}
+
 Test(render, a_five_megabyte_body_is_cut_with_a_marker)
 {
 	size_t cap = RECORD_PAYLOAD_CAP, i;
