@@ -403,20 +403,19 @@ mcp_session_executor_lost(struct mcp_session *s, struct mcp_output *out)
 static bool
 mcp_call_progress_line(struct mcp_call *call, struct mcp_output *out)
 {
-	cJSON *params = cJSON_CreateObject(), *token;
+	cJSON *params = cJSON_CreateObject();
+	cJSON *token = jsonrpc_id_to_json(&call->progress_token);
 
-	token = jsonrpc_id_to_json(&call->progress_token);
-	if (params == NULL || token == NULL ||
-	    !cJSON_AddItemToObject(params, "progressToken", token) ||
-	    cJSON_AddNumberToObject(params, "progress",
+	if (token != NULL && (params == NULL ||
+	    !cJSON_AddItemToObject(params, "progressToken", token))) {
+		cJSON_Delete(token);
+		token = NULL;
+	}
+	if (token == NULL || cJSON_AddNumberToObject(params, "progress",
 	    (double)(call->progress + 1)) == NULL ||
 	    cJSON_AddStringToObject(params, "message",
 	    "the call is still running") == NULL) {
 		log_error("out of memory");
-		if (token != NULL && (params == NULL ||
-		    cJSON_GetObjectItemCaseSensitive(params, "progressToken") !=
-		    token))
-			cJSON_Delete(token);
 		cJSON_Delete(params);
 		return false;
 	}

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The broker writes session-start while the children start (broker/mcp.c
-keeps its fdatasync off the cold start).  When that write fails after the
-children are running, the session still ends before any action: sp mcp
+"""The broker writes session-start when the frontend says the session is
+in use (initialize here), before any other record (docs/design.md section
+6).  When that write fails, the children running, the session still ends
+before any action: sp mcp
 exits 70 naming the failure, no request reaches the HTTP target, and the log holds no partial line.
 
 The failure is real: the log already holds one session and the file size
