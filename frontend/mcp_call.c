@@ -273,22 +273,14 @@ mcp_call_id_from_json(const cJSON *j, struct jsonrpc_id *id)
 	return true;
 }
 
-bool
-mcp_call_cancelled(struct mcp_session *s, const cJSON *params,
-    struct mcp_output *out)
+/* A cancel record for call; no response will be sent for it. */
+static bool
+mcp_call_cancel(struct mcp_call *call, struct mcp_output *out)
 {
 	struct record_cancel c;
-	struct jsonrpc_id id;
-	struct mcp_call *call;
 	struct buf b;
 	bool ok;
 
-	if (!mcp_call_id_from_json(cJSON_GetObjectItemCaseSensitive(params,
-	    "requestId"), &id))
-		return true;
-	call = mcp_session_call_by_id(s, &id);
-	if (call == NULL)
-		return true;	/* already answered, or never ours: ignored */
 	c.call_id = call->call_id;
 	buf_init_writer(&b, RECORD_MAX_BYTES);
 	ok = record_cancel_encode(&c, &b) == RECORD_OK &&
@@ -296,6 +288,38 @@ mcp_call_cancelled(struct mcp_session *s, const cJSON *params,
 	buf_free(&b);
 	if (ok)
 		call->cancelled = true;
+	return ok;
+}
+
+bool
+mcp_call_cancelled(struct mcp_session *s, const cJSON *params,
+    struct mcp_output *out)
+{
+	struct jsonrpc_id id;
+	struct mcp_call *call;
+
+	if (!mcp_call_id_from_json(cJSON_GetObjectItemCaseSensitive(params,
+	    "requestId"), &id))
+		return true;
+	call = mcp_session_call_by_id(s, &id);
+	if (call == NULL)
+		return true;	/* already answered, or never ours: ignored */
+	return mcp_call_cancel(call, out);
+}
+
+bool
+mcp_session_client_lost(struct mcp_session *s, struct mcp_output *out)
+{
+	size_t i;
+	bool ok = true;
+
+	for (i = 0; i < s->call_slots; i++)
+		if (s->calls[i].used && !s->calls[i].cancelled)
+			ok = mcp_call_cancel(&s->calls[i], out) && ok;
+	ok = mcp_session_end_input(s, out) && ok;
+	s->state = MCP_STATE_CLOSED;
+	if (s->exit_status == MCP_EXIT_CLEAN)
+		s->exit_status = MCP_EXIT_CLIENT_GONE;
 	return ok;
 }
 

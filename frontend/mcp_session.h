@@ -154,9 +154,20 @@ bool mcp_session_executor_lost(struct mcp_session *s,
  */
 bool mcp_session_end_input(struct mcp_session *s, struct mcp_output *out);
 
+/*
+ * The client stopped reading (fd 1 broke): nobody can receive a result,
+ * so nothing more is read or started.  Every call in flight is cancelled
+ * (its result, when it comes, is audited as a cancellation saying
+ * whether it had started; the executor's own execution record says
+ * "unknown" for one that had), a waiting call is dropped as
+ * mcp_session_end_input() drops it, and the session closes with
+ * MCP_EXIT_CLIENT_GONE unless it had already closed for another reason.
+ */
+bool mcp_session_client_lost(struct mcp_session *s, struct mcp_output *out);
+
 bool mcp_session_should_close(const struct mcp_session *s);
 
-/* MCP_EXIT_CLEAN, MCP_EXIT_MALFORMED or MCP_EXIT_INTERNAL. */
+/* MCP_EXIT_CLEAN, _MALFORMED, _INTERNAL, _CLIENT_GONE or _BUDGET. */
 int mcp_session_exit_status(const struct mcp_session *s);
 
 /* Calls sent to the executor and not yet answered (cancelled included). */

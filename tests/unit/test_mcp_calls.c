@@ -349,6 +349,45 @@ check_cancellation_audit(size_t n, uint64_t call_id, bool started)
 	record_audit_event_free(&ev);
 }
 
+Test(calls, a_lost_client_cancels_what_runs_and_starts_nothing)
+{
+	static const struct harness_limits two = { "close", 2, 200, 16000 };
+
+	harness_restart(&two);
+	call("1", "get_item", "{\"id\":1}");
+	call("2", "get_item", "{\"id\":2}");
+	cancel("2");
+	call("3", "get_item", "{\"id\":3}");	/* waits for a slot */
+	harness_clear(&h);
+	cr_assert(mcp_session_client_lost(h.s, &h.out));
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 1,
+	    "one cancel: call 2 was cancelled already");
+	check_cancel_record(0, 1);
+	cr_assert(mcp_session_should_close(h.s));
+	cr_assert_eq(mcp_session_exit_status(h.s), MCP_EXIT_CLIENT_GONE);
+	cr_assert_not(mcp_session_may_read(h.s, 0));
+	harness_clear(&h);
+	feed_result(1, RECORD_OUTCOME_UNKNOWN, RESULT_STARTED |
+	    RESULT_REQUEST_SENT);
+	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 0, "nobody to answer");
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0,
+	    "the waiting call never starts");
+	check_cancellation_audit(0, 1, true);
+	feed_result(2, RECORD_OUTCOME_FAILED, 0);
+	cr_assert_eq(mcp_session_inflight(h.s), 0);
+	harness_clear(&h);
+	call("4", "get_item", "{\"id\":4}");
+	cr_assert_eq(h.out.count, 0, "no frame is handled any more");
+}
+
+Test(calls, a_lost_client_keeps_an_earlier_exit_status)
+{
+	harness_feed(&h, "{\"jsonrpc\": \xc3\xa9}");	/* on_invalid close */
+	cr_assert_eq(mcp_session_exit_status(h.s), MCP_EXIT_MALFORMED);
+	cr_assert(mcp_session_client_lost(h.s, &h.out));
+	cr_assert_eq(mcp_session_exit_status(h.s), MCP_EXIT_MALFORMED);
+}
+
 Test(calls, cancel_sends_a_cancel_record_and_no_response_ever)
 {
 	call("11", "get_item", "{\"id\":1}");
