@@ -7,13 +7,14 @@ What reached the target is counted in its request log."""
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from front_lib import FRONT_TARGET, Target, call, policy  # noqa: E402
-from proc_lib import (INITIALIZE, check, done, read_line, start,  # noqa: E402
-                      tmpdir)
+from proc_lib import (INITIALIZE, SP, check, done, read_line,  # noqa: E402
+                      sp_env, start, tmpdir)
 
 # Valid ids (maxLength 64): quotes, $(), a newline, %2e%2e, multibyte, '-'.
 IDS = ["-x", "it's \"$(id)\"\n", "%2e%2e/\u00e9t\u00e9 \u2603", "7"]
@@ -47,6 +48,8 @@ def kill(p):
         p.kill()
     p.wait(10)
     for f in (p.stdin, p.stdout, p.stderr):
+        if f is None:
+            continue
         try:
             f.close()
         except (BrokenPipeError, ValueError):
@@ -132,10 +135,44 @@ def test_close_when_idle(tmp, target):
           target.requests())
 
 
+def test_closed_before_start(tmp, target):
+    """Input is a file of calls and stdout a pipe whose read end is gone
+    before sp starts: the first read and the hang-up come in the same
+    wake-up, and the read comes first, so only asking the writer before
+    acting keeps those calls from being announced (intents) at all."""
+    path = os.path.join(tmp, "input")
+    with open(path, "wb") as f:
+        f.write(INITIALIZE + b"".join(
+            call(i, arguments={"id": IDS[i % len(IDS)]}) for i in range(20)))
+    r, w = os.pipe()
+    os.close(r)
+    with open(path, "rb") as stdin:
+        p = subprocess.Popen([SP, "mcp", "--config",
+                              policy(tmp, target.port)], stdin=stdin,
+                             stdout=w, stderr=subprocess.PIPE,
+                             env=sp_env())
+    os.close(w)
+    try:
+        _, err = p.communicate(timeout=20)
+        status = p.returncode
+    except subprocess.TimeoutExpired:
+        status, err = None, b""
+    finally:
+        kill(p)
+    time.sleep(0.3)
+    kinds = [r["kind"] for r in audit(tmp)]
+    check("stdout gone before start, 20 calls in a file: exit 74",
+          status == 74, (status, err[-300:]))
+    check("... no intent, nothing reached the target",
+          "intent" not in kinds and target.requests() == [],
+          (kinds, target.requests()))
+
+
 def main():
     for test, args in ((test_close_with_a_call_in_flight, (True,)),
                        (test_close_with_a_call_in_flight, (False,)),
-                       (test_close_when_idle, ())):
+                       (test_close_when_idle, ()),
+                       (test_closed_before_start, ())):
         tmp = tmpdir()
         target = Target(tmp, script=FRONT_TARGET)
         try:
