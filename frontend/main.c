@@ -207,8 +207,8 @@ frontend_hold(struct frontend *fe, struct mcp_item *it)
 
 /*
  * Sends what the session appended, in order, and empties the list.  A
- * lost client drops its lines but not the records: a call already made
- * still runs and is still audited.
+ * lost client drops its lines but not the records: the cancels of
+ * frontend_client_gone() still go, and every call is still audited.
  */
 static void
 frontend_flush_items(struct frontend *fe)
