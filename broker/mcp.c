@@ -190,6 +190,8 @@ mcp_audit_end(struct mcp_session *s, const struct supervise_summary *sum)
 		    (double)sum->cancellations);
 		cJSON_AddNumberToObject(m, "audit_failures",
 		    (double)sum->audit_failures);
+		cJSON_AddNumberToObject(m, "audit_dropped",
+		    (double)sum->audit_dropped);
 		if (!audit_log_append(s->log, "session-end", m, true))
 			log_error("session-end could not be audited");
 	}

@@ -59,6 +59,7 @@ struct supervisor {
 	bool status_set;
 	struct child *kids;
 	struct supervise_summary *sum;
+	struct audit_event_session audit;	/* folding, the note budget */
 };
 
 static void
@@ -132,11 +133,19 @@ supervise_report_death(struct supervisor *sv)
 	supervise_set_status(sv, code, why);
 }
 
-static bool
-supervise_normal_frontend_end(const struct child *c)
+/* Why a frontend that ended on its own ended, or NULL for a death. */
+static const char *
+supervise_frontend_end_why(const struct child *c)
 {
-	return WIFEXITED(c->status) && (WEXITSTATUS(c->status) == SP_EXIT_OK ||
-	    WEXITSTATUS(c->status) == SP_EXIT_MALFORMED);
+	if (!WIFEXITED(c->status))
+		return NULL;
+	switch (WEXITSTATUS(c->status)) {
+	case SP_EXIT_OK: return "end of input";
+	case SP_EXIT_MALFORMED: return "malformed input";
+	case SP_EXIT_IOERR: return "the client stopped reading";
+	case SP_EXIT_BUDGET: return "calls past the budget";
+	}
+	return NULL;
 }
 
 static void
@@ -144,10 +153,9 @@ supervise_child_gone(struct supervisor *sv, int slot)
 {
 	struct child *c = &sv->kids[slot];
 
-	if (slot == CHILD_FRONTEND && supervise_normal_frontend_end(c)) {
+	if (slot == CHILD_FRONTEND && supervise_frontend_end_why(c) != NULL) {
 		supervise_set_status(sv, WEXITSTATUS(c->status),
-		    sv->ending ? sv->end_why : WEXITSTATUS(c->status) ==
-		    SP_EXIT_OK ? "end of input" : "malformed input");
+		    sv->ending ? sv->end_why : supervise_frontend_end_why(c));
 		/* In-flight work may finish, bounded by the call timeout. */
 		supervise_arm(sv->ev_grace, sv->call_timeout_ms);
 		return;
@@ -190,22 +198,15 @@ supervise_reap(struct supervisor *sv)
 		(void)event_base_loopbreak(sv->base);
 }
 
+/* Ends the session in order: the frontend stops reading, calls finish. */
 static void
-supervise_on_signal(evutil_socket_t sig, short what, void *arg)
+supervise_end(struct supervisor *sv, const char *why)
 {
-	struct supervisor *sv = arg;
-
-	(void)what;
-	if (sig == SIGCHLD) {
-		supervise_reap(sv);
-		return;
-	}
 	if (sv->ending)
 		return;
 	sv->ending = true;
-	log_info("SIG%s: ending the session", sigabbrev_np((int)sig));
-	(void)snprintf(sv->end_why, sizeof(sv->end_why), "signal %s",
-	    sigabbrev_np((int)sig));
+	log_info("%s: ending the session", why);
+	(void)snprintf(sv->end_why, sizeof(sv->end_why), "%s", why);
 	if (sv->kids[CHILD_FRONTEND].pid > 0)
 		(void)kill(sv->kids[CHILD_FRONTEND].pid, SIGTERM);
 	supervise_arm(sv->ev_grace,
@@ -213,6 +214,21 @@ supervise_on_signal(evutil_socket_t sig, short what, void *arg)
 	/* The frontend's own end sets the status; this is the fallback. */
 	if (sv->kids[CHILD_FRONTEND].pid == 0)
 		supervise_set_status(sv, SP_EXIT_OK, sv->end_why);
+}
+
+static void
+supervise_on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct supervisor *sv = arg;
+	char why[32];
+
+	(void)what;
+	if (sig == SIGCHLD) {
+		supervise_reap(sv);
+		return;
+	}
+	(void)snprintf(why, sizeof(why), "signal %s", sigabbrev_np((int)sig));
+	supervise_end(sv, why);
 }
 
 static void
@@ -341,22 +357,21 @@ supervise_record_event(struct supervisor *sv, const struct child *c,
     const struct record_audit_event *ev)
 {
 	struct audit_event_plan plan;
-	cJSON *m = NULL;
-	bool written;
+	enum audit_event_fate fate = AUDIT_EVENT_WRITTEN;
 
-	written = audit_event_plan(sv->policy, c->role, ev, &plan);
-	if (written && sv->log != NULL) {
-		m = audit_event_members(sv->policy, c->role, ev);
-		written = m != NULL && audit_log_append(sv->log, plan.kind, m,
-		    plan.durable);
-		cJSON_Delete(m);
-	}
-	if (!written)
+	if (!audit_event_plan(sv->policy, c->role, ev, &plan))
+		fate = AUDIT_EVENT_FAILED;
+	else if (sv->log != NULL)
+		fate = audit_event_write(&sv->audit, sv->log, sv->policy,
+		    c->role, ev, &plan);
+	if (fate == AUDIT_EVENT_FAILED)
 		sv->sum->audit_failures++;
 	else
 		supervise_count(sv->sum, ev->kind);
 	if (plan.acked)
-		supervise_ack(sv, c, ev, written);
+		supervise_ack(sv, c, ev, fate == AUDIT_EVENT_WRITTEN);
+	if (audit_event_notes_spent(&sv->audit))
+		supervise_end(sv, "audit limit reached");
 }
 
 static void
@@ -541,6 +556,9 @@ supervise_run(struct supervisor *sv, struct child kids[CHILD_COUNT],
 			supervise_drain(sv, i);
 			supervise_control_closed(sv, i);
 		}
+	if (sv->log != NULL && !audit_event_flush(&sv->audit, sv->log))
+		summary->audit_failures++;
+	summary->audit_dropped = sv->audit.dropped;
 	return true;
 }
 

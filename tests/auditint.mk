@@ -4,7 +4,9 @@ check_PROGRAMS += tests/unit/test_audit_event
 TESTS += tests/unit/test_audit_event
 endif
 tests_unit_test_audit_event_SOURCES = tests/unit/test_audit_event.c \
-	broker/audit_event.c broker/audit_event.h
+	broker/audit_event.c broker/audit_event.h \
+	broker/audit_log.c broker/audit_log.h \
+	tests/unit/audit_fixture.c tests/unit/audit_fixture.h
 tests_unit_test_audit_event_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_audit_event_LDADD = libspcommon.a $(UNIT_LDADD) \
 	$(CJSON_LIBS) $(LIBCRYPTO_LIBS)

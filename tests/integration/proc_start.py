@@ -55,7 +55,7 @@ def test_fds_and_confinement(tmp):
           (ex.get(0), ex.get(1), ex.get(2)) ==
           ("/dev/null", stderr, stderr), ex)
     # The executor also holds libcurl's multi handle wakeup socketpair.
-    for role, fds, nfds in (("frontend", fe, 8), ("executor", ex, 10)):
+    for role, fds, nfds in (("frontend", fe, 9), ("executor", ex, 10)):
         extra = {fd: t for fd, t in fds.items() if 5 < fd < 8}
         pipes = set(extra.values())
         check("%s holds exactly fds 0-%d" % (role, nfds - 1), sorted(fds) ==
@@ -75,6 +75,10 @@ def test_fds_and_confinement(tmp):
         check("%s: Seccomp 2 and NoNewPrivs 1" % role,
               (status_field(pid, "Seccomp"), status_field(pid, "NoNewPrivs"))
               == ("2", "1"))
+    # The frontend's writer watches fd 1 for a hang-up with an epoll set
+    # holding fd 1 alone (frontend/writer.h, writer_watch_client).
+    check("frontend fd 8 is the writer's hang-up watch",
+          fe.get(8) == "anon_inode:[eventpoll]", fe)
     check("executor fds 8-9 are two more sockets (curl's wakeup pair)",
           ex.get(8, "").startswith("socket:") and
           ex.get(9, "").startswith("socket:") and ex[8] != ex[9], ex)
