@@ -16,6 +16,7 @@
 
 #include "broker/audit_event.h"
 #include "broker/child_role.h"
+#include "broker/child_stderr.h"
 #include "broker/commands.h"
 #include "broker/supervise.h"
 #include "broker/test_hook.h"
@@ -59,6 +60,7 @@ struct supervisor {
 	bool status_set;
 	struct child *kids;
 	struct supervise_summary *sum;
+	struct child_stderr err[CHILD_COUNT];	/* children's stderr relays */
 };
 
 static void
@@ -493,6 +495,8 @@ supervise_new(struct event_base *base, struct audit_log *log,
 	sv->limits = limits;
 	sv->fingerprint = fingerprint;
 	sv->call_timeout_ms = call_timeout_ms;
+	for (i = 0; i < CHILD_COUNT; i++)	/* no pipe until supervise_run() */
+		child_stderr_init(&sv->err[i], "", -1, STDERR_FILENO);
 	for (i = 0; i < NSIGNALS; i++)
 		if ((sv->ev_signal[i] = evsignal_new(base, supervise_signals[i],
 		    supervise_on_signal, sv)) == NULL ||
@@ -511,6 +515,32 @@ fail:
 	return NULL;
 }
 
+/* The relays take the read ends of the children's stderr pipes. */
+static bool
+supervise_stderr_watch(struct supervisor *sv)
+{
+	int i;
+
+	for (i = 0; i < CHILD_COUNT; i++) {
+		child_stderr_init(&sv->err[i], sv->kids[i].role,
+		    sv->kids[i].err, STDERR_FILENO);
+		sv->kids[i].err = -1;
+		if (!child_stderr_watch(&sv->err[i], sv->base))
+			return false;
+	}
+	return true;
+}
+
+/* Both children are reaped: what they wrote last is said, then EOF. */
+static void
+supervise_stderr_drain(struct supervisor *sv)
+{
+	int i;
+
+	for (i = 0; i < CHILD_COUNT; i++)
+		child_stderr_drain(&sv->err[i]);
+}
+
 bool
 supervise_run(struct supervisor *sv, struct child kids[CHILD_COUNT],
     struct supervise_summary *summary)
@@ -521,6 +551,8 @@ supervise_run(struct supervisor *sv, struct child kids[CHILD_COUNT],
 	memset(summary, 0, sizeof(*summary));
 	sv->kids = kids;
 	sv->sum = summary;
+	if (!supervise_stderr_watch(sv))
+		return false;
 	for (i = 0; i < CHILD_COUNT; i++) {
 		sv->ev_control[i] = event_new(sv->base, kids[i].control,
 		    EV_READ | EV_PERSIST, supervise_on_control, sv);
@@ -541,6 +573,7 @@ supervise_run(struct supervisor *sv, struct child kids[CHILD_COUNT],
 			supervise_drain(sv, i);
 			supervise_control_closed(sv, i);
 		}
+	supervise_stderr_drain(sv);
 	return true;
 }
 
@@ -557,6 +590,8 @@ supervise_free(struct supervisor *sv)
 	for (i = 0; i < CHILD_COUNT; i++)
 		if (sv->ev_control[i] != NULL)
 			event_free(sv->ev_control[i]);
+	for (i = 0; i < CHILD_COUNT; i++)
+		child_stderr_close(&sv->err[i]);
 	if (sv->ev_grace != NULL)
 		event_free(sv->ev_grace);
 	if (sv->ev_settle != NULL)
