@@ -28,7 +28,7 @@ struct record_hello;
  * always false).  The executor's "hold" leaves actions unanswered, as a
  * slow target would; the broker's "no-ack" leaves intents unacked, as a
  * hung broker would, and its "late-ack" acks execution records late, as
- * a slow disk would.
+ * a slow disk would ("late-intent-ack": intents).
  */
 bool test_hook_is(const char *role, const char *action);
 
