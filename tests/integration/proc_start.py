@@ -177,9 +177,21 @@ def test_embedded_default(tmp):
         return
     env = sp_env()
     env.pop("SP_CONFIG", None)
+    kw = {}
+    if os.geteuid() == 0:
+        # It names no server.run_as, which root needs (the children must
+        # not share a uid): refused; then as an unprivileged user.
+        p = subprocess.Popen([SP, "mcp"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=env, cwd="/")
+        status, out, err = finish(p, INITIALIZE)
+        check("no policy anywhere, as root: refused with 78 naming "
+              "server.run_as", status == 78 and out == b"" and
+              "server.run_as" in err, (status, out, err))
+        kw = {"user": 65534, "group": 65534, "extra_groups": []}
     p = subprocess.Popen([SP, "mcp"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         env=env, cwd=tmp)
+                         env=env, cwd="/", **kw)
     status, out, err = finish(p, INITIALIZE + request(1, "tools/list"))
     lines = out.splitlines()
     check("no policy anywhere: the embedded default, said on stderr",
