@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An executor killed mid-call (DESIGN.md section 6, invariant 6): the
+"""An executor killed mid-call (docs/design.md section 1, invariant 6): the
 client is told "unknown", and the audit log says the same.  Two calls
 (one read-only, one mutating) are held by a local HTTP target that does
 not answer; a third has completed.  After kill -9 of the executor the
