@@ -245,11 +245,12 @@ mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
 {
 	uid_t uid;
 	gid_t gid;
+	int status;
 
 	if (!mcp_load_policy(a->config, s))
 		return SP_EXIT_CONFIG;
-	if (!child_drop_users_ready(s->policy))
-		return SP_EXIT_SANDBOX;
+	if ((status = child_drop_users_check(s->policy)) != SP_EXIT_OK)
+		return status;
 	s->profile = peer_pick_profile(s->policy, a->profile, STDIN_FILENO,
 	    &s->profile_from);
 	if (a->profile != NULL && s->profile == NULL) {
