@@ -54,8 +54,9 @@ struct http_call {
 	struct event *timer;			/* name, back-off, Retry-After, delivery */
 	struct sockaddr_storage addrs[ADDRS_MAX];
 	size_t naddrs;
-	bool resolved;
 	struct http_resolve_job *job;		/* while a name resolves, shared */
+	bool starting;				/* inside submit */
+	bool ended;				/* result final, delivery pending */
 	bool waited;				/* Retry-After honoured once */
 	bool refused_at_connect;
 	unsigned attempt_sends;			/* requests curl began to write this attempt */
@@ -68,7 +69,6 @@ struct http_call {
 };
 
 static void call_attempt_start(struct http_call *);
-static bool call_start_now(struct http_call *);
 
 static uint64_t
 now_us(void)
@@ -168,7 +168,11 @@ call_deliver(struct http_call *c)
 	call_free(c);
 }
 
-/* Ends the call: one callback, then the call is gone. */
+/*
+ * Ends the call with its result.  Inside submit the delivery waits for
+ * the loop (done never runs inside submit; http_engine_submit schedules
+ * it), elsewhere it happens now.
+ */
 static void
 call_finish(struct http_call *c, enum http_outcome outcome, const char *fmt,
     ...) __attribute__((format(printf, 3, 4)));
@@ -180,13 +184,19 @@ call_finish(struct http_call *c, enum http_outcome outcome, const char *fmt,
 	va_list ap;
 
 	call_attempt_release(c);
+	if (c->job != NULL) {
+		http_resolve_abandon(c->job);
+		c->job = NULL;
+	}
 	c->result.outcome = outcome;
 	if (fmt != NULL) {
 		va_start(ap, fmt);
 		vsnprintf(c->result.message, sizeof(c->result.message), fmt, ap);
 		va_end(ap);
 	}
-	call_deliver(c);
+	c->ended = true;
+	if (!c->starting)
+		call_deliver(c);
 }
 
 static void
@@ -215,20 +225,26 @@ call_finish_resolving(struct http_call *c)
 {
 	char why[HTTP_RESULT_TEXT_MAX];
 
-	http_resolve_abandon(c->job);
-	c->job = NULL;
 	snprintf(why, sizeof(why), "name resolution of %s did not finish "
 	    "within the %u ms budget", c->req->host,
 	    (unsigned)c->req->budget_ms);
 	call_finish_unanswered(c, why);
 }
 
+/* The call's timer: a delivery, a name's budget, or the next attempt. */
 static void
 call_timer_fired(evutil_socket_t fd, short what, void *arg)
 {
+	struct http_call *c = arg;
+
 	(void)fd;
 	(void)what;
-	call_attempt_start(arg);
+	if (c->ended)
+		call_deliver(c);
+	else if (c->job != NULL)
+		call_finish_resolving(c);
+	else
+		call_attempt_start(c);
 }
 
 static void
@@ -250,7 +266,7 @@ call_refuse_address(struct http_call *c, size_t i, enum http_addr_class k,
  * call has ended.
  */
 static bool
-call_addresses_ready(struct http_call *c, uint64_t t0)
+call_addresses_ready(struct http_call *c)
 {
 	enum http_addr_class k;
 	const char *rule;
@@ -267,8 +283,7 @@ call_addresses_ready(struct http_call *c, uint64_t t0)
 		    "addresses");
 		return false;
 	}
-	c->resolved = true;
-	c->resolve_us = now_us() - t0;
+	c->resolve_us = now_us() - c->start_us;
 	return true;
 }
 
@@ -291,7 +306,7 @@ call_name_answered(void *arg, bool ok, const struct sockaddr_storage *addrs,
 	/* The answer, not the verdict: the next call checks it again. */
 	http_names_put(http_engine_names(c->engine), c->req->host,
 	    c->req->port, now_us(), c->addrs, c->naddrs);
-	if (call_addresses_ready(c, c->start_us))
+	if (call_addresses_ready(c))
 		call_attempt_start(c);
 }
 
@@ -316,46 +331,43 @@ call_known_addresses(struct http_call *c)
 	return true;
 }
 
-/* Undoes what call_start_now set before it gave up. */
+/* A name on a resolver thread, the call's timer set to the budget, so a
+ * stuck resolver neither blocks the loop nor outlives the call. */
 static void
-call_forget_addresses(struct http_call *c)
+call_resolve_name(struct http_call *c)
 {
-	c->naddrs = 0;
-	c->resolved = false;
-	curl_slist_free_all(c->pin);
-	c->pin = NULL;
+	c->job = http_engine_resolve_start(c->engine, c->req->host,
+	    c->req->port, ADDRS_MAX, call_name_answered, c);
+	if (c->job == NULL) {
+		call_finish(c, HTTP_OUTCOME_FAILED, "cannot resolve %s",
+		    c->req->host);
+		return;
+	}
+	if (!call_schedule(c, call_remaining_ms(c) + 1))
+		call_finish(c, HTTP_OUTCOME_FAILED, "internal error before "
+		    "sending");
 }
 
 /*
- * Checks, then resolves: known addresses at once, a name on a thread with the
- * call's timer set to the budget, so a stuck resolver neither blocks the
- * loop nor outlives the call.  False when the call is not ready to go on
- * now (ended, or waiting for the name).
+ * The start, inside submit: check the request, then its addresses; known
+ * ones go straight to the first attempt (no loop turn), a name waits for
+ * its resolver thread.  An end here is delivered from the loop.
  */
-static bool
-call_resolve(struct http_call *c)
+static void
+call_start(struct http_call *c)
 {
 	char why[HTTP_RESULT_TEXT_MAX];
-	uint64_t t0 = now_us();
 
 	if (!http_request_valid(c->req, why, sizeof(why))) {
 		call_finish(c, HTTP_OUTCOME_FAILED, "request refused: %s", why);
-		return false;
+		return;
 	}
 	if (!call_known_addresses(c)) {
-		c->job = http_engine_resolve_start(c->engine, c->req->host,
-		    c->req->port, ADDRS_MAX, call_name_answered, c);
-		if (c->job == NULL) {
-			call_finish(c, HTTP_OUTCOME_FAILED, "cannot resolve %s",
-			    c->req->host);
-			return false;
-		}
-		if (!call_schedule(c, call_remaining_ms(c) + 1))
-			call_finish(c, HTTP_OUTCOME_FAILED, "internal error "
-			    "before sending");
-		return false;
+		call_resolve_name(c);
+		return;
 	}
-	return call_addresses_ready(c, t0);
+	if (call_addresses_ready(c))
+		call_attempt_start(c);
 }
 
 static struct http_call *
@@ -398,9 +410,11 @@ http_engine_submit(struct http_engine *e, const struct http_request *req,
 		return -1;
 	TAILQ_INSERT_TAIL(&calls->head, c, entry);
 	calls->n++;
-	/* Otherwise started from the loop, so done never runs inside submit. */
-	if (!call_start_now(c) && !call_schedule(c, 0)) {
-		log_error("cannot schedule the call");
+	c->starting = true;
+	call_start(c);
+	c->starting = false;
+	if (c->ended && !call_schedule(c, 0)) {
+		log_error("cannot schedule the call's result");
 		calls_remove(calls, c);
 		call_free(c);
 		return -1;
@@ -572,18 +586,12 @@ call_attempt_begin(struct http_call *c, uint64_t remaining_ms)
 	return true;
 }
 
+/* The next attempt to the checked, pinned addresses, budget permitting. */
 static void
 call_attempt_start(struct http_call *c)
 {
-	uint64_t remaining;
+	uint64_t remaining = call_remaining_ms(c);
 
-	if (c->job != NULL) {
-		call_finish_resolving(c);
-		return;
-	}
-	if (!c->resolved && !call_resolve(c))
-		return;
-	remaining = call_remaining_ms(c);
 	if (remaining < ATTEMPT_MIN_MS) {
 		call_finish_budget(c);
 		return;
@@ -591,40 +599,6 @@ call_attempt_start(struct http_call *c)
 	if (!call_attempt_begin(c, remaining))
 		call_finish(c, HTTP_OUTCOME_FAILED, "internal error before "
 		    "sending");
-}
-
-/*
- * The first attempt to a host whose addresses are known (a literal, or a
- * name answered recently), begun inside submit: it saves the loop turn of
- * the scheduled start.  Only when nothing can end the call
- * here (done must never run inside submit); otherwise false, nothing is
- * changed, and the scheduled start does the same steps and reports.
- */
-static bool
-call_start_now(struct http_call *c)
-{
-	char why[HTTP_RESULT_TEXT_MAX];
-	enum http_addr_class k;
-	uint64_t remaining;
-	size_t i;
-
-	if (!http_request_valid(c->req, why, sizeof(why)) ||
-	    !call_known_addresses(c))
-		return false;
-	remaining = call_remaining_ms(c);
-	if (http_addrs_refusal(c->addrs, c->naddrs, c->req->addr_allow,
-	    c->req->scheme == HTTP_SCHEME_HTTP, &i, &k) != NULL ||
-	    remaining < ATTEMPT_MIN_MS ||
-	    !http_build_pin(c->req, c->addrs, c->naddrs, &c->pin)) {
-		call_forget_addresses(c);
-		return false;
-	}
-	c->resolved = true;
-	c->resolve_us = now_us() - c->start_us;
-	if (call_attempt_begin(c, remaining))
-		return true;
-	call_forget_addresses(c);
-	return false;
 }
 
 /* The address curl actually used, checked against the rules again. */
