@@ -188,8 +188,9 @@ mcp_audit_end(struct mcp_session *s, const struct supervise_summary *sum)
 	 */
 	if (audit_log_start_held(s->log) && sum->status == SP_EXIT_OK &&
 	    sum->audit_failures == 0) {
-		log_debug("audit: session %s was only probed; not recorded",
-		    s->id);
+		/* in the anchor's place, so every session says how it ended */
+		log_info("audit: session %s ended unused (no request but "
+		    "server/discover or ping): nothing recorded", s->id);
 		return;
 	}
 	if (!audit_log_begin(s->log))
@@ -205,6 +206,8 @@ mcp_audit_end(struct mcp_session *s, const struct supervise_summary *sum)
 		    (double)sum->cancellations);
 		cJSON_AddNumberToObject(m, "audit_failures",
 		    (double)sum->audit_failures);
+		cJSON_AddNumberToObject(m, "audit_dropped",
+		    (double)sum->audit_dropped);
 		if (!audit_log_append(s->log, "session-end", m, true))
 			log_error("session-end could not be audited");
 	}
@@ -258,11 +261,12 @@ mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
 {
 	uid_t uid;
 	gid_t gid;
+	int status;
 
 	if (!mcp_load_policy(a->config, s))
 		return SP_EXIT_CONFIG;
-	if (!child_drop_users_ready(s->policy))
-		return SP_EXIT_SANDBOX;
+	if ((status = child_drop_users_check(s->policy)) != SP_EXIT_OK)
+		return status;
 	s->profile = peer_pick_profile(s->policy, a->profile, STDIN_FILENO,
 	    &s->profile_from);
 	if (a->profile != NULL && s->profile == NULL) {

@@ -133,6 +133,8 @@ def test_probe_leaves_no_session(tmp, config):
               status == 0, (out, err))
         check("... and left nothing in the audit log (%s)" % how,
               audit_kinds(tmp) == before, audit_kinds(tmp)[len(before):])
+        check("... and stderr says so in place of an anchor (%s)" % how,
+              "ended unused" in err and "last hash" not in err, err)
     before = audit_kinds(tmp)
     finish(start(config), probe + b'{"jsonrpc":"2.0","id":3,\n')
     check("a probe followed by a bad frame is a session: start, rejection, "

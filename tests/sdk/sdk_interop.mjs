@@ -12,8 +12,8 @@ import { mkdtempSync, openSync, writeFileSync, closeSync, writeSync,
   mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { check, finish, loadSdk, sanitized, sp, startTarget, waitFor }
-  from './sdk_lib.mjs';
+import { check, finish, loadSdk, sanitized, serverSection, sp, startTarget,
+  waitFor } from './sdk_lib.mjs';
 
 const sdk = await loadSdk();
 
@@ -24,7 +24,7 @@ function writePolicy(dir, port) {
   closeSync(fd);
   const policy = {
     sallyport: 1,
-    server: { name: 'sdk-interop' },
+    server: serverSection('sdk-interop'),
     limits: { call_timeout_ms: 8000, max_inflight: 1 },
     audit: { path: join(dir, 'audit.jsonl') },
     credentials: { 'api-token': { type: 'bearer', file: token } },

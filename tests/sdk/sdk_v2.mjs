@@ -16,8 +16,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { check, finish, jsonLines, loadSdk, startTarget, waitFor,
-  writeSecret } from './sdk_lib.mjs';
+import { check, finish, jsonLines, loadSdk, serverSection, startTarget,
+  waitFor, writeSecret } from './sdk_lib.mjs';
 
 const v1 = await loadSdk();
 let v2;
@@ -38,7 +38,7 @@ function writePolicy(dir, port) {
   const token = writeSecret(dir, 'api.token', 'sdk-v2-secret-0b44\n');
   const policy = {
     sallyport: 1,
-    server: { name: 'sdk-v2' },
+    server: serverSection('sdk-v2'),
     limits: { call_timeout_ms: 4 * SLOW_MS, max_inflight: 4 },
     audit: { path: join(dir, 'audit.jsonl') },
     credentials: { 'api-token': { type: 'bearer', file: token } },
