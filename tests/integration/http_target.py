@@ -7,6 +7,12 @@ to the --log file as one JSON line: method, raw path, headers (in order),
 body, and the client's port (one port = one TCP connection).  Bytes that
 are not UTF-8 are shown as \\xNN escapes.
 
+With --accepts FILE it also appends one JSON line per accepted TCP
+connection, {"peer_port": N}, written by the accepting loop before the
+connection's thread starts: connections are logged in the order the
+kernel queued them, so once a later connection has been answered, every
+earlier one is in FILE (proc_lib.Recorder counts "nothing arrived" so).
+
 With --tls DIR it speaks HTTPS with a fresh self-signed certificate for
 "api.test" and 127.0.0.1 (made with the openssl command line), written to DIR/cert.pem
 for the test to trust.
@@ -134,6 +140,14 @@ class Server(http.server.ThreadingHTTPServer):
     def handle_error(self, request, client_address):
         pass  # a client refusing the certificate is part of the tests
 
+    def process_request(self, request, client_address):
+        if self.accepts is not None:
+            with self.log_lock:
+                self.accepts.write(json.dumps(
+                    {"peer_port": client_address[1]}) + "\n")
+                self.accepts.flush()
+        super().process_request(request, client_address)
+
 
 def tls_context(directory):
     cert = os.path.join(directory, "cert.pem")
@@ -156,6 +170,8 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--tls", metavar="DIR",
                     help="serve HTTPS with a self-signed cert written to DIR")
+    ap.add_argument("--accepts", metavar="FILE",
+                    help="log every accepted connection to FILE")
     ap.add_argument("--lifetime", type=float, default=60.0,
                     help="exit after this many seconds whatever happens")
     args = ap.parse_args()
@@ -165,6 +181,7 @@ def main():
                                                        server_side=True)
     srv.log = open(args.log, "a", encoding="utf-8")
     srv.log_lock = threading.Lock()
+    srv.accepts = open(args.accepts, "a") if args.accepts else None
     srv.seen = {}
     timer = threading.Timer(args.lifetime, srv.shutdown)
     timer.daemon = True
