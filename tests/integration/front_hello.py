@@ -16,8 +16,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from front_lib import Target, call, policy  # noqa: E402
 from proc_lib import (INITIALIZE, SP_TEST, check, children, done,  # noqa: E402
-                      finish, read_line, request, sanitized_build, start,
-                      stop, tmpdir)
+                      finish, read_line, request, sanitized_build, skip,
+                      start, stop, tmpdir)
 
 SLOW_HELLO_S = 1.5      # TEST_HOOK_SLOW_HELLO_MS in broker/test_hook.c
 # Valid ids (maxLength 64) with quotes, $(), a newline, %2e%2e, multibyte.
@@ -138,6 +138,8 @@ def test_mute_hello(tmp, target):
         # only the broker's report of the death can be asked for here.
         check("... the broker reports the frontend's end",
               "frontend died" in err, err[-400:])
+        skip("... one line says the hello did not come",
+             "ASan's exit path kills the frontend first")
     else:
         check("... one line says the hello did not come",
               err.count("did not answer its hello within 10 s") == 1,
