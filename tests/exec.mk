@@ -75,3 +75,7 @@ tests_unit_test_http_reuse_LDADD = $(tests_unit_test_http_LDADD)
 # (review 2026-12-01): a relay damages, holds or cuts the server's bytes.
 TESTS += tests/integration/exec_ssh_outcomes.py
 EXTRA_DIST += tests/integration/exec_ssh_outcomes.py
+
+# known_hosts marker lines (@cert-authority, @revoked) verify nothing
+TESTS += tests/integration/exec_ssh_markers.py
+EXTRA_DIST += tests/integration/exec_ssh_markers.py
