@@ -105,6 +105,7 @@ def test_verify():
           (p.returncode, p.stdout, p.stderr))
 
 
-test_contents()
-test_verify()
-done()
+if __name__ == "__main__":  # ops_socket.py reads the units with settings()
+    test_contents()
+    test_verify()
+    done()
