@@ -21,6 +21,10 @@ Behaviour is chosen by path:
   /big/N                 200 with N bytes of body
   /status/CODE           that status, a short body
   /slow/MS               waits MS milliseconds, then 200
+  /hold/NAME[/...]       waits until /release/NAME is asked (at most 120 s),
+                         then 200: a held request ends on an event, not a
+                         guessed duration
+  /release/NAME          lets every request held on NAME go, now and later
   /retry-after/V/TAG[/N] first N (default 1) requests for TAG: 503 with
                          Retry-After V ("dateN": an HTTP-date N seconds
                          ahead); then 200
@@ -115,6 +119,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif route == "slow":
             time.sleep(int(parts[2]) / 1000.0)
             self.reply(200, b"late\n")
+        elif route == "hold":
+            self.server.gate(parts[2]).wait(120)
+            self.reply(200, b"released\n")
+        elif route == "release":
+            self.server.gate(parts[2]).set()
+            self.reply(200)
         elif route == "retry-after":
             busy = int(parts[4]) if len(parts) > 4 else 1
             self.retry_after(parts[2], parts[3], busy)
@@ -139,6 +149,10 @@ class Server(http.server.ThreadingHTTPServer):
 
     def handle_error(self, request, client_address):
         pass  # a client refusing the certificate is part of the tests
+
+    def gate(self, name):
+        with self.log_lock:
+            return self.gates.setdefault(name, threading.Event())
 
     def process_request(self, request, client_address):
         if self.accepts is not None:
@@ -183,6 +197,7 @@ def main():
     srv.log_lock = threading.Lock()
     srv.accepts = open(args.accepts, "a") if args.accepts else None
     srv.seen = {}
+    srv.gates = {}
     timer = threading.Timer(args.lifetime, srv.shutdown)
     timer.daemon = True
     timer.start()
