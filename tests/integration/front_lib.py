@@ -4,7 +4,6 @@ reaches it, and checks on raw stdout bytes that show the first offending
 line exactly."""
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -21,21 +20,11 @@ class Target:
     log in tmp."""
 
     def __init__(self, tmp, lifetime=60, script=TARGET):
-        self.recorder = None
-        if script == TARGET:
-            # proc_lib's recorder: also logs connections, and seen()
-            # waits for the log by an event
-            self.recorder = Recorder(tmp, lifetime)
-            self.log, self.proc = self.recorder.log, self.recorder.proc
-            self.port = self.recorder.port
-            return
-        self.log = os.path.join(tmp, "requests-%s.jsonl" %
-                                os.path.basename(script))
-        open(self.log, "w").close()
-        self.proc = subprocess.Popen(
-            [sys.executable, script, "--log", self.log,
-             "--lifetime", str(lifetime)], stdout=subprocess.PIPE)
-        self.port = int(self.proc.stdout.readline())
+        # proc_lib's recorder: it also logs connections, and seen()
+        # waits for the log by an event
+        self.recorder = Recorder(tmp, lifetime, script)
+        self.log, self.proc = self.recorder.log, self.recorder.proc
+        self.port = self.recorder.port
 
     def requests(self):
         """What the target logged, the recorder's own flushes left out."""
@@ -45,7 +34,7 @@ class Target:
 
     def seen(self):
         """(connections, requests) once every connection queued so far is
-        logged (proc_lib.Recorder.seen); http_target.py only."""
+        logged (proc_lib.Recorder.seen)."""
         return self.recorder.seen()
 
     def wait_requests(self, n, seconds=3.0):

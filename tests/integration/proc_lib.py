@@ -104,7 +104,9 @@ class Recorder:
     refused call and a call that ran against a closed port both end
     "failed"; only a target that is up tells them apart."""
 
-    def __init__(self, tmp=None, lifetime=3600):
+    def __init__(self, tmp=None, lifetime=3600, script=HTTP_TARGET):
+        """script: http_target.py, or another target taking --log,
+        --accepts and --lifetime (front_target.py)."""
         self._own_dir = tmp is None
         self.dir = tmp or tempfile.mkdtemp(prefix="sp-recorder-")
         self.log = os.path.join(self.dir, "recorder-requests.jsonl")
@@ -112,7 +114,7 @@ class Recorder:
         for path in (self.log, self.accepts):
             open(path, "w").close()
         self.proc = subprocess.Popen(
-            [sys.executable, HTTP_TARGET, "--log", self.log,
+            [sys.executable, script, "--log", self.log,
              "--accepts", self.accepts, "--lifetime", str(lifetime)],
             stdout=subprocess.PIPE, preexec_fn=_die_with_parent)
         self.port = int(self.proc.stdout.readline())
