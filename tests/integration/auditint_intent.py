@@ -78,7 +78,7 @@ def no_intent_no_action(tool):
           recs)
 
 
-def wait_for_execution(log, n, seconds=5.0):
+def wait_for_execution(log, n, seconds=60.0):
     """True once the execution record of the call whose audited n is n is
     in the log."""
     deadline = time.monotonic() + seconds
