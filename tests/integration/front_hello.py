@@ -115,7 +115,7 @@ def test_bad_hello(tmp, target):
 
 
 def test_mute_hello(tmp, target):
-    """An executor that never answers its hello (the hook sleeps 12 s)
+    """An executor that never answers its hello (the hook sleeps 60 s)
     does not keep the session waiting for ever: after the frontend's 10 s
     deadline nothing held is sent, and the session ends 70."""
     p = start(policy(tmp, target.port), binary=SP_TEST,
@@ -127,10 +127,11 @@ def test_mute_hello(tmp, target):
     first = read_line(p, 5)
     check("executor silent: initialize still answered",
           b'"protocolVersion"' in first, first)
-    status, out, err = finish(p, timeout=20)
+    status, out, err = finish(p, timeout=90)
     took = time.monotonic() - t0
     check("... the session ends 70 after the 10 s deadline, before the "
-          "executor would have answered", status == 70 and 9.5 <= took < 11.9,
+          "executor would have answered (%.1f s)" % took,
+          status == 70 and 9.5 <= took < 50,
           (status, took, err[-400:]))
     if sanitized_build():
         # ASan's hook before a no-return call asks sigaltstack, which the
