@@ -46,3 +46,7 @@ AM_DISTCHECK_CONFIGURE_FLAGS += \
 	--with-systemdsystemunitdir='$${dc_install_base}/lib/systemd/system' \
 	--with-sysusersdir='$${dc_install_base}/lib/sysusers.d' \
 	--with-tmpfilesdir='$${dc_install_base}/lib/tmpfiles.d'
+
+# The package's sources and its test travel with the tarball.
+EXTRA_DIST += contrib/debian-check debian/changelog debian/control \
+	debian/copyright debian/rules debian/sallyport.postrm debian/source/format
