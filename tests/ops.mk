@@ -17,3 +17,8 @@ EXTRA_DIST += tests/integration/ops_umask.py
 # the live socket's mode and group admit its group only
 TESTS += tests/integration/ops_socket.py
 EXTRA_DIST += tests/integration/ops_socket.py
+
+# make install and uninstall into a DESTDIR; the logrotate snippet on a
+# real session's log
+TESTS += tests/integration/ops_install.py
+EXTRA_DIST += tests/integration/ops_install.py
