@@ -34,7 +34,7 @@
  * (closed channel) is then not mistaken for the cause.
  */
 #define SUPERVISE_SETTLE_MS 50
-#define SUPERVISE_LATE_ACK_MS 400	/* test hook broker:late-ack */
+#define SUPERVISE_LATE_ACK_MS 3000	/* test hook broker:late-ack; tests/integration/auditint_intent.py */
 /* Records taken per wake-up: a busy child cannot starve the signals. */
 #define SUPERVISE_RECORDS_PER_WAKEUP 64
 
@@ -309,7 +309,8 @@ static bool
 supervise_ack_late(struct supervisor *sv, const struct child *c,
     const struct record_audit_event *ev, const struct record_audit_ack *ack)
 {
-	struct timeval tv = { 0, SUPERVISE_LATE_ACK_MS * 1000 };
+	struct timeval tv = { SUPERVISE_LATE_ACK_MS / 1000,
+	    (SUPERVISE_LATE_ACK_MS % 1000) * 1000 };
 	struct supervise_late_ack *late;
 
 	if (!test_hook_is("broker", ev->kind == RECORD_AUDIT_EXECUTION ?

@@ -25,7 +25,7 @@
 #define TEST_HOOK_SLOW_HELLO_MS	1500
 #define TEST_HOOK_BAD_HELLO_MS	500
 /* executor:mute-hello: longer than the frontend waits for a hello. */
-#define TEST_HOOK_MUTE_HELLO_MS	12000
+#define TEST_HOOK_MUTE_HELLO_MS	60000
 
 /* A line that must never be mistaken for protocol. */
 static const char test_hook_noise[] = "NOISE from a test hook on fd 1\n";

@@ -15,9 +15,9 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HttpTarget, get_item_policy  # noqa
+from exec_lib import get_item_policy  # noqa
 import subprocess  # noqa: E402
-from proc_lib import (INITIALIZE, SP, check, done, finish,  # noqa
+from proc_lib import (INITIALIZE, SP, Recorder, check, done, finish,  # noqa
                       only_protocol, request, sp_env, tmpdir)
 
 
@@ -42,16 +42,17 @@ def session(config, limit=None):
 
 def main():
     tmp = tmpdir()
-    target = HttpTarget(tmp)
+    target = Recorder(tmp)
     config = make_policy(tmp, target.port)
     log = os.path.join(tmp, "audit.jsonl")
     try:
         status, _, err = session(config)
         check("a first session runs and is audited",
-              status == 0 and len(target.requests()) == 1, (status, err))
+              status == 0 and len(target.seen()[1]) == 1, (status, err))
         size = os.path.getsize(log)
         status, out, err = session(config, limit=size)
-        requests = target.requests()[1:]
+        # sp has ended: seen() waits until all it sent is logged
+        requests = target.seen()[1][1:]
     finally:
         target.stop()
     check("sp mcp ends with 70", status == 70, (status, err))

@@ -2,9 +2,10 @@
 // SDK (or skipping when `npm ci` has not run in tests/sdk), and starting
 // one of the integration tests' HTTP targets on a free port.
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeFileSync, writeSync }
-  from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync,
+  writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 
 export const srcdir = process.env.SP_SRCDIR ?? '.';
@@ -34,9 +35,18 @@ export function finish() {
   process.exit(failures ? 1 : 0);
 }
 
-// The SDK's client, stdio transport and types, merged; a skipped test and
-// the end of the run when they are not installed.
+// The SDK's client, stdio transport and types, merged.  Only an SDK that
+// is not installed at all is a skip (counted, with its reason); one that is
+// installed but fails to load is a failure, not a skip.
+const sdkDir = join(dirname(fileURLToPath(import.meta.url)),
+  'node_modules', '@modelcontextprotocol', 'sdk');
+
 export async function loadSdk() {
+  if (!existsSync(join(sdkDir, 'package.json'))) {
+    check('MCP SDK client # SKIP not installed: run `npm ci` in tests/sdk ' +
+      '(contrib/bootstrap check does)', true);
+    finish();
+  }
   try {
     return {
       ...(await import('@modelcontextprotocol/sdk/client/index.js')),
@@ -44,8 +54,8 @@ export async function loadSdk() {
       ...(await import('@modelcontextprotocol/sdk/types.js')),
     };
   } catch (e) {
-    check('MCP SDK client # SKIP run `npm ci` in tests/sdk ' +
-      '(contrib/bootstrap check does)', true);
+    check('MCP SDK client loads (installed in ' + sdkDir + ')', false,
+      String(e?.stack ?? e));
     finish();
   }
 }

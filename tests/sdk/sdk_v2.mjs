@@ -13,19 +13,29 @@
 // audit log although two processes were started (the probe's sibling
 // answered only server/discover).  The v1 client's long call completes
 // on progress too.  Prints TAP.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync }
+  from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { check, finish, jsonLines, loadSdk, serverSection, startTarget,
   waitFor, writeSecret } from './sdk_lib.mjs';
 
 const v1 = await loadSdk();
+// As loadSdk(): not installed is a skip, installed but broken a failure.
 let v2;
+const v2Dir = join(dirname(fileURLToPath(import.meta.url)), 'node_modules',
+  '@modelcontextprotocol', 'client');
+if (!existsSync(join(v2Dir, 'package.json'))) {
+  check('MCP v2 client # SKIP not installed: run `npm ci` in tests/sdk', true);
+  finish();
+}
 try {
   v2 = { ...(await import('@modelcontextprotocol/client')),
     ...(await import('@modelcontextprotocol/client/stdio')) };
-} catch {
-  check('MCP v2 client # SKIP run `npm ci` in tests/sdk', true);
+} catch (e) {
+  check('MCP v2 client loads (installed in ' + v2Dir + ')', false,
+    String(e?.stack ?? e));
   finish();
 }
 
