@@ -13,3 +13,7 @@ EXTRA_DIST += tests/integration/ops_host.py contrib/systemd/sallyport-root.conf
 # sp mcp and its children run under umask 077 whatever the caller's
 TESTS += tests/integration/ops_umask.py
 EXTRA_DIST += tests/integration/ops_umask.py
+
+# sp help, sp COMMAND --help, sp --version
+TESTS += tests/integration/ops_help.py
+EXTRA_DIST += tests/integration/ops_help.py
