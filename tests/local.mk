@@ -24,6 +24,7 @@ EXTRA_DIST += tests/no_criterion.tap
 
 # The test list, for the count of results .ci/run compares it with
 # (tests/suite_count.sh).
+EXTRA_DIST += tests/suite_count.sh
 print-tests:
 	@echo $(TESTS)
 # What `contrib/bootstrap check` needs of a configuration: it configures
