@@ -21,12 +21,13 @@ cd "$1"
 src=$(sed -n 's/^abs_top_srcdir = //p' Makefile)
 [ -d "$src/tests/unit" ] || fail "no source tree at '$src'"
 
-config=$(make -s print-check-config)
+# the last line: make may first regenerate the Makefile, saying so
+config=$(make -s print-check-config | tail -n 1)
 [ "$config" = "criterion=yes werror=yes" ] ||
     fail "$1 is configured with $config, not criterion=yes werror=yes"
 
 listed=0 ran=0 results=0 unit=0
-for t in $(make -s print-tests); do
+for t in $(make -s print-tests | tail -n 1); do
 	listed=$((listed + 1))
 	case $t in
 	*.py | *.sh | *.mjs | *.tap) trs=${t%.*}.trs ;;
