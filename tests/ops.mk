@@ -22,3 +22,7 @@ EXTRA_DIST += tests/integration/ops_socket.py
 # real session's log
 TESTS += tests/integration/ops_install.py
 EXTRA_DIST += tests/integration/ops_install.py
+
+# sp help, sp COMMAND --help, sp --version
+TESTS += tests/integration/ops_help.py
+EXTRA_DIST += tests/integration/ops_help.py

@@ -38,7 +38,7 @@ def section(man, name):
 def usages():
     table = re.search(r"sp_commands\[\] = \{(.*?)\n\};", read("broker",
                                                              "sp.c"), re.S)
-    rows = re.findall(r'\{ "([^"]+)", \w+, (?:"([^"]*)"|NULL) \}',
+    rows = re.findall(r'\{ "([^"]+)", \w+,\s+(?:"([^"]*)"|NULL)[, ]',
                       table.group(1) if table else "")
     return [(name, usage) for name, usage in rows if usage]
 
@@ -176,6 +176,11 @@ def provoked(tmp):
         ("connect", ["connect", sock], "closed", 74),
         ("demo", ["demo", "extra"], None, 64),
         ("demo", ["demo"], None, 78 if root else 0),
+        ("help", ["help"], None, 0),
+        ("help", ["help", "check"], None, 0),
+        ("help", ["help", "nosuch"], None, 64),
+        ("--version", ["--version"], None, 0),
+        ("--version", ["--version", "x"], None, 64),
     ]
 
 

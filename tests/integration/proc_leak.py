@@ -265,7 +265,7 @@ def run_session(cfg, rounds, ssh):
         s.send(cancel(rid))
         o.count[RUN] += 1       # its intent is audited either way
         rid += 1
-    got = s.wait(list(o.expected), timeout=90)
+    got = s.wait(list(o.expected), timeout=300)
     o.answers = {i: m for i, (m, _) in got.items()}
     o.status = s.close(timeout=20)
     o.heaps = {m.group(1).decode(): int(m.group(2))
@@ -321,7 +321,8 @@ def main():
     if sanitized_build():
         small, large = ROUNDS_SMALL_ASAN, ROUNDS_LARGE_ASAN
     tmp = tmpdir()
-    target = HttpTarget(tmp)
+    # both sessions use it: past a minute under load (make -j8 check)
+    target = HttpTarget(tmp, lifetime=900)
     ssh_port = None
     try:
         ssh_port = start_sshd(tmp)
