@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,7 +51,7 @@ child_read_policy(size_t *len)
 }
 
 void
-child_context_load(struct child_context *ctx, enum sandbox_role role,
+child_context_load(struct child_context *ctx, enum record_role role,
     const char *profile_name)
 {
 	struct policy_diags diags = { 0 };
@@ -79,9 +78,9 @@ child_context_load(struct child_context *ctx, enum sandbox_role role,
 
 /* The user to become when root: run_as for the executor, else nobody. */
 static const char *
-child_drop_user(enum sandbox_role role, const struct policy *policy)
+child_drop_user(enum record_role role, const struct policy *policy)
 {
-	if (role == SANDBOX_ROLE_EXECUTOR && policy->run_as != NULL)
+	if (role == RECORD_ROLE_EXECUTOR && policy->run_as != NULL)
 		return policy->run_as;
 	return CHILD_FALLBACK_USER;
 }
@@ -89,8 +88,8 @@ child_drop_user(enum sandbox_role role, const struct policy *policy)
 bool
 child_drop_users_ready(const struct policy *policy)
 {
-	static const enum sandbox_role roles[] = {
-		SANDBOX_ROLE_FRONTEND, SANDBOX_ROLE_EXECUTOR,
+	static const enum record_role roles[] = {
+		RECORD_ROLE_FRONTEND, RECORD_ROLE_EXECUTOR,
 	};
 	const char *user;
 	uid_t uid;
@@ -108,8 +107,8 @@ child_drop_users_ready(const struct policy *policy)
 		user = child_drop_user(roles[i], policy);
 		if (!sandbox_user_ids(user, &uid, &gid)) {
 			log_error("the %s cannot drop to user '%s': %s",
-			    roles[i] == SANDBOX_ROLE_EXECUTOR ? "executor" :
-			    "frontend", user, errno == ENOENT ? "no such user" :
+			    record_role_name(roles[i]), user,
+			    errno == ENOENT ? "no such user" :
 			    errno == EINVAL ? "its uid or gid is 0" :
 			    strerror(errno));
 			return false;
@@ -128,7 +127,7 @@ child_drop_target(const struct child_context *ctx, struct sandbox_spec *spec)
 	if (!sandbox_user_ids(user, &spec->uid, &spec->gid))
 		fatal(SP_EXIT_SANDBOX, "cannot drop to user '%s': %s", user,
 		    strerror(errno));
-	if (ctx->role == SANDBOX_ROLE_FRONTEND)
+	if (ctx->role == RECORD_ROLE_FRONTEND)
 		spec->chroot_dir = CHILD_EMPTY_DIR;
 }
 
@@ -181,19 +180,4 @@ child_record_limits(const struct policy *policy, struct record_limits *limits)
 		limits->max_arg_bytes = max_len * 4;
 	if (policy->limits.result_max_chars < limits->max_payload_bytes / 4)
 		limits->max_payload_bytes = policy->limits.result_max_chars * 4;
-}
-
-bool
-child_send_record(int fd, const struct buf *record)
-{
-	ssize_t n;
-
-	do {
-		n = send(fd, buf_ptr(record), buf_len(record), MSG_NOSIGNAL);
-	} while (n == -1 && errno == EINTR);
-	if (n == -1 || (size_t)n != buf_len(record)) {
-		log_error("send: %s", n == -1 ? strerror(errno) : "short");
-		return false;
-	}
-	return true;
 }

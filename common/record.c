@@ -48,6 +48,33 @@ record_error_str(enum record_error e)
 	return "unknown record error";
 }
 
+static const struct {
+	const char *name;
+	const char *argv;
+} record_roles[] = {
+	[RECORD_ROLE_BROKER] = { "broker", NULL },
+	[RECORD_ROLE_FRONTEND] = { "frontend", ".frontend" },
+	[RECORD_ROLE_EXECUTOR] = { "executor", ".executor" },
+};
+
+static bool
+record_role_valid(unsigned role)
+{
+	return role >= RECORD_ROLE_BROKER && role <= RECORD_ROLE_EXECUTOR;
+}
+
+const char *
+record_role_name(enum record_role role)
+{
+	return record_role_valid(role) ? record_roles[role].name : "unknown";
+}
+
+const char *
+record_role_argv(enum record_role role)
+{
+	return record_role_valid(role) ? record_roles[role].argv : NULL;
+}
+
 enum record_error
 record_from_buf(enum buf_error e)
 {
@@ -249,8 +276,7 @@ record_hello_encode(const struct record_hello *in, struct buf *out)
 	enum record_error e;
 
 	if ((e = record_begin_encode(&tmp, RECORD_HELLO)) == RECORD_OK) {
-		if (in->role < RECORD_ROLE_BROKER ||
-		    in->role > RECORD_ROLE_EXECUTOR)
+		if (!record_role_valid(in->role))
 			e = RECORD_ERR_RANGE;
 		else if ((e = record_from_buf(buf_put_u8(&tmp,
 		    (uint8_t)in->role))) == RECORD_OK)
@@ -274,7 +300,7 @@ record_hello_decode(const uint8_t *data, size_t len, struct record_hello *out)
 	    (e = record_from_buf(buf_get_raw(&in, out->fingerprint,
 	    HASH_SHA256_LEN))) != RECORD_OK)
 		goto fail;
-	if (role < RECORD_ROLE_BROKER || role > RECORD_ROLE_EXECUTOR) {
+	if (!record_role_valid(role)) {
 		e = RECORD_ERR_RANGE;
 		goto fail;
 	}

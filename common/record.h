@@ -106,6 +106,11 @@ struct record_limits {
 	size_t max_text_bytes;
 };
 
+/*
+ * The one spelling of a process's role: on the wire (a hello), in the
+ * sandbox's filter tables, in the broker's children and in every line
+ * and audit record that names one (record_role_name()).
+ */
 enum record_role {
 	RECORD_ROLE_BROKER = 1,
 	RECORD_ROLE_FRONTEND = 2,
@@ -258,6 +263,18 @@ void record_limits_default(struct record_limits *limits);
 
 /* One line for a diagnostic; never NULL. */
 const char *record_error_str(enum record_error e);
+
+/*
+ * "broker", "frontend", "executor": in diagnostics and in the audit
+ * log's "from"; "unknown" for any other value.  Never NULL.
+ */
+const char *record_role_name(enum record_role role);
+
+/*
+ * The argument that starts a child in its role, `sp .frontend PROFILE`
+ * (broker/child_role.h); NULL for the broker and any other value.
+ */
+const char *record_role_argv(enum record_role role);
 
 /*
  * Reads the header only, to pick a decoder: *type is set on RECORD_OK
