@@ -126,7 +126,7 @@ channel_header(const uint8_t *rec, size_t len, uint16_t *version,
 
 	*version = *type = 0;
 	buf_init_reader(&in, rec, len);
-	if (buf_get_u16(&in, version) == BUF_OK)
+	if (buf_get_u16(&in, version) == RECORD_OK)
 		(void)buf_get_u16(&in, type);
 }
 

@@ -52,6 +52,7 @@
 
 #include "common/buf.h"
 #include "common/hash.h"
+#include "common/record_error.h"
 #include "common/value.h"
 
 #define RECORD_VERSION 1
@@ -78,19 +79,6 @@ enum record_type {
 	RECORD_AUDIT_ACK = 6,		/* broker -> child, answers an INTENT,
 					 * or a mutating tool's EXECUTION
 					 * (broker/audit_event.h) */
-};
-
-enum record_error {
-	RECORD_OK = 0,
-	RECORD_ERR_SHORT,		/* ends before a field does */
-	RECORD_ERR_TRAILING,		/* bytes after the last field */
-	RECORD_ERR_VERSION,		/* another protocol version */
-	RECORD_ERR_TYPE,		/* unknown type, or not the one expected */
-	RECORD_ERR_RANGE,		/* enum, kind, flag, boolean or number out of range */
-	RECORD_ERR_TOO_LONG,		/* length or count above its limit */
-	RECORD_ERR_CHAR,		/* NUL in a text, or outside a token's alphabet */
-	RECORD_ERR_INCONSISTENT,	/* fields contradict each other */
-	RECORD_ERR_NOMEM,
 };
 
 /*
@@ -260,9 +248,6 @@ struct record_audit_ack {
 
 /* Every limit at its cap. */
 void record_limits_default(struct record_limits *limits);
-
-/* One line for a diagnostic; never NULL. */
-const char *record_error_str(enum record_error e);
 
 /*
  * "broker", "frontend", "executor": in diagnostics and in the audit
