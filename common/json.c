@@ -21,6 +21,17 @@ struct json_scanner {
 	unsigned max_depth;
 	const char *reason;
 	size_t err_pos;
+	/*
+	 * The first refusal of text that is still RFC 8259 JSON (\u0000, a
+	 * lone surrogate escape): scanning goes on, so the frame can be known
+	 * to be one JSON value and its id read, but it fails at the end.
+	 */
+	const char *refusal;
+	size_t refusal_pos;
+	unsigned refusals;
+	char id_raw[JSON_ID_RAW_MAX + 1];	/* "" unless read cleanly */
+	const struct json_scan_observer *obs;	/* NULL: none */
+	size_t key_offset;	/* of the member whose value comes next */
 	struct json_doc *doc;
 };
 
@@ -32,6 +43,17 @@ json_fail(struct json_scanner *sc, const char *reason, size_t at)
 	sc->reason = reason;
 	sc->err_pos = at;
 	return false;
+}
+
+/* Notes a refusal of valid JSON and lets the scan go on. */
+static bool
+json_refuse(struct json_scanner *sc, const char *reason, size_t at)
+{
+	if (sc->refusals++ == 0) {
+		sc->refusal = reason;
+		sc->refusal_pos = at;
+	}
+	return true;
 }
 
 static bool
@@ -172,15 +194,15 @@ json_scan_unicode_escape(struct json_scanner *sc)
 		return json_fail(sc, "invalid \\u escape", at);
 	sc->pos += 5;
 	if (cp == 0)
-		return json_fail(sc, "\\u0000 in string", at);
+		return json_refuse(sc, "\\u0000 in string", at);
 	if (cp >= 0xdc00 && cp <= 0xdfff)
-		return json_fail(sc, "lone low surrogate escape", at);
+		return json_refuse(sc, "lone low surrogate escape", at);
 	if (cp < 0xd800 || cp > 0xdbff)
 		return true;
 	if (sc->s[sc->pos] != '\\' || sc->s[sc->pos + 1] != 'u' ||
 	    !json_hex4(sc->s + sc->pos + 2, &low) ||
 	    low < 0xdc00 || low > 0xdfff)
-		return json_fail(sc, "lone high surrogate escape", at);
+		return json_refuse(sc, "lone high surrogate escape", at);
 	sc->pos += 6;
 	return true;
 }
@@ -305,12 +327,22 @@ json_key_equals(const uint8_t *s, size_t len, const char *want)
 	return want[w] == '\0';
 }
 
-/* Keeps the raw text of the top-level "id" value (value at start..pos). */
+/*
+ * Keeps the raw text of the top-level "id" value (value at start..pos):
+ * a number's for jsonrpc, and a string's or number's for the error that
+ * answers a refused frame, unless the value itself held a refusal.
+ */
 static void
-json_note_id(struct json_scanner *sc, size_t start)
+json_note_id(struct json_scanner *sc, size_t start, bool clean)
 {
 	struct json_doc *doc = sc->doc;
 	size_t n = sc->pos - start;
+
+	if (clean && n <= JSON_ID_RAW_MAX && (sc->s[start] == '"' ||
+	    sc->s[start] == '-' || json_is_digit(sc->s[start]))) {
+		memcpy(sc->id_raw, sc->s + start, n);
+		sc->id_raw[n] = '\0';
+	}
 
 	if (sc->s[start] != '-' && !json_is_digit(sc->s[start])) {
 		doc->id_token = JSON_ID_OTHER;
@@ -328,6 +360,7 @@ static bool
 json_scan_member(struct json_scanner *sc)
 {
 	size_t key_start = sc->pos, value_start;
+	unsigned refusals;
 	bool is_id;
 
 	if (sc->pos >= sc->len || sc->s[sc->pos] != '"')
@@ -342,10 +375,12 @@ json_scan_member(struct json_scanner *sc)
 	sc->pos++;
 	json_skip_ws(sc);
 	value_start = sc->pos;
+	refusals = sc->refusals;
+	sc->key_offset = key_start;
 	if (!json_scan_value(sc))
 		return false;
 	if (is_id)
-		json_note_id(sc, value_start);
+		json_note_id(sc, value_start, refusals == sc->refusals);
 	return true;
 }
 
@@ -370,12 +405,28 @@ json_scan_object(struct json_scanner *sc)
 	return true;
 }
 
+/* Tells the observer where a value (and its member name) begins. */
+static bool
+json_observe(struct json_scanner *sc)
+{
+	size_t key = sc->key_offset;
+	const char *why;
+
+	sc->key_offset = SIZE_MAX;
+	if (sc->obs == NULL)
+		return true;
+	why = sc->obs->value(sc->obs->arg, sc->depth, sc->pos, key);
+	return why == NULL || json_fail(sc, why, sc->pos);
+}
+
 static bool
 json_scan_value(struct json_scanner *sc)
 {
 	json_skip_ws(sc);
 	if (sc->pos >= sc->len)
 		return json_fail(sc, "unexpected end of input", sc->pos);
+	if (!json_observe(sc))
+		return false;
 	switch (sc->s[sc->pos]) {
 	case '{':
 		return json_scan_object(sc);
@@ -428,7 +479,61 @@ json_scan(struct json_scanner *sc)
 	if (sc->pos != sc->len)
 		return json_fail(sc, "trailing characters after the value",
 		    sc->pos);
+	if (sc->refusal != NULL)
+		return json_fail(sc, sc->refusal, sc->refusal_pos);
 	return true;
+}
+
+/* A frame refused although it is one JSON value: its id can be echoed. */
+static void
+json_error_keep_id(const struct json_scanner *sc, struct json_error *err)
+{
+	err->valid_json = true;
+	memcpy(err->id_raw, sc->id_raw, sizeof(err->id_raw));
+}
+
+/*
+ * The NUL-terminated copy every scan works on (the number check ends a
+ * token with a NUL for a moment); NULL after filling err.
+ */
+static char *
+json_scan_copy(const uint8_t *bytes, size_t len, unsigned max_depth,
+    struct json_error *err)
+{
+	char *copy;
+
+	memset(err, 0, sizeof(*err));
+	if (max_depth == 0 || max_depth > JSON_DEPTH_LIMIT || len == SIZE_MAX) {
+		log_error("bad arguments (max_depth %u)", max_depth);
+		err->reason = "bad arguments";
+		return NULL;
+	}
+	if ((copy = malloc(len + 1)) == NULL) {
+		log_error("cannot allocate %zu bytes", len + 1);
+		err->reason = "out of memory";
+		return NULL;
+	}
+	memcpy(copy, bytes, len);
+	copy[len] = '\0';
+	return copy;
+}
+
+/* Scans copy; on failure fills err. */
+static bool
+json_scan_run(struct json_scanner *sc, char *copy, size_t len,
+    unsigned max_depth, struct json_error *err)
+{
+	sc->s = (uint8_t *)copy;
+	sc->len = len;
+	sc->max_depth = max_depth;
+	sc->key_offset = SIZE_MAX;
+	if (json_scan(sc))
+		return true;
+	err->reason = sc->reason;
+	err->offset = sc->err_pos;
+	if (sc->refusal != NULL && sc->reason == sc->refusal)
+		json_error_keep_id(sc, err);
+	return false;
 }
 
 bool
@@ -440,34 +545,37 @@ json_parse_frame(const uint8_t *bytes, size_t len, unsigned max_depth,
 	bool ok;
 
 	memset(doc, 0, sizeof(*doc));
-	memset(err, 0, sizeof(*err));
-	if (max_depth == 0 || max_depth > JSON_DEPTH_LIMIT || len == SIZE_MAX) {
-		log_error("bad arguments (max_depth %u)", max_depth);
-		err->reason = "bad arguments";
+	if ((copy = json_scan_copy(bytes, len, max_depth, err)) == NULL)
 		return false;
-	}
-	copy = malloc(len + 1);
-	if (copy == NULL) {
-		log_error("cannot allocate %zu bytes", len + 1);
-		err->reason = "out of memory";
-		return false;
-	}
-	memcpy(copy, bytes, len);
-	copy[len] = '\0';
 	memset(&sc, 0, sizeof(sc));
-	sc.s = (uint8_t *)copy;
-	sc.len = len;
-	sc.max_depth = max_depth;
 	sc.doc = doc;
-	ok = json_scan(&sc);
-	if (!ok) {
-		err->reason = sc.reason;
-		err->offset = sc.err_pos;
-	} else
-		ok = json_build_tree(copy, len, doc, err);
+	ok = json_scan_run(&sc, copy, len, max_depth, err);
+	if (ok && !(ok = json_build_tree(copy, len, doc, err)) &&
+	    err->valid_json)
+		json_error_keep_id(&sc, err);
 	free(copy);
 	if (!ok)
 		json_doc_free(doc);
+	return ok;
+}
+
+bool
+json_scan_text(const uint8_t *bytes, size_t len, unsigned max_depth,
+    const struct json_scan_observer *obs, struct json_error *err)
+{
+	struct json_scanner sc;
+	struct json_doc doc;
+	char *copy;
+	bool ok;
+
+	if ((copy = json_scan_copy(bytes, len, max_depth, err)) == NULL)
+		return false;
+	memset(&sc, 0, sizeof(sc));
+	memset(&doc, 0, sizeof(doc));
+	sc.doc = &doc;		/* the id notes land here, unused */
+	sc.obs = obs;
+	ok = json_scan_run(&sc, copy, len, max_depth, err);
+	free(copy);
 	return ok;
 }
 

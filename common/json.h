@@ -24,6 +24,12 @@
  * The raw text of the top-level object's "id" member is kept when it is a
  * number, so jsonrpc can tell 1 from 1.0 or 1e0 (cJSON cannot).
  *
+ * \u0000, lone surrogate escapes and duplicate keys are valid RFC 8259
+ * text refused by the rules above: the scan goes on to the end, the frame
+ * still fails, and json_error says it was one JSON value and keeps its
+ * id's raw text, so the error answering it can carry the id (JSON-RPC's
+ * null id is for ids that cannot be known).
+ *
  * Every number item of the tree also carries its raw token text in
  * valuestring (owned by the tree, freed by cJSON_Delete), so a consumer
  * can judge the number as written instead of cJSON's rounded double
@@ -47,6 +53,7 @@
 #define JSON_DEPTH_DEFAULT 64
 #define JSON_DEPTH_LIMIT 512	/* largest max_depth accepted (cJSON: 1000) */
 #define JSON_ID_TEXT_MAX 32	/* longer number ids are never valid ones */
+#define JSON_ID_RAW_MAX 256	/* an id's raw text kept for a refusal */
 
 enum json_id_token {
 	JSON_ID_ABSENT = 0,	/* no top-level object, or no "id" member */
@@ -64,6 +71,14 @@ struct json_doc {
 struct json_error {
 	const char *reason;	/* static phrase */
 	size_t offset;		/* byte offset in the frame */
+	/*
+	 * The frame is one RFC 8259 value refused by a stricter rule above
+	 * (\u0000, a lone surrogate escape, a duplicate key): no parse error,
+	 * and id_raw holds the top-level "id" value's raw text (a string or
+	 * a number) when it was read cleanly, else "".
+	 */
+	bool valid_json;
+	char id_raw[JSON_ID_RAW_MAX + 1];
 };
 
 /*
@@ -73,6 +88,27 @@ struct json_error {
  */
 bool json_parse_frame(const uint8_t *bytes, size_t len, unsigned max_depth,
     struct json_doc *doc, struct json_error *err);
+
+/*
+ * For a caller that needs positions (the policy loader's diagnostics):
+ * value() is called for every value in document (pre-)order with its
+ * depth (0 for the top value), the byte offset of its first byte, and the
+ * byte offset of its member name (SIZE_MAX outside an object).  A reason
+ * returned (a static phrase) stops the scan there; NULL goes on.
+ */
+struct json_scan_observer {
+	const char *(*value)(void *arg, unsigned depth, size_t offset,
+	    size_t key_offset);
+	void *arg;
+};
+
+/*
+ * The same strict scan as json_parse_frame, telling obs of each value and
+ * building no tree: true if the text is one value the rules above accept,
+ * else false with err filled.
+ */
+bool json_scan_text(const uint8_t *bytes, size_t len, unsigned max_depth,
+    const struct json_scan_observer *obs, struct json_error *err);
 
 /* Frees the tree; NULL and an empty doc are allowed. */
 void json_doc_free(struct json_doc *doc);

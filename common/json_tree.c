@@ -37,6 +37,8 @@ json_object_offset(const uint8_t *s, size_t len, size_t n)
 	return 0;
 }
 
+static const char json_no_memory[] = "out of memory";
+
 static int
 json_compare_keys(const void *a, const void *b)
 {
@@ -59,7 +61,7 @@ json_keys_unique(const cJSON *object, const char **why)
 	keys = calloc(n, sizeof(*keys));
 	if (keys == NULL) {
 		log_error("cannot allocate %zu keys", n);
-		*why = "out of memory";
+		*why = json_no_memory;
 		return false;
 	}
 	for (i = 0, child = object->child; child != NULL; child = child->next)
@@ -167,6 +169,7 @@ json_build_tree(const char *copy, size_t len, struct json_doc *doc,
 	}
 	if (!json_check_tree(doc->root, &objects, &why)) {
 		err->reason = why;
+		err->valid_json = why != json_no_memory;
 		err->offset = json_object_offset((const uint8_t *)copy, len,
 		    objects);
 		return false;

@@ -60,7 +60,8 @@ jsonrpc_parse_integer_text(const char *text, int64_t *out)
 }
 
 static bool
-jsonrpc_id_set_string(struct jsonrpc_id *id, const char *s)
+jsonrpc_id_set_text(struct jsonrpc_id *id, enum jsonrpc_id_kind kind,
+    const char *s)
 {
 	size_t len = strlen(s);
 
@@ -71,8 +72,14 @@ jsonrpc_id_set_string(struct jsonrpc_id *id, const char *s)
 	}
 	memcpy(id->string, s, len + 1);
 	id->string_len = len;
-	id->kind = JSONRPC_ID_STRING;
+	id->kind = kind;
 	return true;
+}
+
+static bool
+jsonrpc_id_set_string(struct jsonrpc_id *id, const char *s)
+{
+	return jsonrpc_id_set_text(id, JSONRPC_ID_STRING, s);
 }
 
 /* Reads a usable id from item; NULL if it is one, else why not. */
@@ -86,9 +93,12 @@ jsonrpc_read_id(const struct json_doc *doc, const cJSON *item,
 	if (!cJSON_IsNumber(item))
 		return "id is not a string or an integer";
 	if (doc->id_token != JSON_ID_NUMBER ||
-	    doc->id_text_len > JSON_ID_TEXT_MAX ||
-	    !jsonrpc_parse_integer_text(doc->id_text, &id->integer))
+	    doc->id_text_len > JSON_ID_TEXT_MAX)
 		return "id is not an integer within +-(2^53 - 1)";
+	if (!jsonrpc_parse_integer_text(doc->id_text, &id->integer))
+		return jsonrpc_id_set_text(id, JSONRPC_ID_NUMBER_TEXT,
+		    doc->id_text) ? "id is not an integer within +-(2^53 - 1)" :
+		    jsonrpc_out_of_memory;
 	id->kind = JSONRPC_ID_INTEGER;
 	return NULL;
 }
@@ -252,11 +262,39 @@ jsonrpc_id_free(struct jsonrpc_id *id)
 }
 
 bool
+jsonrpc_id_from_raw(const char *raw, struct jsonrpc_id *id)
+{
+	cJSON *item;
+	bool ok;
+
+	memset(id, 0, sizeof(*id));
+	if (raw[0] == '\0')
+		return true;
+	if (raw[0] != '"') {
+		if (jsonrpc_parse_integer_text(raw, &id->integer)) {
+			id->kind = JSONRPC_ID_INTEGER;
+			return true;
+		}
+		return jsonrpc_id_set_text(id, JSONRPC_ID_NUMBER_TEXT, raw);
+	}
+	/* the scanner passed it with no \u0000, so cJSON decodes it whole */
+	item = cJSON_ParseWithOpts(raw, NULL, 1);
+	if (item == NULL || !cJSON_IsString(item)) {
+		cJSON_Delete(item);
+		return true;
+	}
+	ok = jsonrpc_id_set_string(id, item->valuestring);
+	cJSON_Delete(item);
+	return ok;
+}
+
+bool
 jsonrpc_id_copy(struct jsonrpc_id *dst, const struct jsonrpc_id *src)
 {
 	memset(dst, 0, sizeof(*dst));
-	if (src->kind == JSONRPC_ID_STRING)
-		return jsonrpc_id_set_string(dst, src->string);
+	if (src->kind == JSONRPC_ID_STRING ||
+	    src->kind == JSONRPC_ID_NUMBER_TEXT)
+		return jsonrpc_id_set_text(dst, src->kind, src->string);
 	dst->kind = src->kind;
 	dst->integer = src->integer;
 	return true;
@@ -273,6 +311,7 @@ jsonrpc_id_equal(const struct jsonrpc_id *a, const struct jsonrpc_id *b)
 	case JSONRPC_ID_INTEGER:
 		return a->integer == b->integer;
 	case JSONRPC_ID_STRING:
+	case JSONRPC_ID_NUMBER_TEXT:
 		return a->string_len == b->string_len &&
 		    memcmp(a->string, b->string, a->string_len) == 0;
 	}
@@ -290,6 +329,9 @@ jsonrpc_id_to_json(const struct jsonrpc_id *id)
 		return cJSON_CreateRaw(text);
 	case JSONRPC_ID_STRING:
 		return cJSON_CreateString(id->string);
+	case JSONRPC_ID_NUMBER_TEXT:
+		/* the scanner passed it as an RFC 8259 number */
+		return cJSON_CreateRaw(id->string);
 	case JSONRPC_ID_NULL:
 		break;
 	}

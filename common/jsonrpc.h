@@ -50,6 +50,12 @@ enum jsonrpc_id_kind {
 	JSONRPC_ID_NULL = 0,	/* absent, null or unreadable: renders null */
 	JSONRPC_ID_INTEGER,
 	JSONRPC_ID_STRING,
+	/*
+	 * A number that is no usable id (1.5, 1e0, 2^53), kept in string as
+	 * written so the error answering it carries it and the client's
+	 * request settles; only an invalid message has one.
+	 */
+	JSONRPC_ID_NUMBER_TEXT,
 };
 
 struct jsonrpc_id {
@@ -100,6 +106,14 @@ bool jsonrpc_id_equal(const struct jsonrpc_id *a, const struct jsonrpc_id *b);
  * in exponent form.  NULL on allocation failure.
  */
 cJSON *jsonrpc_id_to_json(const struct jsonrpc_id *id);
+
+/*
+ * The id of a frame json_parse_frame refused as valid JSON, from the raw
+ * text it kept (json_error.id_raw): a string, an integer, a number kept
+ * as written, or null for "".  False only when out of memory; the caller
+ * frees id with jsonrpc_id_free.
+ */
+bool jsonrpc_id_from_raw(const char *raw, struct jsonrpc_id *id);
 
 /* The id as JSON text (null, 7, "a\"b"); caller frees with cJSON_free. */
 char *jsonrpc_id_render(const struct jsonrpc_id *id);

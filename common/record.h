@@ -124,7 +124,9 @@ enum record_result_kind {
 #define RESULT_REQUEST_SENT	0x01u	/* bytes reached the target */
 #define RESULT_STARTED		0x02u	/* the action began (before cancel) */
 #define RESULT_HAS_RETRY_AFTER	0x04u	/* http.retry_after_s is meaningful */
-#define RESULT_FLAGS_ALL	0x07u
+#define RESULT_WITHHELD		0x08u	/* a credential the target reflected was
+					 * replaced by a marker (any kind) */
+#define RESULT_FLAGS_ALL	0x0fu
 
 enum record_ssh_end {
 	RECORD_SSH_END_NONE = 0,	/* no command ran to an end */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/base64.h"
 #include "common/log.h"
 #include "executor/credentials.h"
 
@@ -171,12 +172,34 @@ credential_read_public(const char *path, char **out, size_t *len)
 	return true;
 }
 
+/* What a basic credential goes out as, in secret memory too. */
+static bool
+credential_encode_basic(const struct policy_credential *c,
+    struct credential_bytes *b)
+{
+	size_t size = base64_encode_size(b->secret_len);
+
+	if (size == 0 || !secret_alloc(&b->encoded, size)) {
+		log_error("%s: cannot encode: %s", c->file, strerror(errno));
+		return false;
+	}
+	if (!base64_encode(b->secret.ptr, b->secret_len, (char *)b->encoded.ptr,
+	    size)) {
+		log_error("%s: cannot encode", c->file);
+		return false;
+	}
+	b->encoded_len = size - 1;
+	return true;
+}
+
 static bool
 credential_load_one(const struct policy_credential *c, bool strict,
     struct credential_bytes *b)
 {
-	size_t unused;
-
+	if (c->type == CREDENTIAL_BASIC)
+		return credential_read_secret(c->file, strict, true,
+		    &b->secret, &b->secret_len) &&
+		    credential_encode_basic(c, b);
 	if (c->type != CREDENTIAL_SSH_KEY)
 		return credential_read_secret(c->file, strict, true,
 		    &b->secret, &b->secret_len);
@@ -187,7 +210,8 @@ credential_load_one(const struct policy_credential *c, bool strict,
 	    &b->public_key, &b->public_key_len))
 		return false;
 	if (c->passphrase_file != NULL && !credential_read_secret(
-	    c->passphrase_file, strict, true, &b->passphrase, &unused))
+	    c->passphrase_file, strict, true, &b->passphrase,
+	    &b->passphrase_len))
 		return false;
 	return true;
 }
@@ -201,6 +225,61 @@ credential_load_target(const struct policy_target *t, struct target_files *f)
 	if (t->known_hosts != NULL && !credential_read_public(t->known_hosts,
 	    &f->known_hosts, &f->known_hosts_len))
 		return false;
+	return true;
+}
+
+/* One needle; an empty one is none, a longer one than the search takes
+ * is said (such a secret is never sent: the engines refuse it). */
+static void
+credential_withhold(struct redact_set *w, const char *name,
+    const unsigned char *ptr, size_t len)
+{
+	if (len == 0)
+		return;
+	if (len > REDACT_NEEDLE_MAX) {
+		log_warn("credential %s: longer than %u bytes, not searched for "
+		    "in results", name, REDACT_NEEDLE_MAX);
+		return;
+	}
+	w->needles[w->count].ptr = ptr;
+	w->needles[w->count].len = len;
+	w->count++;
+	if (len * REDACT_EXPANSION > w->reach)
+		w->reach = len * REDACT_EXPANSION;
+}
+
+#define CREDENTIAL_NEEDLES 4	/* secret, base64, password, passphrase */
+
+static bool
+credential_withhold_all(struct credential_store *store,
+    const struct policy *policy)
+{
+	const struct credential_bytes *b;
+	const unsigned char *colon;
+	const char *name;
+	size_t i;
+
+	store->withhold.needles = calloc(store->cred_count * CREDENTIAL_NEEDLES
+	    + 1, sizeof(*store->withhold.needles));
+	if (store->withhold.needles == NULL) {
+		log_error("out of memory");
+		return false;
+	}
+	for (i = 0; i < store->cred_count; i++) {
+		b = &store->creds[i];
+		name = policy->credentials[i].name;
+		credential_withhold(&store->withhold, name, b->secret.ptr,
+		    b->secret_len);
+		credential_withhold(&store->withhold, name, b->encoded.ptr,
+		    b->encoded_len);
+		credential_withhold(&store->withhold, name, b->passphrase.ptr,
+		    b->passphrase_len);
+		colon = policy->credentials[i].type != CREDENTIAL_BASIC ? NULL :
+		    memchr(b->secret.ptr, ':', b->secret_len);
+		if (colon != NULL)
+			credential_withhold(&store->withhold, name, colon + 1,
+			    b->secret_len - (size_t)(colon + 1 - b->secret.ptr));
+	}
 	return true;
 }
 
@@ -230,6 +309,8 @@ credential_store_load(struct credential_store *store,
 		if (!credential_load_target(&policy->targets[i],
 		    &store->targets[i]))
 			goto fail;
+	if (!credential_withhold_all(store, policy))
+		goto fail;
 	return true;
 fail:
 	credential_store_free(store);
@@ -244,6 +325,7 @@ credential_store_free(struct credential_store *store)
 	for (i = 0; store->creds != NULL && i < store->cred_count; i++) {
 		secret_free(&store->creds[i].secret);
 		secret_free(&store->creds[i].passphrase);
+		secret_free(&store->creds[i].encoded);
 		free(store->creds[i].public_key);
 	}
 	for (i = 0; store->targets != NULL && i < store->target_count; i++) {
@@ -252,5 +334,6 @@ credential_store_free(struct credential_store *store)
 	}
 	free(store->creds);
 	free(store->targets);
+	free(store->withhold.needles);
 	memset(store, 0, sizeof(*store));
 }

@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "common/secret.h"
+#include "executor/redact.h"
 #include "policy/policy.h"
 
 /* Per policy credential, at the same index as policy->credentials. */
@@ -30,6 +31,9 @@ struct credential_bytes {
 	char *public_key;	/* heap, NUL-terminated, or NULL */
 	size_t public_key_len;
 	struct secret passphrase;	/* NUL-terminated; empty when none */
+	size_t passphrase_len;
+	struct secret encoded;		/* basic: base64 of secret, NUL-terminated */
+	size_t encoded_len;
 };
 
 /* Per policy target, at the same index as policy->targets. */
@@ -46,6 +50,7 @@ struct credential_store {
 	size_t cred_count;
 	struct target_files *targets;
 	size_t target_count;
+	struct redact_set withhold;	/* needles point into creds' secrets */
 };
 
 /*

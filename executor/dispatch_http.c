@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "executor/dispatch_int.h"
+#include "executor/redact.h"
 #include "policy/expand.h"
 
 static const struct {
@@ -186,20 +187,17 @@ dispatch_http_target(struct dispatch_call *c, const struct policy_target *t)
 	r->ca_blob = f->ca;
 	r->ca_len = f->ca_len;
 	r->follow_redirects = t->follow_redirects;
+	/* Link-local does not open the metadata service: docs/design.md
+	 * section 4 refuses both unless the target names each. */
 	r->addr_allow = (t->allow_loopback ? HTTP_ALLOW_LOOPBACK : 0) |
 	    (t->allow_private ? HTTP_ALLOW_PRIVATE : 0) |
-	    (t->allow_link_local ? HTTP_ALLOW_LINK_LOCAL |
-	    HTTP_ALLOW_METADATA : 0);
+	    (t->allow_link_local ? HTTP_ALLOW_LINK_LOCAL : 0) |
+	    (t->allow_metadata ? HTTP_ALLOW_METADATA : 0);
 	r->budget_ms = c->budget_ms;
-	r->body_max = c->d->ctx->limits.max_payload_bytes;
-}
-
-/* A text field of the record: cut at a NUL and at the text limit. */
-static void
-dispatch_http_text(struct record_text *t, const char *s, size_t max)
-{
-	t->ptr = (char *)s;
-	t->len = strnlen(s, max);
+	/* The reach past the record's cut lets a credential that straddles
+	 * it be found and withheld (executor/redact.h). */
+	r->body_max = c->d->ctx->limits.max_payload_bytes +
+	    c->d->creds->withhold.reach;
 }
 
 static enum record_outcome
@@ -212,51 +210,135 @@ dispatch_http_outcome(enum http_outcome o)
 	}
 }
 
-/* The status, then the engine's words (which say when a body was cut). */
+/*
+ * What a result shows of the target's answer, each credential in it
+ * withheld; owned by the callback, released by dispatch_http_shown_free.
+ */
+struct http_shown {
+	struct redacted content_type, location, body, message;
+	uint64_t body_total;		/* as the record counts it */
+};
+
 static void
-dispatch_http_message(const struct http_result *res, char *buf, size_t size)
+dispatch_http_shown_free(struct http_shown *s)
 {
-	if (res->message[0] == '\0')
+	free(s->content_type.data);
+	free(s->location.data);
+	free(s->body.data);
+	free(s->message.data);
+}
+
+static bool
+dispatch_http_withhold_text(const struct redact_set *w, const char *text,
+    bool cut, size_t max, struct redacted *out)
+{
+	return redact_bytes(w, (const uint8_t *)text, strlen(text), !cut, max,
+	    out);
+}
+
+/* The status, the engine's words, and whether the body was cut. */
+static void
+dispatch_http_message(const struct http_result *res,
+    const struct http_shown *s, char *buf, size_t size)
+{
+	char cut[96] = "";
+
+	if (s->body_total > s->body.len)
+		snprintf(cut, sizeof(cut), "%sbody cut: kept %zu of %llu bytes",
+		    res->message[0] != '\0' ? "; " : "", s->body.len,
+		    (unsigned long long)res->body_total);
+	if (res->message[0] == '\0' && cut[0] == '\0')
 		snprintf(buf, size, "HTTP %ld", res->status);
 	else if (res->status != 0)
-		snprintf(buf, size, "HTTP %ld: %s", res->status, res->message);
+		snprintf(buf, size, "HTTP %ld: %s%s", res->status, res->message,
+		    cut);
 	else
-		snprintf(buf, size, "%s", res->message);
+		snprintf(buf, size, "%s%s", res->message, cut);
+}
+
+/* Every text the result carries, each credential withheld; false when
+ * memory ran out. */
+static bool
+dispatch_http_show(const struct dispatch_call *c, const struct http_result *res,
+    struct http_shown *s)
+{
+	const struct redact_set *w = &c->d->creds->withhold;
+	size_t text_max = c->d->ctx->limits.max_text_bytes;
+	char message[HTTP_RESULT_TEXT_MAX + 128];
+
+	memset(s, 0, sizeof(*s));
+	if (!redact_bytes(w, res->body, res->body_len,
+	    res->body_total == res->body_len,
+	    c->d->ctx->limits.max_payload_bytes, &s->body))
+		return false;
+	/* Bytes the target sent, with the withheld ones counted as shown. */
+	s->body_total = res->body_total - s->body.in_used + s->body.len;
+	dispatch_http_message(res, s, message, sizeof(message));
+	return dispatch_http_withhold_text(w, res->content_type,
+	    res->content_type_cut, text_max, &s->content_type) &&
+	    dispatch_http_withhold_text(w, res->location, res->location_cut,
+	    text_max, &s->location) &&
+	    dispatch_http_withhold_text(w, message, false, text_max,
+	    &s->message);
+}
+
+static void
+dispatch_http_text(struct record_text *t, const struct redacted *r)
+{
+	t->ptr = (char *)r->data;
+	t->len = r->len;
+}
+
+static void
+dispatch_http_fill(struct record_result *r, const struct http_result *res,
+    const struct http_shown *s)
+{
+	dispatch_http_text(&r->message, &s->message);
+	if (s->content_type.withheld || s->location.withheld ||
+	    s->body.withheld || s->message.withheld)
+		r->flags |= RESULT_WITHHELD;
+	if (res->status < 100 || res->status > 599)
+		return;
+	r->kind = RECORD_RESULT_HTTP;
+	r->http.status = (uint16_t)res->status;
+	if (res->retry_after_s >= 0) {
+		r->flags |= RESULT_HAS_RETRY_AFTER;
+		r->http.retry_after_s = res->retry_after_s > UINT32_MAX ?
+		    UINT32_MAX : (uint32_t)res->retry_after_s;
+	}
+	dispatch_http_text(&r->http.content_type, &s->content_type);
+	dispatch_http_text(&r->http.location, &s->location);
+	r->http.body.ptr = s->body.data;
+	r->http.body.len = s->body.len;
+	r->http.body_total = s->body_total;
+	r->http.connect_us = res->timings.connect_us;
+	r->http.first_byte_us = res->timings.first_byte_us;
 }
 
 static void
 dispatch_http_done(const struct http_result *res, void *arg)
 {
+	static const char lost[] = "the answer was lost: out of memory";
 	struct dispatch_call *c = arg;
-	size_t text_max = c->d->ctx->limits.max_text_bytes;
 	struct record_result r;
-	char message[HTTP_RESULT_TEXT_MAX + 128];
+	struct http_shown s;
 
 	memset(&r, 0, sizeof(r));
 	r.outcome = dispatch_http_outcome(res->outcome);
 	r.flags = RESULT_STARTED;
 	if (res->outcome != HTTP_OUTCOME_FAILED)
 		r.flags |= RESULT_REQUEST_SENT;
-	dispatch_http_message(res, message, sizeof(message));
-	dispatch_http_text(&r.message, message, text_max);
-	if (res->status >= 100 && res->status <= 599) {
-		r.kind = RECORD_RESULT_HTTP;
-		r.http.status = (uint16_t)res->status;
-		if (res->retry_after_s >= 0) {
-			r.flags |= RESULT_HAS_RETRY_AFTER;
-			r.http.retry_after_s = res->retry_after_s > UINT32_MAX ?
-			    UINT32_MAX : (uint32_t)res->retry_after_s;
-		}
-		dispatch_http_text(&r.http.content_type, res->content_type,
-		    text_max);
-		dispatch_http_text(&r.http.location, res->location, text_max);
-		r.http.body.ptr = (uint8_t *)res->body;
-		r.http.body.len = res->body_len;
-		r.http.body_total = res->body_total;
-		r.http.connect_us = res->timings.connect_us;
-		r.http.first_byte_us = res->timings.first_byte_us;
+	if (dispatch_http_show(c, res, &s))
+		dispatch_http_fill(&r, res, &s);
+	else {
+		r.message.ptr = (char *)lost;
+		r.message.len = strlen(lost);
 	}
+	if (r.flags & RESULT_WITHHELD)
+		log_warn("call %llu: a credential in the answer was withheld",
+		    (unsigned long long)c->call_id);
 	dispatch_finish(c, &r, (int32_t)res->status);
+	dispatch_http_shown_free(&s);
 }
 
 bool

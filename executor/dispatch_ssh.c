@@ -14,6 +14,7 @@
 
 #include "common/log.h"
 #include "executor/dispatch_int.h"
+#include "executor/redact.h"
 #include "policy/expand.h"
 
 /* The first address host resolves to, as numeric text. */
@@ -112,13 +113,19 @@ dispatch_ssh_outcome(enum ssh_outcome o)
 	}
 }
 
-static void
-dispatch_ssh_stream(struct record_bytes *b, uint64_t *total,
-    const struct ssh_stream *s, size_t max)
+/* A stream as the record shows it: cut to max, each credential withheld;
+ * *total counts the withheld bytes as shown, so a cut still reads as one. */
+static bool
+dispatch_ssh_stream(const struct redact_set *w, struct redacted *shown,
+    uint64_t *total, const struct ssh_stream *s, size_t max)
 {
-	b->ptr = (uint8_t *)s->data;
-	b->len = s->len < max ? s->len : max;
-	*total = s->total < b->len ? b->len : s->total;
+	uint64_t seen = s->total < s->len ? s->len : s->total;
+
+	if (!redact_bytes(w, (const uint8_t *)s->data, s->len, seen == s->len,
+	    max, shown))
+		return false;
+	*total = seen - shown->in_used + shown->len;
+	return true;
 }
 
 /* Appends "; stdout cut at N of M bytes" when a stream was cut. */
@@ -133,54 +140,99 @@ dispatch_ssh_cut_note(char *buf, size_t size, const char *name, size_t shown,
 		    name, shown, (unsigned long long)total);
 }
 
-static void
-dispatch_ssh_done(const struct ssh_result *res, void *arg)
-{
-	struct dispatch_call *c = arg;
-	const struct record_limits *lim = &c->d->ctx->limits;
-	struct record_result r;
-	char message[512];
-	int32_t status = 0;
+/* What the result shows; owned by the callback. */
+struct ssh_shown {
+	struct redacted out, err, message;
+};
 
-	c->ssh = NULL;
-	memset(&r, 0, sizeof(r));
-	r.outcome = dispatch_ssh_outcome(res->outcome);
-	r.flags = RESULT_STARTED;
-	if (res->outcome == SSH_OK || res->outcome == SSH_UNKNOWN)
-		r.flags |= RESULT_REQUEST_SENT;
+static void
+dispatch_ssh_describe(const struct ssh_result *res, struct record_result *r,
+    char *message, size_t size)
+{
 	if (res->exited) {
-		r.kind = RECORD_RESULT_SSH;
-		r.ssh.end = RECORD_SSH_END_EXIT;
-		r.ssh.exit_status = res->exit_status;
-		status = res->exit_status;
-		snprintf(message, sizeof(message), "exit status %d (stdout "
+		r->kind = RECORD_RESULT_SSH;
+		r->ssh.end = RECORD_SSH_END_EXIT;
+		r->ssh.exit_status = res->exit_status;
+		snprintf(message, size, "exit status %d (stdout "
 		    "%llu bytes, stderr %llu bytes)", res->exit_status,
 		    (unsigned long long)res->out.total,
 		    (unsigned long long)res->err.total);
 	} else if (res->signal != NULL) {
-		r.kind = RECORD_RESULT_SSH;
-		r.ssh.end = RECORD_SSH_END_SIGNAL;
-		r.ssh.signal.ptr = (char *)res->signal;
-		r.ssh.signal.len = strnlen(res->signal, RECORD_TOKEN_MAX);
-		snprintf(message, sizeof(message), "killed by signal %s",
-		    res->signal);
+		r->kind = RECORD_RESULT_SSH;
+		r->ssh.end = RECORD_SSH_END_SIGNAL;
+		r->ssh.signal.ptr = (char *)res->signal;
+		r->ssh.signal.len = strnlen(res->signal, RECORD_TOKEN_MAX);
+		snprintf(message, size, "killed by signal %s", res->signal);
 	} else {
-		snprintf(message, sizeof(message), "%s", res->message != NULL ?
+		snprintf(message, size, "%s", res->message != NULL ?
 		    res->message : "the command did not run to its end");
 	}
-	if (r.kind == RECORD_RESULT_SSH) {
-		dispatch_ssh_stream(&r.ssh.out, &r.ssh.out_total, &res->out,
-		    lim->max_payload_bytes);
-		dispatch_ssh_stream(&r.ssh.err, &r.ssh.err_total, &res->err,
-		    lim->max_payload_bytes);
-		dispatch_ssh_cut_note(message, sizeof(message), "stdout",
-		    r.ssh.out.len, r.ssh.out_total);
-		dispatch_ssh_cut_note(message, sizeof(message), "stderr",
-		    r.ssh.err.len, r.ssh.err_total);
+}
+
+/* Streams and message into r, each credential withheld; false when
+ * memory ran out. */
+static bool
+dispatch_ssh_show(const struct dispatch_call *c, const struct ssh_result *res,
+    struct record_result *r, char *message, size_t size, struct ssh_shown *s)
+{
+	const struct redact_set *w = &c->d->creds->withhold;
+	const struct record_limits *lim = &c->d->ctx->limits;
+
+	if (r->kind == RECORD_RESULT_SSH) {
+		if (!dispatch_ssh_stream(w, &s->out, &r->ssh.out_total,
+		    &res->out, lim->max_payload_bytes) ||
+		    !dispatch_ssh_stream(w, &s->err, &r->ssh.err_total,
+		    &res->err, lim->max_payload_bytes))
+			return false;
+		r->ssh.out.ptr = s->out.data;
+		r->ssh.out.len = s->out.len;
+		r->ssh.err.ptr = s->err.data;
+		r->ssh.err.len = s->err.len;
+		dispatch_ssh_cut_note(message, size, "stdout", r->ssh.out.len,
+		    r->ssh.out_total);
+		dispatch_ssh_cut_note(message, size, "stderr", r->ssh.err.len,
+		    r->ssh.err_total);
 	}
-	r.message.ptr = message;
-	r.message.len = strnlen(message, lim->max_text_bytes);
-	dispatch_finish(c, &r, status);
+	if (!redact_bytes(w, (const uint8_t *)message, strlen(message), true,
+	    lim->max_text_bytes, &s->message))
+		return false;
+	r->message.ptr = (char *)s->message.data;
+	r->message.len = s->message.len;
+	if (s->out.withheld || s->err.withheld || s->message.withheld)
+		r->flags |= RESULT_WITHHELD;
+	return true;
+}
+
+static void
+dispatch_ssh_done(const struct ssh_result *res, void *arg)
+{
+	static const char lost[] = "the answer was lost: out of memory";
+	struct dispatch_call *c = arg;
+	struct record_result r;
+	struct ssh_shown s;
+	char message[512];
+
+	c->ssh = NULL;
+	memset(&r, 0, sizeof(r));
+	memset(&s, 0, sizeof(s));
+	r.outcome = dispatch_ssh_outcome(res->outcome);
+	r.flags = RESULT_STARTED;
+	if (res->outcome == SSH_OK || res->outcome == SSH_UNKNOWN)
+		r.flags |= RESULT_REQUEST_SENT;
+	dispatch_ssh_describe(res, &r, message, sizeof(message));
+	if (!dispatch_ssh_show(c, res, &r, message, sizeof(message), &s)) {
+		memset(&r.ssh, 0, sizeof(r.ssh));
+		r.kind = RECORD_RESULT_NONE;
+		r.message.ptr = (char *)lost;
+		r.message.len = strlen(lost);
+	}
+	if (r.flags & RESULT_WITHHELD)
+		log_warn("call %llu: a credential in the output was withheld",
+		    (unsigned long long)c->call_id);
+	dispatch_finish(c, &r, res->exited ? res->exit_status : 0);
+	free(s.out.data);
+	free(s.err.data);
+	free(s.message.data);
 }
 
 bool
@@ -205,7 +257,9 @@ dispatch_ssh_start(struct dispatch_call *c)
 	}
 	memset(&req, 0, sizeof(req));
 	req.command = cmd.data;
-	req.output_limit = c->d->ctx->limits.max_payload_bytes;
+	/* Past the record's cut by the reach, as for HTTP bodies. */
+	req.output_limit = c->d->ctx->limits.max_payload_bytes +
+	    c->d->creds->withhold.reach;
 	req.timeout_ms = c->budget_ms;
 	/* The engine copies the command before returning. */
 	c->ssh = ssh_call_start(c->d->ssh, target, &req, dispatch_ssh_done, c);

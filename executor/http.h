@@ -113,10 +113,12 @@ struct http_result {
 	enum http_outcome outcome;
 	long status;			/* 0 when no response */
 	char content_type[HTTP_RESULT_TEXT_MAX];
+	bool content_type_cut;		/* the target's was longer */
 	long retry_after_s;		/* -1 when absent or unparsable */
 	char location[HTTP_RESULT_LOCATION_MAX];	/* raw Location, "" when absent */
+	bool location_cut;		/* the target's was longer */
 	const uint8_t *body;		/* body_len bytes, not NUL-terminated; NULL when 0 */
-	size_t body_len;		/* <= body_max */
+	size_t body_len;		/* <= body_max; body_total > body_len: cut */
 	uint64_t body_total;		/* bytes the target sent */
 	unsigned attempts;		/* requests started */
 	unsigned redirects;		/* redirects followed */

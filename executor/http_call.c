@@ -332,7 +332,9 @@ call_attempt_reset_result(struct http_call *c)
 
 	r->status = 0;
 	r->content_type[0] = '\0';
+	r->content_type_cut = false;
 	r->location[0] = '\0';
+	r->location_cut = false;
 	r->retry_after_s = -1;
 	r->body_len = 0;
 	r->body_total = 0;
@@ -518,11 +520,7 @@ call_response_done(struct http_call *c)
 		    "host or port, or too many redirects)");
 		return;
 	}
-	if (r->body_total > r->body_len)
-		call_finish(c, HTTP_OUTCOME_OK, "body cut: kept %zu of %llu "
-		    "bytes", r->body_len, (unsigned long long)r->body_total);
-	else
-		call_finish(c, HTTP_OUTCOME_OK, NULL);
+	call_finish(c, HTTP_OUTCOME_OK, NULL);
 }
 
 static bool

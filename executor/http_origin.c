@@ -110,14 +110,24 @@ http_call_address_refusal(const struct http_call *c, size_t *i,
 }
 
 
-static void
+/* true when the value did not fit and was cut. */
+static bool
+copy_text(char *buf, size_t size, const char *value)
+{
+	int n = snprintf(buf, size, "%s", value);
+
+	return n < 0 || (size_t)n >= size;
+}
+
+static bool
 copy_header(CURL *easy, const char *name, char *buf, size_t size)
 {
 	struct curl_header *h;
 
 	buf[0] = '\0';
 	if (curl_easy_header(easy, name, 0, CURLH_HEADER, -1, &h) == CURLHE_OK)
-		snprintf(buf, size, "%s", h->value);
+		return copy_text(buf, size, h->value);
+	return false;
 }
 
 void
@@ -131,9 +141,11 @@ http_call_read_response(struct http_call *c)
 	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &r->status);
 	if (curl_easy_getinfo(c->easy, CURLINFO_CONTENT_TYPE, &ct) ==
 	    CURLE_OK && ct != NULL)
-		snprintf(r->content_type, sizeof(r->content_type), "%s", ct);
-	copy_header(c->easy, "Location", r->location, sizeof(r->location));
-	copy_header(c->easy, "Retry-After", retry, sizeof(retry));
+		r->content_type_cut = copy_text(r->content_type,
+		    sizeof(r->content_type), ct);
+	r->location_cut = copy_header(c->easy, "Location", r->location,
+	    sizeof(r->location));
+	(void)copy_header(c->easy, "Retry-After", retry, sizeof(retry));
 	if (retry[0] != '\0' &&
 	    http_retry_after_parse(retry, time(NULL), &seconds))
 		r->retry_after_s = seconds;

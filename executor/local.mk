@@ -24,6 +24,7 @@ libspexecutor_a_SOURCES = $(SSH_ENGINE_SOURCES) $(HTTP_ENGINE_SOURCES)
 EXECUTOR_MAIN_SOURCES = \
 	executor/executor.h executor/main.c \
 	executor/credentials.c executor/credentials.h \
+	executor/redact.c executor/redact.h \
 	executor/dispatch.c executor/dispatch.h executor/dispatch_int.h \
 	executor/dispatch_http.c executor/dispatch_ssh.c \
 	executor/exec_audit.c \

@@ -137,6 +137,27 @@ mcp_session_refuse(struct mcp_session *s, const struct mcp_frame *frame,
 	return true;
 }
 
+/*
+ * One JSON value refused by a rule stricter than JSON (\u0000, a lone
+ * surrogate, a duplicate key): no parse error, so the error carries the
+ * id when it was readable and the client's request settles.
+ */
+static bool
+mcp_session_refuse_valid_json(struct mcp_session *s,
+    const struct mcp_frame *frame, const struct json_error *err,
+    const char *detail, struct mcp_output *out)
+{
+	struct jsonrpc_id id;
+	bool ok;
+
+	if (!jsonrpc_id_from_raw(err->id_raw, &id))
+		return false;
+	ok = mcp_session_refuse(s, frame, &id, JSONRPC_INVALID_REQUEST,
+	    "invalid-request", detail, out);
+	jsonrpc_id_free(&id);
+	return ok;
+}
+
 struct mcp_call *
 mcp_session_call_by_id(struct mcp_session *s, const struct jsonrpc_id *id)
 {
@@ -202,39 +223,29 @@ mcp_ping(struct mcp_session *s, const struct mcp_frame *frame,
 	    cJSON_CreateObject()));
 }
 
+/*
+ * The catalog fits one page and no nextCursor is ever handed out, so any
+ * cursor a client sends is not one of ours: -32602, not the whole list
+ * (docs/design.md section 5).
+ */
 static bool
 mcp_tools_list(struct mcp_session *s, const struct mcp_frame *frame,
     const struct jsonrpc_message *msg, struct mcp_output *out)
 {
 	(void)frame;
+	if (cJSON_GetObjectItemCaseSensitive(msg->params, "cursor") != NULL)
+		return mcp_session_error(s, &msg->id, -32602,
+		    "Invalid params: unknown cursor (this server lists all "
+		    "tools on one page)", out);
 	return mcp_output_add_line(out, result_render_success(&msg->id,
 	    cJSON_CreateRaw(s->catalog_json)));
 }
 
-static const char *const mcp_log_levels[] = {
-	"debug", "info", "notice", "warning", "error", "critical", "alert",
-	"emergency", NULL,
-};
-
-/* Accepted and kept nowhere: Sallyport sends no log notifications. */
-static bool
-mcp_set_level(struct mcp_session *s, const struct mcp_frame *frame,
-    const struct jsonrpc_message *msg, struct mcp_output *out)
-{
-	const cJSON *level = cJSON_GetObjectItemCaseSensitive(msg->params,
-	    "level");
-	size_t i;
-
-	(void)frame;
-	for (i = 0; cJSON_IsString(level) && mcp_log_levels[i] != NULL; i++)
-		if (strcmp(level->valuestring, mcp_log_levels[i]) == 0)
-			return mcp_output_add_line(out, result_render_success(
-			    &msg->id, cJSON_CreateObject()));
-	return mcp_session_error(s, &msg->id, -32602,
-	    "Invalid params: level must be a syslog level name", out);
-}
-
-/* Which request may run in which state; anything else is refused. */
+/*
+ * Which request may run in which state; anything else is refused.
+ * logging/setLevel is not offered: Sallyport sends no log notifications,
+ * so -32601 says so instead of accepting a level it would ignore.
+ */
 static const struct mcp_method {
 	const char *name;
 	bool when_new;
@@ -246,7 +257,6 @@ static const struct mcp_method {
 	{ "ping", true, true, mcp_ping },
 	{ "tools/list", false, true, mcp_tools_list },
 	{ "tools/call", false, true, mcp_call_tools_call },
-	{ "logging/setLevel", false, true, mcp_set_level },
 	{ NULL, false, false, NULL },
 };
 
@@ -348,6 +358,9 @@ mcp_session_handle_frame(struct mcp_session *s, const uint8_t *bytes,
 	if (!json_parse_frame(bytes, len, JSON_DEPTH_DEFAULT, &doc, &err)) {
 		snprintf(detail, sizeof(detail), "%s at byte %zu", err.reason,
 		    err.offset);
+		if (err.valid_json)
+			return mcp_session_refuse_valid_json(s, &frame, &err,
+			    detail, out);
 		return mcp_session_refuse(s, &frame, &null_id,
 		    JSONRPC_PARSE_ERROR, "parse-error", detail, out);
 	}

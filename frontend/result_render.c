@@ -196,6 +196,9 @@ result_render_structured(const struct result_render_ctx *ctx,
 		ok = render_ssh(ctx, &r->ssh, sc);
 	if (ok && r->kind != RECORD_RESULT_NONE)
 		ok = render_external_note(ctx, tool, sc);
+	/* The executor replaced a credential the target sent back. */
+	if (ok && (r->flags & RESULT_WITHHELD))
+		ok = cJSON_AddTrueToObject(sc, "redacted") != NULL;
 	ok = ok && render_add_u64(sc, "duration_ms", r->duration_us / 1000);
 	if (!ok) {
 		log_error("out of memory rendering call %" PRIu64, r->call_id);
@@ -271,18 +274,36 @@ result_render_success(const struct jsonrpc_id *id, cJSON *result)
 	return line;
 }
 
+/*
+ * isError for a result: any outcome but ok, and an ok HTTP exchange whose
+ * status is 400 or more (docs/design.md section 5): a model reads
+ * isError false as success, and a 404 or a 500 is not one.  The outcome
+ * stays ok, since the request did reach the target and was answered.
+ */
+static bool
+render_is_error(const cJSON *structured)
+{
+	const cJSON *outcome, *http, *status;
+
+	outcome = cJSON_GetObjectItemCaseSensitive(structured, "outcome");
+	if (!cJSON_IsString(outcome) || strcmp(outcome->valuestring, "ok") != 0)
+		return true;
+	http = cJSON_GetObjectItemCaseSensitive(structured, "http");
+	status = cJSON_GetObjectItemCaseSensitive(http, "status");
+	/* render_http writes the status as raw decimal text */
+	return cJSON_IsRaw(status) &&
+	    strtoul(status->valuestring, NULL, 10) >= 400;
+}
+
 /* The text block holds structured printed compact; consumes structured. */
 static cJSON *
 render_call_result(cJSON *structured)
 {
-	const cJSON *outcome;
 	cJSON *result, *content, *block;
 	char *text;
 	bool is_error, ok;
 
-	outcome = cJSON_GetObjectItemCaseSensitive(structured, "outcome");
-	is_error = !cJSON_IsString(outcome) ||
-	    strcmp(outcome->valuestring, "ok") != 0;
+	is_error = render_is_error(structured);
 	text = cJSON_PrintUnformatted(structured);
 	result = cJSON_CreateObject();
 	content = cJSON_AddArrayToObject(result, "content");

@@ -16,6 +16,8 @@
  *   ssh       exit_status (when the command exited) or signal, stdout,
  *             stderr, truncated, stdout_total_bytes, stderr_total_bytes
  *   external_data, note   present whenever target text is included
+ *   redacted  true when the executor withheld a credential the target
+ *             sent back ("[credential withheld]" stands in its place)
  *   duration_ms
  * Every string from a target passes sanitize_external_text() here, and
  * nowhere else.

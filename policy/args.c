@@ -9,6 +9,7 @@
 #include "policy/args.h"
 #include "policy/buf.h"
 #include "policy/constraint.h"
+#include "policy/expand.h"
 
 #define ARGS_PATH_SHOWN_MAX 40		/* characters of a member name shown */
 /* Header (tool names are short) plus shown lines plus "and N more". */
@@ -423,6 +424,11 @@ args_check_object(const struct policy_tool *tool, const cJSON *obj,
 		if (!seen[i] && tool->params[i].required)
 			args_error_add(err, tool->params[i].name,
 			    "is required");
+	/* Values that are each valid may still begin an option together. */
+	if (err->count == 0 && tool->kind == TOOL_SSH &&
+	    !expand_ssh_dash_check(tool, values, &i))
+		args_error_add(err, tool->params[i].name,
+		    EXPAND_LEADING_DASH_REASON);
 }
 
 /* The object to check, or NULL with an entry in err. *owned: parsed here. */

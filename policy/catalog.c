@@ -197,6 +197,8 @@ catalog_tool(const struct policy_tool *tool)
 	size_t i;
 
 	ok = t != NULL && cJSON_AddStringToObject(t, "name", tool->name) &&
+	    (tool->title == NULL ||
+	    cJSON_AddStringToObject(t, "title", tool->title)) &&
 	    cJSON_AddStringToObject(t, "description", tool->description);
 	for (i = 0; ok && i < sizeof(keys) / sizeof(keys[0]); i++) {
 		part = build[i](tool);

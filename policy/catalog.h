@@ -31,8 +31,8 @@
  *     type and header_name (never the file paths: moving a secret file is
  *     not a change of behaviour); HTTP: base_url and its scheme, host,
  *     port and base path, ca_file, follow_redirects, allow_private,
- *     allow_loopback, allow_link_local; SSH: user, host, port, known_hosts
- *     path, host_key_sha256;
+ *     allow_loopback, allow_link_local, allow_metadata; SSH: user, host,
+ *     port, known_hosts path, host_key_sha256;
  *   - every profile, sorted by name: its scopes and its match uids and
  *     gids, each sorted.  A granted scope or a matched id decides which
  *     tools an assistant sees, so it is part of what is pinned.

@@ -253,6 +253,7 @@ canon_http_target(struct policy_buf *b, const struct policy_target *t)
 	canon_int(b, '1', t->allow_private);
 	canon_int(b, '2', t->allow_loopback);
 	canon_int(b, '3', t->allow_link_local);
+	canon_int(b, '4', t->allow_metadata);
 }
 
 static void
@@ -287,6 +288,9 @@ canon_tool(struct policy_buf *b, const struct policy *policy,
     const struct policy_tool *tool)
 {
 	canon_str(b, 'N', tool->name);
+	/* tagged only when set, so fingerprints of untitled tools stay */
+	if (tool->title != NULL)
+		canon_str(b, 'V', tool->title);
 	canon_str(b, 'D', tool->description);
 	canon_str(b, 'S', tool->scope);
 	canon_int(b, 'M', tool->mutating);

@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "common/utf8.h"
 #include "policy/constraint.h"
+#include "policy/pattern.h"
 
 /* Strict UTF-8 is common/utf8's; only the NUL refusal is the policy's. */
 bool
@@ -36,16 +37,6 @@ constraint_format_decimal(int64_t minor, unsigned scale, char *out,
 }
 
 static bool
-constraint_string_pattern(const struct policy_param *p, const struct value *v)
-{
-	regmatch_t m[1];
-
-	if (regexec(&p->pattern_re, v->u.str.ptr, 1, m, 0) != 0)
-		return false;
-	return m[0].rm_so == 0 && (size_t)m[0].rm_eo == v->u.str.len;
-}
-
-static bool
 constraint_string_enum(const struct policy_param *p, const struct value *v)
 {
 	size_t i;
@@ -67,6 +58,25 @@ constraint_enum_reason(const struct policy_param *p, char *why, size_t size)
 	for (i = 0; i < p->enum_count && used < size; i++)
 		used += (size_t)snprintf(why + used, size - used, "%s \"%s\"",
 		    i == 0 ? "" : ",", p->enum_values[i]);
+}
+
+/* A match that hit a limit refuses the value as well as a mismatch. */
+static bool
+constraint_string_pattern(const struct policy_param *p, const struct value *v,
+    char *why, size_t size)
+{
+	switch (pattern_match(p->pattern_re, v->u.str.ptr, v->u.str.len)) {
+	case PATTERN_MATCH:
+		return true;
+	case PATTERN_NO_MATCH:
+		snprintf(why, size, "must match the pattern %s", p->pattern);
+		return false;
+	case PATTERN_TOO_COSTLY:
+		break;
+	}
+	snprintf(why, size, "could not be matched against the pattern within "
+	    "its limits; send a shorter or simpler value");
+	return false;
 }
 
 static bool
@@ -94,10 +104,8 @@ constraint_check_string(const struct policy_param *p, const struct value *v,
 		constraint_enum_reason(p, why, size);
 		return false;
 	}
-	if (p->pattern != NULL && !constraint_string_pattern(p, v)) {
-		snprintf(why, size, "must match the pattern %s", p->pattern);
-		return false;
-	}
+	if (p->pattern != NULL)
+		return constraint_string_pattern(p, v, why, size);
 	return true;
 }
 

@@ -2,10 +2,8 @@
  * The one constraint checker on typed values (common/value.h), used by the
  * frontend after it turned JSON into values and by the executor on the
  * values of each action record: string length in code points, whole-value
- * POSIX ERE match, enum membership, integer and decimal ranges.
- *
- * The param's pattern_re must be compiled with REG_EXTENDED and without
- * REG_NOSUB: the checker needs the match span to require a whole match.
+ * pattern match (policy/pattern.h, bounded), enum membership, integer and
+ * decimal ranges.  The param's pattern_re comes from pattern_compile().
  */
 #ifndef SP_POLICY_CONSTRAINT_H
 #define SP_POLICY_CONSTRAINT_H

@@ -340,15 +340,91 @@ expand_http_header(const struct policy_tool *tool, size_t index,
 }
 
 bool
+expand_is_end_of_options(const struct policy_template *t)
+{
+	return t->part_count == 1 && !t->parts[0].is_param &&
+	    t->parts[0].literal_len == 2 && memcmp(t->parts[0].literal, "--",
+	    2) == 0;
+}
+
+/* The first byte of the value's text, '\0' when it has none. */
+static char
+expand_value_first_byte(const struct value *v)
+{
+	switch (v->kind) {
+	case VALUE_STRING:
+		return v->u.str.len > 0 && v->u.str.ptr != NULL ?
+		    v->u.str.ptr[0] : '\0';
+	case VALUE_INTEGER:
+		return v->u.integer < 0 ? '-' : '0';
+	case VALUE_DECIMAL:
+		return v->u.decimal_minor < 0 ? '-' : '0';
+	case VALUE_BOOLEAN:
+		return v->u.boolean ? 't' : 'f';
+	case VALUE_ABSENT:
+		break;
+	}
+	return '\0';
+}
+
+/* The param whose value begins t's expansion with '-', or -1. */
+static long
+expand_leading_dash_param(const struct policy_template *t,
+    const struct value *values)
+{
+	const struct policy_template_part *part;
+	size_t i;
+	char c;
+
+	for (i = 0; i < t->part_count; i++) {
+		part = &t->parts[i];
+		if (!part->is_param) {
+			if (part->literal_len > 0)
+				return -1;
+			continue;
+		}
+		if ((c = expand_value_first_byte(&values[part->param_index])) !=
+		    '\0')
+			return c == '-' ? (long)part->param_index : -1;
+	}
+	return -1;
+}
+
+bool
+expand_ssh_dash_check(const struct policy_tool *tool,
+    const struct value *values, size_t *param)
+{
+	long p;
+	size_t i;
+
+	for (i = 1; i < tool->ssh.argc; i++) {
+		if (expand_is_end_of_options(&tool->ssh.argv[i]))
+			return true;
+		p = expand_leading_dash_param(&tool->ssh.argv[i], values);
+		if (p >= 0 && !tool->params[p].allow_leading_dash) {
+			*param = (size_t)p;
+			return false;
+		}
+	}
+	return true;
+}
+
+bool
 expand_ssh_command(const struct policy_tool *tool, const struct value *values,
     struct policy_buf *out, char *why, size_t why_size)
 {
 	const struct policy_template *arg;
 	struct policy_buf text;
 	long single;
-	size_t i;
+	size_t i, dash;
 	bool ok, first = true;
 
+	/* Again here: a compromised frontend must not get an option through. */
+	if (!expand_ssh_dash_check(tool, values, &dash)) {
+		snprintf(why, why_size, "%s: %s %s", tool->name,
+		    tool->params[dash].name, EXPAND_LEADING_DASH_REASON);
+		return false;
+	}
 	for (i = 0; i < tool->ssh.argc; i++) {
 		arg = &tool->ssh.argv[i];
 		single = expand_single_param(arg);

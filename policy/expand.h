@@ -97,8 +97,31 @@ bool expand_http_body(const struct policy_tool *tool,
     size_t why_size);
 
 /*
+ * Quoting makes a value one word, but the remote program still reads a
+ * word that starts with '-' as an option ("-la", "-f/etc/shadow"): a
+ * value may begin an argv element with '-' only after a literal "--"
+ * element or when its param sets allow_leading_dash (docs/design.md
+ * section 4, sp-policy.5).  A negative integer or decimal counts too.
+ * Checked by the frontend's argument validation and again by
+ * expand_ssh_command in the executor.
+ */
+#define EXPAND_LEADING_DASH_REASON "must not start with '-' here: the " \
+	"command would read it as an option"
+
+/* True if t is the literal element "--" (the end of options). */
+bool expand_is_end_of_options(const struct policy_template *t);
+
+/*
+ * False, with the offending param's index in *param, when a value would
+ * begin an ssh.argv element with '-' against the rule above.
+ */
+bool expand_ssh_dash_check(const struct policy_tool *tool,
+    const struct value *values, size_t *param);
+
+/*
  * ssh.argv as one command line: each element expanded, then quoted as one
  * shell word, joined with single spaces.  Even literal elements are quoted.
+ * Refuses values that break the leading '-' rule above.
  */
 bool expand_ssh_command(const struct policy_tool *tool,
     const struct value *values, struct policy_buf *out, char *why,

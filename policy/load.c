@@ -370,6 +370,21 @@ load_profiles(struct load_ctx *ctx, const cJSON *root)
 	}
 }
 
+/*
+ * Nothing reads or writes state_dir yet (limits that outlive a session
+ * are not built), so an operator relying on it is told, not ignored.
+ */
+static void
+load_state_dir(struct load_ctx *ctx, const cJSON *root)
+{
+	const cJSON *m = ctx_member(ctx, root, "state_dir", false);
+
+	if (m != NULL)
+		ctx_error_key(ctx, m, "\"state_dir\": nothing in this version "
+		    "uses it (limits and the journal that outlive a session are "
+		    "not built); remove the key");
+}
+
 static void
 load_toplevel(struct load_ctx *ctx, const cJSON *root)
 {
@@ -383,7 +398,7 @@ load_toplevel(struct load_ctx *ctx, const cJSON *root)
 	load_server(ctx, root);
 	load_limits(ctx, root);
 	load_audit(ctx, root);
-	ctx_path(ctx, root, "state_dir", false, &p->state_dir);
+	load_state_dir(ctx, root);
 	ctx_bool(ctx, root, "strict_credentials", &p->strict_credentials);
 	load_catalog_pin(ctx, root);
 	load_credentials(ctx, root);
@@ -429,7 +444,6 @@ policy_free(struct policy *p)
 	free(p->run_as);
 	free(p->audit_path);
 	free(p->audit_key_file);
-	free(p->state_dir);
 	free(p);
 }
 

@@ -64,8 +64,9 @@ path_of(const struct load_ctx *ctx, const struct json_location *l,
 }
 
 static void
-ctx_report(struct load_ctx *ctx, const struct json_location *at,
-    unsigned line, unsigned col, const char *fmt, va_list ap)
+ctx_report(struct load_ctx *ctx, enum policy_diag_severity severity,
+    const struct json_location *at, unsigned line, unsigned col,
+    const char *fmt, va_list ap)
 {
 	char path[LOAD_PATH_MAX], text[LOAD_MESSAGE_MAX];
 	char message[LOAD_PATH_MAX + LOAD_MESSAGE_MAX + 2];
@@ -75,8 +76,7 @@ ctx_report(struct load_ctx *ctx, const struct json_location *at,
 	if (snprintf(message, sizeof(message), "%s%s%s", path,
 	    path[0] ? ": " : "", text) < 0)
 		return;
-	policy_diags_add(ctx->diags, POLICY_DIAG_ERROR, ctx->name, line, col,
-	    message);
+	policy_diags_add(ctx->diags, severity, ctx->name, line, col, message);
 }
 
 void
@@ -86,7 +86,20 @@ ctx_error(struct load_ctx *ctx, const cJSON *node, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	ctx_report(ctx, l, l ? l->line : 1, l ? l->col : 1, fmt, ap);
+	ctx_report(ctx, POLICY_DIAG_ERROR, l, l ? l->line : 1, l ? l->col : 1,
+	    fmt, ap);
+	va_end(ap);
+}
+
+void
+ctx_warn(struct load_ctx *ctx, const cJSON *node, const char *fmt, ...)
+{
+	const struct json_location *l = json_locations_find(&ctx->locs, node);
+	va_list ap;
+
+	va_start(ap, fmt);
+	ctx_report(ctx, POLICY_DIAG_WARNING, l, l ? l->line : 1,
+	    l ? l->col : 1, fmt, ap);
 	va_end(ap);
 }
 
@@ -100,8 +113,8 @@ ctx_error_key(struct load_ctx *ctx, const cJSON *node, const char *fmt, ...)
 	if (l != NULL && l->parent != SIZE_MAX)
 		parent = &ctx->locs.items[l->parent];
 	va_start(ap, fmt);
-	ctx_report(ctx, parent, l ? l->key_line : 1, l ? l->key_col : 1, fmt,
-	    ap);
+	ctx_report(ctx, POLICY_DIAG_ERROR, parent, l ? l->key_line : 1,
+	    l ? l->key_col : 1, fmt, ap);
 	va_end(ap);
 }
 

@@ -51,6 +51,10 @@ struct load_ctx {
 void ctx_error(struct load_ctx *ctx, const cJSON *node, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* As ctx_error, as a warning: the policy still loads. */
+void ctx_warn(struct load_ctx *ctx, const cJSON *node, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Reports at node's member name, prefixed with its object's path. */
 void ctx_error_key(struct load_ctx *ctx, const cJSON *node,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -1,6 +1,6 @@
 /*
  * A tool's "params": each a typed, bounded argument.  Every string has a
- * maxLength; a pattern is a POSIX ERE that must match the whole value;
+ * maxLength; a pattern (policy/pattern.h) must match the whole value;
  * enum values must themselves pass the param's other constraints;
  * decimals are exact (minor units), so floats are refused everywhere.
  */
@@ -15,6 +15,7 @@
 #include "common/value.h"
 #include "policy/constraint.h"
 #include "policy/load_ctx.h"
+#include "policy/pattern.h"
 
 #define STRING_LENGTH_MAX 65536
 
@@ -46,10 +47,12 @@ static void
 param_keys(struct load_ctx *ctx, const cJSON *obj, const enum param_type *type)
 {
 	static const char *const by_type[][5] = {
-		[PARAM_STRING] = { "minLength", "maxLength", "pattern", "enum" },
-		[PARAM_INTEGER] = { "minimum", "maximum" },
+		[PARAM_STRING] = { "minLength", "maxLength", "pattern", "enum",
+		    "allow_leading_dash" },
+		[PARAM_INTEGER] = { "minimum", "maximum", "allow_leading_dash" },
 		[PARAM_BOOLEAN] = { NULL },
-		[PARAM_DECIMAL] = { "scale", "minimum", "maximum" },
+		[PARAM_DECIMAL] = { "scale", "minimum", "maximum",
+		    "allow_leading_dash" },
 	};
 	static const char *const common[] = { "type", "description",
 	    "required", "audit", NULL };
@@ -98,8 +101,7 @@ static void
 param_pattern(struct load_ctx *ctx, const cJSON *obj, struct policy_param *p)
 {
 	const cJSON *m = ctx_member(ctx, obj, "pattern", false);
-	char why[128];
-	int rc;
+	char why[320];
 
 	if (m == NULL)
 		return;
@@ -107,15 +109,15 @@ param_pattern(struct load_ctx *ctx, const cJSON *obj, struct policy_param *p)
 		ctx_error(ctx, m, "must be a string");
 		return;
 	}
-	/* No REG_NOSUB: the checker needs the span to demand a whole match. */
-	if ((rc = regcomp(&p->pattern_re, m->valuestring, REG_EXTENDED)) != 0) {
-		regerror(rc, &p->pattern_re, why, sizeof(why));
-		ctx_error(ctx, m, "pattern does not compile as a POSIX extended "
-		    "regular expression: %s", why);
+	if (!pattern_compile(m->valuestring, &p->pattern_re, why,
+	    sizeof(why))) {
+		ctx_error(ctx, m, "%s", why);
 		return;
 	}
-	if ((p->pattern = ctx_strdup(ctx, m->valuestring)) == NULL)
-		regfree(&p->pattern_re);
+	if ((p->pattern = ctx_strdup(ctx, m->valuestring)) == NULL) {
+		pattern_free(p->pattern_re);
+		p->pattern_re = NULL;
+	}
 }
 
 static void
@@ -294,6 +296,7 @@ load_param(struct load_ctx *ctx, const cJSON *obj, struct policy_param *p)
 		    ctx_utf8_count(p->description), POLICY_DESCRIPTION_MAX);
 	}
 	ctx_bool(ctx, obj, "required", &p->required);
+	ctx_bool(ctx, obj, "allow_leading_dash", &p->allow_leading_dash);
 	param_audit(ctx, obj, p);
 	if (p->type == PARAM_STRING)
 		param_string(ctx, obj, p);
@@ -342,8 +345,7 @@ load_free_param(struct policy_param *p)
 
 	free(p->name);
 	free(p->description);
-	if (p->pattern != NULL)
-		regfree(&p->pattern_re);
+	pattern_free(p->pattern_re);
 	free(p->pattern);
 	for (i = 0; i < p->enum_count; i++)
 		free(p->enum_values[i]);

@@ -352,6 +352,7 @@ load_http_target(struct load_ctx *ctx, const cJSON *obj,
 	ctx_bool(ctx, obj, "allow_private", &t->allow_private);
 	ctx_bool(ctx, obj, "allow_loopback", &t->allow_loopback);
 	ctx_bool(ctx, obj, "allow_link_local", &t->allow_link_local);
+	ctx_bool(ctx, obj, "allow_metadata", &t->allow_metadata);
 }
 
 static bool
@@ -379,13 +380,13 @@ load_target(struct load_ctx *ctx, const cJSON *obj, struct policy_target *t)
 	    "timeout_ms", NULL };
 	static const char *const http[] = { "base_url", "ca_file",
 	    "follow_redirects", "allow_private", "allow_loopback",
-	    "allow_link_local", NULL };
+	    "allow_link_local", "allow_metadata", NULL };
 	static const char *const ssh[] = { "host", "port", "user",
 	    "known_hosts", "host_key_sha256", NULL };
 	static const char *const all[] = { "base_url", "ca_file",
 	    "follow_redirects", "allow_private", "allow_loopback",
-	    "allow_link_local", "host", "port", "user", "known_hosts",
-	    "host_key_sha256", NULL };
+	    "allow_link_local", "allow_metadata", "host", "port", "user",
+	    "known_hosts", "host_key_sha256", NULL };
 	int64_t timeout = 0;
 
 	if (!ctx_require_object(ctx, obj))

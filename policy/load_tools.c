@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "policy/expand.h"
 #include "policy/load_template.h"
 
 #define BODY_DEPTH_MAX 16
@@ -213,12 +214,57 @@ load_http(struct load_ctx *ctx, const cJSON *http, struct template_use *use,
 	load_body(ctx, body, use, tool->http.body, 0);
 }
 
+/* Whether a valid value of p can start with '-' (p not opted in). */
+static bool
+param_may_lead_dash(const struct policy_param *p)
+{
+	size_t i;
+
+	if (p->allow_leading_dash || p->type == PARAM_BOOLEAN)
+		return false;
+	if (p->type != PARAM_STRING)
+		return !(p->has_minimum && p->minimum >= 0);
+	if (p->enum_count == 0)
+		return true;
+	for (i = 0; i < p->enum_count; i++)
+		if (p->enum_values[i] != NULL && p->enum_values[i][0] == '-')
+			return true;
+	return false;
+}
+
+/*
+ * A value that can start an element with '-' and no "--" before it: each
+ * call with such a value is refused (expand_ssh_dash_check), so say it
+ * now.  Leading placeholders that can be empty let the next one lead.
+ */
+static void
+ssh_dash_warning(struct load_ctx *ctx, const cJSON *e,
+    const struct policy_tool *tool, const struct policy_template *t)
+{
+	const struct policy_param *p;
+	size_t i;
+
+	for (i = 0; i < t->part_count; i++) {
+		if (!t->parts[i].is_param)
+			return;
+		p = &tool->params[t->parts[i].param_index];
+		if (param_may_lead_dash(p))
+			ctx_warn(ctx, e, "a value of {%s} may start with '-' and "
+			    "no \"--\" element comes before it: such calls are "
+			    "refused (put \"--\" before it, or set "
+			    "\"allow_leading_dash\": true on the param)", p->name);
+		if (p->type != PARAM_STRING || p->min_length > 0)
+			return;
+	}
+}
+
 static void
 load_ssh(struct load_ctx *ctx, const cJSON *ssh, struct template_use *use,
     struct policy_tool *tool)
 {
 	static const char *const keys[] = { "argv", NULL };
 	const cJSON *argv, *e;
+	bool options_end = false;
 	int n;
 
 	tool->kind = TOOL_SSH;
@@ -249,6 +295,11 @@ load_ssh(struct load_ctx *ctx, const cJSON *ssh, struct template_use *use,
 		    template_has_placeholder(&tool->ssh.argv[0]))
 			ctx_error(ctx, e, "the command (argv[0]) cannot hold a "
 			    "placeholder");
+		else if (e != argv->child && !options_end)
+			ssh_dash_warning(ctx, e, tool,
+			    &tool->ssh.argv[tool->ssh.argc]);
+		options_end = options_end || (e != argv->child &&
+		    expand_is_end_of_options(&tool->ssh.argv[tool->ssh.argc]));
 		tool->ssh.argc++;
 	}
 }
@@ -302,6 +353,22 @@ tool_description(struct load_ctx *ctx, const cJSON *obj,
 		    POLICY_DESCRIPTION_MAX);
 }
 
+/* What a client shows a person instead of the name: optional, short. */
+static void
+tool_title(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool)
+{
+	const cJSON *m = ctx_member(ctx, obj, "title", false);
+	size_t n;
+
+	if (m == NULL || !ctx_string(ctx, obj, "title", false, &tool->title))
+		return;
+	if (tool->title[strspn(tool->title, " \t\n\r")] == '\0')
+		ctx_error(ctx, m, "title is empty");
+	else if ((n = ctx_utf8_count(tool->title)) > POLICY_TITLE_MAX)
+		ctx_error(ctx, m, "title is %zu characters; at most %d", n,
+		    POLICY_TITLE_MAX);
+}
+
 /* The target must exist; returns its type, or -1 when unknown. */
 static int
 tool_target(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool)
@@ -347,6 +414,21 @@ tool_scope(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool)
 	    q);
 }
 
+/* The opt-in means something only in ssh.argv: elsewhere it is refused. */
+static void
+http_no_dash_optin(struct load_ctx *ctx, const cJSON *obj)
+{
+	const cJSON *params = ctx_member(ctx, obj, "params", false), *e, *m;
+
+	cJSON_ArrayForEach(e, params) {
+		if (!cJSON_IsObject(e) ||
+		    (m = ctx_member(ctx, e, "allow_leading_dash", false)) == NULL)
+			continue;
+		ctx_error_key(ctx, m, "\"allow_leading_dash\" applies only to a "
+		    "param of an ssh tool");
+	}
+}
+
 /* Exactly one action, of the target's kind. */
 static void
 tool_action(struct load_ctx *ctx, const cJSON *obj, int target_type,
@@ -368,9 +450,10 @@ tool_action(struct load_ctx *ctx, const cJSON *obj, int target_type,
 	else if (target_type == TARGET_HTTP && ssh != NULL)
 		ctx_error_key(ctx, ssh, "the target is an http target; use "
 		    "\"http\"");
-	else if (http != NULL)
+	else if (http != NULL) {
 		load_http(ctx, http, use, tool);
-	else
+		http_no_dash_optin(ctx, obj);
+	} else
 		load_ssh(ctx, ssh, use, tool);
 }
 
@@ -381,7 +464,16 @@ tool_flags(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool)
 	const cJSON *m;
 
 	ctx_bool(ctx, obj, "mutating", &tool->mutating);
-	ctx_bool(ctx, obj, "confirm", &tool->confirm);
+	/*
+	 * Nothing asks a human yet: a tool marked confirm would run at once,
+	 * so the key is refused rather than trusted (docs/sp-policy.5).
+	 */
+	if (ctx_bool(ctx, obj, "confirm", &tool->confirm) && tool->confirm) {
+		m = ctx_member(ctx, obj, "confirm", false);
+		ctx_error_key(ctx, m, "\"confirm\": human confirmation is not "
+		    "built in this version, and the tool would run unconfirmed; "
+		    "remove the key");
+	}
 	if (ctx_bool(ctx, obj, "idempotent", &tool->idempotent) &&
 	    tool->idempotent && !tool->mutating) {
 		m = ctx_member(ctx, obj, "idempotent", false);
@@ -420,7 +512,8 @@ tool_unused_params(struct load_ctx *ctx, const cJSON *obj,
 static void
 load_tool(struct load_ctx *ctx, const cJSON *obj, size_t index)
 {
-	static const char *const keys[] = { "name", "description", "target",
+	static const char *const keys[] = { "name", "title", "description",
+	    "target",
 	    "scope", "mutating", "confirm", "idempotent", "destructive",
 	    "timeout_ms", "params", "http", "ssh", NULL };
 	struct policy_tool *tool = &ctx->policy->tools[index];
@@ -432,6 +525,7 @@ load_tool(struct load_ctx *ctx, const cJSON *obj, size_t index)
 		return;
 	ctx_known_keys(ctx, obj, keys);
 	tool_name(ctx, obj, tool, index);
+	tool_title(ctx, obj, tool);
 	tool_description(ctx, obj, tool);
 	target_type = tool_target(ctx, obj, tool);
 	tool_scope(ctx, obj, tool);
@@ -502,6 +596,7 @@ load_free_tool(struct policy_tool *t)
 	size_t i;
 
 	free(t->name);
+	free(t->title);
 	free(t->description);
 	free(t->scope);
 	free(t->http.method);

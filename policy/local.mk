@@ -14,6 +14,7 @@ libsppolicy_a_SOURCES = \
 libsppolicy_a_SOURCES += \
 	policy/buf.c policy/buf.h \
 	policy/constraint.c policy/constraint.h \
+	policy/pattern.c policy/pattern.h \
 	policy/args.c policy/args.h
 libsppolicy_a_SOURCES += \
 	policy/expand.c policy/expand.h

@@ -11,7 +11,6 @@
 #ifndef SP_POLICY_POLICY_H
 #define SP_POLICY_POLICY_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +19,7 @@
 
 #define POLICY_NAME_MAX 64		/* ^[a-z][a-z0-9_]{0,63}$ */
 #define POLICY_DESCRIPTION_MAX 460	/* characters (code points) */
+#define POLICY_TITLE_MAX 60		/* characters (code points) */
 #define POLICY_STRING_DEFAULT_MAX 1024	/* maxLength when none is given */
 
 enum policy_on_invalid { POLICY_ON_INVALID_CLOSE, POLICY_ON_INVALID_REJECT };
@@ -32,6 +32,8 @@ struct policy_limits {
 	size_t result_max_chars;	/* default 16000 */
 	uint32_t call_timeout_ms;	/* default 30000 */
 };
+
+struct policy_pattern;		/* policy/pattern.h */
 
 enum param_type {
 	PARAM_STRING,
@@ -54,7 +56,7 @@ struct policy_param {
 	size_t min_length;
 	size_t max_length;		/* always set; default POLICY_STRING_DEFAULT_MAX */
 	char *pattern;			/* source text, or NULL */
-	regex_t pattern_re;		/* compiled when pattern != NULL */
+	struct policy_pattern *pattern_re;	/* owned; set when pattern is */
 	char **enum_values;		/* NULL or enum_count strings */
 	size_t enum_count;
 
@@ -64,6 +66,12 @@ struct policy_param {
 
 	/* PARAM_DECIMAL: digits after the point, 0..18. */
 	unsigned scale;
+
+	/*
+	 * A value of this param may start an ssh.argv element with '-'
+	 * (read as an option) even where no "--" element precedes it.
+	 */
+	bool allow_leading_dash;
 };
 
 /*
@@ -124,6 +132,7 @@ enum policy_tool_kind { TOOL_HTTP, TOOL_SSH };
 
 struct policy_tool {
 	char *name;
+	char *title;			/* may be NULL */
 	char *description;
 	size_t target_index;
 	char *scope;
@@ -173,7 +182,8 @@ struct policy_target {
 	bool follow_redirects;
 	bool allow_private;		/* private ranges (RFC 1918, ULA) */
 	bool allow_loopback;
-	bool allow_link_local;		/* includes cloud metadata addresses */
+	bool allow_link_local;		/* not the cloud metadata addresses */
+	bool allow_metadata;		/* 169.254.169.254, fd00:ec2::254 */
 
 	/* TARGET_SSH */
 	char *user;
@@ -211,7 +221,6 @@ struct policy {
 	struct policy_limits limits;
 	char *audit_path;		/* NULL: nothing is audited */
 	char *audit_key_file;		/* NULL: no HMAC */
-	char *state_dir;
 	bool has_catalog_pin;
 	uint8_t catalog_pin[HASH_SHA256_LEN];
 	unsigned catalog_pin_line, catalog_pin_col;	/* where it is written */

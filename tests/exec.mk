@@ -6,7 +6,10 @@ EXEC_TESTS = \
 	tests/integration/exec_ssh.py \
 	tests/integration/exec_limits.py \
 	tests/integration/exec_credentials.py \
-	tests/integration/exec_literals.py
+	tests/integration/exec_literals.py \
+	tests/integration/exec_redact.py \
+	tests/integration/exec_metadata.py \
+	tests/integration/exec_redact_ssh.py
 TESTS += $(EXEC_TESTS)
 EXTRA_DIST += $(EXEC_TESTS) tests/integration/exec_lib.py
 
@@ -72,6 +75,16 @@ tests_unit_test_http_reuse_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_http_reuse_LDADD = $(tests_unit_test_http_LDADD)
 
 # SSH outcomes when the session breaks after the exec request was sent
-# (review 2026-12-01): a relay damages, holds or cuts the server's bytes.
+# (docs/internals/executor-engines.md): a relay damages, holds or cuts the server's bytes.
 TESTS += tests/integration/exec_ssh_outcomes.py
 EXTRA_DIST += tests/integration/exec_ssh_outcomes.py
+
+# redact_bytes(): credentials a target reflects, withheld from results.
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_redact
+TESTS += tests/unit/test_redact
+endif
+tests_unit_test_redact_SOURCES = tests/unit/test_redact.c executor/redact.c \
+	executor/redact.h
+tests_unit_test_redact_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_redact_LDADD = libspcommon.a $(UNIT_LDADD)

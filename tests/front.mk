@@ -32,7 +32,7 @@ tests_unit_test_writer_SOURCES = tests/unit/test_writer.c frontend/writer.c
 tests_unit_test_writer_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_writer_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
 
-# The MCP surface review (docs/reviews/2026-12-01-review-mcp-surface.md):
+# The MCP surface (docs/design.md section 5):
 # cancel and ping with a full in-flight table, ids of every kind, version
 # answers, and the official SDK client's interop (ping, errors, abort,
 # close).

@@ -45,6 +45,7 @@ check_PROGRAMS += tests/unit/test_policy_load
 TESTS += tests/unit/test_policy_load
 endif
 tests_unit_test_policy_load_SOURCES = tests/unit/test_policy_load.c \
+	tests/unit/test_policy_locate.c \
 	tests/unit/policy_load_expect.c tests/unit/policy_load_expect.h
 tests_unit_test_policy_load_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_policy_load_LDADD = libsppolicy.a libspcommon.a \
@@ -100,12 +101,33 @@ FUZZ_POLICY_LOAD_FILES = $(srcdir)/tests/fuzz/fuzz_policy_load.c \
 	$(libspcommon_a_SOURCES:%=$(srcdir)/%)
 tests/fuzz/fuzz_policy_load: $(FUZZ_POLICY_LOAD_FILES) config.h
 	@mkdir -p tests/fuzz
-	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) $(CJSON_CFLAGS) -o $@ \
+	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) $(CJSON_CFLAGS) $(PCRE2_CFLAGS) -o $@ \
 	    $(filter %.c,$(FUZZ_POLICY_LOAD_FILES)) \
-	    $(CJSON_LIBS) $(LIBCRYPTO_LIBS) $(LIBSECCOMP_LIBS) -lm
+	    $(CJSON_LIBS) $(LIBCRYPTO_LIBS) $(LIBSECCOMP_LIBS) $(PCRE2_LIBS) \
+	    -lm
 EXTRA_DIST += tests/fuzz/fuzz_policy_load.c \
 	tests/fuzz/corpus/fuzz_policy_load
 
 if HAVE_CLANG
 FUZZ_TARGETS += tests/fuzz/fuzz_policy_load
 endif
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_policy_pattern
+TESTS += tests/unit/test_policy_pattern
+endif
+tests_unit_test_policy_pattern_SOURCES = tests/unit/test_policy_pattern.c \
+	tests/unit/policy_load_expect.c tests/unit/policy_load_expect.h
+tests_unit_test_policy_pattern_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_policy_pattern_LDADD = libsppolicy.a libspcommon.a \
+	$(UNIT_LDADD) $(SP_LIBS)
+
+# Param patterns under `sp check` with a 1 GB address-space limit, and
+# matched by the sandboxed children (issue 14 finding 4).
+TESTS += tests/integration/sp_check_pattern.py
+EXTRA_DIST += tests/integration/sp_check_pattern.py
+
+# ssh.argv: a value may not begin an element with '-' (issue 14 finding
+# 3), against the throwaway sshd.
+TESTS += tests/integration/exec_ssh_dash.py
+EXTRA_DIST += tests/integration/exec_ssh_dash.py

@@ -38,7 +38,8 @@ FUZZ_TARGETS += tests/fuzz/fuzz_mcp_session
 endif
 tests/fuzz/fuzz_mcp_session: $(FUZZ_MCP_SESSION_FILES) config.h
 	@mkdir -p tests/fuzz
-	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) $(CJSON_CFLAGS) -o $@ \
+	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) $(CJSON_CFLAGS) $(PCRE2_CFLAGS) -o $@ \
 	    $(filter %.c,$(FUZZ_MCP_SESSION_FILES)) \
-	    $(CJSON_LIBS) $(LIBCRYPTO_LIBS) $(LIBSECCOMP_LIBS) -lm
+	    $(CJSON_LIBS) $(LIBCRYPTO_LIBS) $(LIBSECCOMP_LIBS) $(PCRE2_LIBS) \
+	    -lm
 EXTRA_DIST += tests/fuzz/fuzz_mcp_session.c tests/fuzz/corpus/fuzz_mcp_session

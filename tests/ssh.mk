@@ -41,7 +41,7 @@ tests_unit_test_ssh_bench_CFLAGS = $(SSH_TEST_CFLAGS)
 tests_unit_test_ssh_bench_LDADD = $(SSH_TEST_LDADD)
 
 # A server with several host keys: the key type asked for is one that
-# known_hosts holds for the host (review 2026-12-01).
+# known_hosts holds for the host (docs/internals/executor-engines.md).
 if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_ssh_hostkeys
 TESTS += tests/unit/test_ssh_hostkeys
@@ -52,7 +52,7 @@ tests_unit_test_ssh_hostkeys_CFLAGS = $(SSH_TEST_CFLAGS)
 tests_unit_test_ssh_hostkeys_LDADD = $(SSH_TEST_LDADD)
 
 # The engine's copy of a key and passphrase stays in undumpable memory
-# (review 2026-12-01).
+# (docs/internals/executor-engines.md).
 if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_ssh_secrets
 TESTS += tests/unit/test_ssh_secrets

@@ -55,11 +55,29 @@ fuzz_check_id(const struct jsonrpc_id *id)
 	    &err))
 		abort();
 	if ((id->kind == JSONRPC_ID_NULL && !cJSON_IsNull(doc.root)) ||
-	    (id->kind == JSONRPC_ID_INTEGER && !cJSON_IsNumber(doc.root)) ||
+	    ((id->kind == JSONRPC_ID_INTEGER ||
+	    id->kind == JSONRPC_ID_NUMBER_TEXT) && !cJSON_IsNumber(doc.root)) ||
 	    (id->kind == JSONRPC_ID_STRING && !cJSON_IsString(doc.root)))
 		abort();
 	json_doc_free(&doc);
 	cJSON_free(text);
+}
+
+/* The id kept for a refused JSON value renders as a JSON id again. */
+static void
+fuzz_check_refused_id(const struct json_error *err)
+{
+	struct jsonrpc_id id;
+
+	if (!err->valid_json) {
+		if (err->id_raw[0] != '\0')
+			abort();
+		return;
+	}
+	if (!jsonrpc_id_from_raw(err->id_raw, &id))
+		return;
+	fuzz_check_id(&id);
+	jsonrpc_id_free(&id);
 }
 
 static void
@@ -73,8 +91,10 @@ fuzz_check_frame(const struct frame *f, size_t limit)
 	    memchr(f->bytes, '\0', f->len) != NULL ||
 	    utf8_validate(f->bytes, f->len, NULL) != UTF8_OK)
 		abort();
-	if (!json_parse_frame(f->bytes, f->len, FUZZ_DEPTH, &doc, &err))
+	if (!json_parse_frame(f->bytes, f->len, FUZZ_DEPTH, &doc, &err)) {
+		fuzz_check_refused_id(&err);
 		return;
+	}
 	fuzz_check_reparse(doc.root);
 	jsonrpc_classify(&doc, &msg);
 	if (msg.kind == JSONRPC_INVALID && msg.error_code !=

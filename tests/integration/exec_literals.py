@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The executor's per-call shortcuts seen from outside, with the real
-`sp mcp` against http_target.py (review 2026-12-01, executor-http):
+`sp mcp` against http_target.py (docs/internals/executor-engines.md):
 
 - hosts written as numbers other than a dotted quad (127.1, 0x7f.1,
   2130706433, 0177.0.0.1) are not literals to the executor, so they go

@@ -52,8 +52,10 @@ def make_policy(tmp, port):
                     "locked": target("known_hosts", "stranger")},
         "tools": [
             tool("echo", "host", ["echo", "{word}"], {"word": string}),
+            # The script only prints "$@": a value such as --option=...
+            # is an operand to it, so v opts in (sp-policy.5, ssh).
             tool("record", "host", ["sh", "-c", record, "sh", "{v}"],
-                 {"v": string}),
+                 {"v": dict(string, allow_leading_dash=True)}),
             tool("fail3", "host",
                  ["sh", "-c", "echo out; echo error-text >&2; exit 3"]),
             tool("big", "host", ["head", "-c", str(BIG), "/dev/zero"]),

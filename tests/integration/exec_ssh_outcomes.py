@@ -2,12 +2,13 @@
 """SSH outcomes when the connection breaks after the exec request was sent,
 when a command dies by a signal OpenSSH has no name for, when the command
 is too long for libssh2 to send, and a known_hosts keyed by the host's
-name (review 2026-12-01, ssh slice).  The real `sp mcp` talks to the throwaway
-sshd through a relay on 127.0.0.1 that, once it has passed the client's
-exec request (recognised by its size: the command carries a long literal),
-damages the server's next bytes, stops relaying them, or cuts both sides.
-In every case sshd has already run the command -- the marker file it
-touches proves it -- so the outcome must be `unknown`, never `failed`."""
+name (docs/internals/executor-engines.md).  The real `sp mcp` talks to
+the throwaway sshd through a relay on 127.0.0.1 that, once it has passed
+the client's exec request (recognised by its size: the command carries a
+long literal), damages the server's next bytes, stops relaying them, or
+cuts both sides.  In every case sshd has already run the command -- the
+marker file it touches proves it -- so the outcome must be `unknown`,
+never `failed`."""
 import getpass
 import os
 import socket

@@ -59,7 +59,7 @@ SSHD = "/usr/sbin/sshd"
 # 28800 bytes (glibc's smallest chunk is 32 bytes), in every call 13
 # times that, in both SSH commands 90 x 2 x 32 = 5760.  4096 is 9 times
 # the noise and under the smallest of these
-# (docs/reviews/2026-12-01-leak-guard.md).
+# (docs/internals/leak-guard.md).
 THRESHOLD_BYTES = 4096
 # What a 16-byte leak costs the heap: malloc(16) takes a 32-byte chunk.
 LEAK_CHUNK = 32

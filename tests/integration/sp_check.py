@@ -126,7 +126,7 @@ def run_all(root):
         bad + ":7:42: tools[0].http.path: placeholder {idd} names no param "
         "of this tool",
         bad + ":8:56: tools[0].params.id.pattern: pattern does not compile "
-        "as a POSIX extended regular expression: Unmatched ( or \\(",
+        "at offset 1: missing closing parenthesis",
         bad + ":10:63: profiles.p.match.uid[0]: must be an integer, not 1.5",
     ]
     check("bad policy: all six problems, in text order", lines == expected,

@@ -29,7 +29,11 @@ function writePolicy(dir, port) {
     tools: [{ name: 'get_item', description: 'Read one item.',
       target: 'api', scope: 'read',
       http: { method: 'GET', path: '/items/{id}' },
-      params: { id: { type: 'integer', minimum: 1, maximum: 1000 } } }],
+      params: { id: { type: 'integer', minimum: 1, maximum: 1000 } } },
+    { name: 'get_status', description: 'Ask the target for one status.',
+      target: 'api', scope: 'read',
+      http: { method: 'GET', path: '/status/{code}' },
+      params: { code: { type: 'integer', minimum: 200, maximum: 599 } } }],
     profiles: { default: { scopes: ['read'] } },
   };
   const path = join(dir, 'policy.json');
@@ -59,7 +63,7 @@ try {
   const { tools } = await client.listTools();
   const tool = tools.find((t) => t.name === 'get_item');
   check('listTools: get_item with an inputSchema and an outputSchema',
-    tools.length === 1 && tool?.inputSchema?.type === 'object' &&
+    tools.length === 2 && tool?.inputSchema?.type === 'object' &&
     tool?.outputSchema?.type === 'object', tools);
 
   const good = await client.callTool({ name: 'get_item', arguments: { id: 42 } });
@@ -87,6 +91,17 @@ try {
   const zero = await client.callTool({ name: 'get_item', arguments: { id: 0 } });
   check('callTool below the minimum: isError, invalid',
     zero.isError === true && zero.structuredContent?.outcome === 'invalid', zero);
+
+  // An answered request with an error status is no success to a model.
+  for (const code of [404, 500, 201]) {
+    const r = await client.callTool({ name: 'get_status', arguments: { code } });
+    check(`callTool answered ${code}: outcome ok, isError ${code >= 400}`,
+      r.isError === (code >= 400) && r.structuredContent?.outcome === 'ok' &&
+      r.structuredContent?.http?.status === code, r);
+  }
+  const asked = requests(target.log).filter((q) => q.path.startsWith('/status/'));
+  check('... and the target saw each status request once',
+    asked.map((q) => q.path).join() === '/status/404,/status/500,/status/201', asked);
 } catch (e) {
   check('the SDK session ran without an exception', false, `${e.stack}\n${stderr}`);
 } finally {

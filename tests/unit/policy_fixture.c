@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/pattern.h"
 #include "tests/unit/policy_fixture.h"
 
 #define LIT(s) { .literal = (char *)(s), .literal_len = sizeof(s) - 1 }
@@ -146,9 +147,11 @@ fixture_policy(void)
 {
 	static bool compiled;
 	struct policy_param *code = &create_item_params[4];
+	char why[256];
 
 	if (!compiled) {
-		if (regcomp(&code->pattern_re, code->pattern, REG_EXTENDED) != 0)
+		if (!pattern_compile(code->pattern, &code->pattern_re, why,
+		    sizeof(why)))
 			abort();
 		compiled = true;
 	}

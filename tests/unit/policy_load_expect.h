@@ -38,4 +38,10 @@ void expect_only(const char *text, const char *needle, const char *message);
 /* Loads text, asserting no diagnostic; the caller frees the policy. */
 struct policy *load_ok(const char *text);
 
+/*
+ * Loads text, asserting it loads with warnings only; returns every
+ * diagnostic, one per line (caller frees).
+ */
+char *load_warnings(const char *text);
+
 #endif

@@ -231,3 +231,154 @@ Test(expand, long_multibyte_text_reaches_the_shell_whole)
 	value_free(&v[1]);
 }
 
+
+/*
+ * Issue 14 finding 3: a quoted word is still an option to the remote
+ * program when it starts with '-' ("ls -la", "grep -f/etc/shadow").
+ */
+static struct policy_param dash_params[] = {
+	{ .name = "path", .type = PARAM_STRING, .required = true,
+	  .max_length = 100 },
+	{ .name = "n", .type = PARAM_INTEGER, .required = true },
+	{ .name = "amount", .type = PARAM_DECIMAL, .required = true,
+	  .scale = 2 },
+	{ .name = "pre", .type = PARAM_STRING, .required = true,
+	  .max_length = 100 },
+};
+static struct policy_template_part d_ls[] = { { .literal = "ls",
+	.literal_len = 2 } };
+static struct policy_template_part d_dd[] = { { .literal = "--",
+	.literal_len = 2 } };
+static struct policy_template_part d_opt[] = { { .literal = "--file=",
+	.literal_len = 7 }, { .is_param = true, .param_index = 0 } };
+static struct policy_template_part d_path[] = {
+	{ .is_param = true, .param_index = 0 } };
+static struct policy_template_part d_n[] = {
+	{ .is_param = true, .param_index = 1 } };
+static struct policy_template_part d_amount[] = {
+	{ .is_param = true, .param_index = 2 } };
+static struct policy_template_part d_pre_path[] = {
+	{ .is_param = true, .param_index = 3 },
+	{ .is_param = true, .param_index = 0 } };
+
+/* argv: "ls", then elems (each a template); no params are opted in. */
+static char *
+dash_expand(const struct policy_template *elems, size_t n, struct value *v,
+    bool opt_in, char *why)
+{
+	struct policy_template argv[8] = { { d_ls, 1 } };
+	struct policy_tool tool = {
+		.name = "dash", .kind = TOOL_SSH, .ssh = { argv, n + 1 },
+		.params = dash_params, .param_count = 4,
+	};
+	struct policy_buf b;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		argv[i + 1] = elems[i];
+	dash_params[0].allow_leading_dash = opt_in;
+	policy_buf_init(&b, 4096);
+	why[0] = '\0';
+	if (!expand_ssh_command(&tool, v, &b, why, WHY_SIZE)) {
+		policy_buf_free(&b);
+		return NULL;
+	}
+	return policy_buf_steal(&b, NULL);
+}
+
+static void
+dash_values(struct value *v, const char *path, int64_t n, int64_t minor,
+    const char *pre)
+{
+	cr_assert(fixture_set_string(&v[0], path));
+	v[1].kind = VALUE_INTEGER;
+	v[1].u.integer = n;
+	v[2].kind = VALUE_DECIMAL;
+	v[2].u.decimal_minor = minor;
+	cr_assert(fixture_set_string(&v[3], pre));
+}
+
+static void
+dash_refused(const struct policy_template *elems, size_t n, struct value *v,
+    const char *param)
+{
+	char why[WHY_SIZE], want[WHY_SIZE];
+	char *s = dash_expand(elems, n, v, false, why);
+
+	snprintf(want, sizeof(want), "dash: %s %s", param,
+	    EXPAND_LEADING_DASH_REASON);
+	cr_assert_null(s, "expanded to %s", s);
+	cr_assert_str_eq(why, want);
+}
+
+static void
+dash_expands(const struct policy_template *elems, size_t n, struct value *v,
+    bool opt_in, const char *want)
+{
+	char why[WHY_SIZE];
+	char *s = dash_expand(elems, n, v, opt_in, why);
+
+	cr_assert_not_null(s, "refused: %s", why);
+	cr_assert_str_eq(s, want);
+	free(s);
+}
+
+Test(expand, a_value_starting_with_dash_needs_double_dash_or_opt_in)
+{
+	const struct policy_template plain[] = { { d_path, 1 } };
+	const struct policy_template after[] = { { d_dd, 1 }, { d_path, 1 } };
+	const struct policy_template in_opt[] = { { d_opt, 2 } };
+	static const char *const dashes[] = { "-la", "-f/etc/shadow", "--",
+	    "-", "--help", "-$(touch m)" };
+	struct value v[4] = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(dashes) / sizeof(dashes[0]); i++) {
+		dash_values(v, dashes[i], 1, 1, "");
+		dash_refused(plain, 1, v, "path");
+	}
+	dash_values(v, "-la", 1, 1, "");
+	dash_expands(after, 2, v, false, "'ls' '--' '-la'");
+	dash_expands(plain, 1, v, true, "'ls' '-la'");
+	dash_expands(in_opt, 1, v, false, "'ls' '--file=-la'");
+	/* Not an ASCII hyphen: U+2013 and a leading space are operands. */
+	dash_values(v, "\xe2\x80\x93la", 1, 1, "");
+	dash_expands(plain, 1, v, false, "'ls' '\xe2\x80\x93la'");
+	dash_values(v, " -la", 1, 1, "");
+	dash_expands(plain, 1, v, false, "'ls' ' -la'");
+	dash_values(v, "la-", 1, 1, "");
+	dash_expands(plain, 1, v, false, "'ls' 'la-'");
+	for (i = 0; i < 4; i++)
+		value_free(&v[i]);
+}
+
+Test(expand, numbers_and_joined_values_can_lead_with_dash_too)
+{
+	const struct policy_template n_el[] = { { d_n, 1 } };
+	const struct policy_template amount_el[] = { { d_amount, 1 } };
+	const struct policy_template joined[] = { { d_pre_path, 2 } };
+	const struct policy_template grep[] = { { d_opt, 2 }, { d_dd, 1 },
+	    { d_pre_path, 2 }, { d_n, 1 } };
+	struct value v[4] = { 0 };
+	size_t i;
+
+	dash_values(v, "x", -5, 1, "");
+	dash_refused(n_el, 1, v, "n");
+	dash_values(v, "x", 5, -150, "");
+	dash_expands(n_el, 1, v, false, "'ls' '5'");
+	dash_refused(amount_el, 1, v, "amount");
+	dash_values(v, "x", 5, 150, "");
+	dash_expands(amount_el, 1, v, false, "'ls' '1.50'");
+	/* An empty value lets the next one lead the element. */
+	dash_values(v, "-la", 0, 0, "");
+	dash_refused(joined, 1, v, "path");
+	dash_values(v, "la", 0, 0, "-");
+	dash_refused(joined, 1, v, "pre");
+	dash_values(v, "-la", 0, 0, "x");
+	dash_expands(joined, 1, v, false, "'ls' 'x-la'");
+	/* Everything after a "--" element is an operand. */
+	dash_values(v, "-f", -1, 0, "-r");
+	dash_expands(grep, 4, v, false, "'ls' '--file=-f' '--' '-r-f' '-1'");
+	for (i = 0; i < 4; i++)
+		value_free(&v[i]);
+}

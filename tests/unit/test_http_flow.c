@@ -76,7 +76,9 @@ Test(http_flow, five_megabyte_body_cut_at_limit_memory_bounded)
 	cr_assert_eq(c.r.body_len, 65536);
 	cr_assert_eq(c.r.body_total, 5242880);
 	cr_assert_eq(memcmp(c.body, "0123456789abcdef0123", 20), 0);
-	cr_assert_not_null(strstr(c.r.message, "kept 65536 of 5242880"));
+	/* The cut is said by the dispatch, which cuts again once it has
+	 * withheld credentials (executor/redact.h). */
+	cr_assert_str_empty(c.r.message);
 	cr_log_info("peak RSS grew by %ld kB for a 5 MB body", after - before);
 	cr_assert_lt(after - before, 1024, "peak RSS grew by %ld kB",
 	    after - before);

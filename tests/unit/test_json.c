@@ -161,6 +161,45 @@ Test(json, escaped_nul_is_refused)
 	assert_refused("{\"a\\u0000\":1}", "\\u0000 in string", 3);
 }
 
+/* Refused valid JSON says so and keeps a cleanly read top-level id. */
+static void
+assert_refused_keeping(const char *text, const char *reason, bool valid,
+    const char *id_raw)
+{
+	struct json_doc doc;
+	struct json_error err;
+
+	cr_assert_not(parse_bytes(text, strlen(text), JSON_DEPTH_DEFAULT, &doc,
+	    &err), "accepted %s", text);
+	cr_assert_null(doc.root);
+	cr_assert_str_eq(err.reason, reason, "%s", text);
+	cr_assert_eq(err.valid_json, valid, "%s", text);
+	cr_assert_str_eq(err.id_raw, id_raw, "%s", text);
+}
+
+Test(json, refused_valid_json_keeps_its_id)
+{
+	assert_refused_keeping("{\"id\":7,\"n\":\"a\\u0000\"}",
+	    "\\u0000 in string", true, "7");
+	assert_refused_keeping("{\"n\":\"\\udc00\",\"id\":\"q\\\"1 \xc3\xa9\"}",
+	    "lone low surrogate escape", true, "\"q\\\"1 \xc3\xa9\"");
+	assert_refused_keeping("{\"id\":-2.5e3,\"a\":1,\"a\":2}",
+	    "duplicate object key", true, "-2.5e3");
+	/* the id itself held the refusal: not readable */
+	assert_refused_keeping("{\"id\":\"a\\u0000b\",\"m\":1}",
+	    "\\u0000 in string", true, "");
+	/* only the top level's id; an object id is none */
+	assert_refused_keeping("{\"p\":{\"id\":3},\"x\":\"\\u0000\"}",
+	    "\\u0000 in string", true, "");
+	assert_refused_keeping("{\"id\":{\"a\":1},\"x\":\"\\u0000\"}",
+	    "\\u0000 in string", true, "");
+	/* broken grammar after a refusal is a parse error, id unknown */
+	assert_refused_keeping("{\"id\":5,\"x\":\"\\u0000\"", "unexpected end of "
+	    "input", false, "");
+	assert_refused_keeping("{\"id\":5,\"x\":\"\\u0000\"} junk", "trailing "
+	    "characters after the value", false, "");
+}
+
 Test(json, surrogate_escapes)
 {
 	struct json_doc doc;

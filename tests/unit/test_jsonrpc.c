@@ -135,25 +135,36 @@ Test(jsonrpc, integer_ids_within_2_53)
 	    "\"method\":\"m\"}", JSONRPC_REQUEST, "9007199254740991");
 	assert_kind("{\"jsonrpc\":\"2.0\",\"id\":-9007199254740991,"
 	    "\"method\":\"m\"}", JSONRPC_REQUEST, "-9007199254740991");
+	/* refused, but readable: the error echoes them as written */
 	assert_invalid("{\"jsonrpc\":\"2.0\",\"id\":9007199254740992,"
-	    "\"method\":\"m\"}", "null");
+	    "\"method\":\"m\"}", "9007199254740992");
 	assert_invalid("{\"jsonrpc\":\"2.0\",\"id\":-9007199254740993,"
-	    "\"method\":\"m\"}", "null");
+	    "\"method\":\"m\"}", "-9007199254740993");
 	assert_invalid("{\"jsonrpc\":\"2.0\",\"id\":12345678901234567890123,"
-	    "\"method\":\"m\"}", "null");
+	    "\"method\":\"m\"}", "12345678901234567890123");
+	/* longer than any id text kept: unknown, so null */
 	assert_invalid("{\"jsonrpc\":\"2.0\",\"id\":1234567890123456789012345"
 	    "67890123456789,\"method\":\"m\"}", "null");
 }
 
 Test(jsonrpc, ids_that_are_not_strings_or_integers)
 {
+	/* numbers are echoed as written, so the client's request settles */
+	static const char *const numbers[] = {
+		"1.0", "1e0", "1.5", "-0", "1E2", "-2.5e-3",
+	};
 	static const char *const bad[] = {
-		"1.0", "1e0", "1.5", "-0", "1E2", "true", "false", "{}",
-		"[1]", "{\"id\":1}",
+		"true", "false", "{}", "[1]", "{\"id\":1}",
 	};
 	char text[128];
 	size_t i;
 
+	for (i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+		snprintf(text, sizeof(text),
+		    "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"m\"}",
+		    numbers[i]);
+		assert_invalid(text, numbers[i]);
+	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(text, sizeof(text),
 		    "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"m\"}", bad[i]);

@@ -38,10 +38,21 @@ static const struct hostile {
 	  "\"params\":{\"name\":\"get_item\",\"arguments\":{\"id\":1}}}]",
 	  -32600, "null" },
 	{ "empty line", "", -32700, "null" },
+	/* one JSON value refused by a stricter rule: the id settles the call */
 	{ "duplicate key", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\","
-	  "\"method\":\"tools/call\"}", -32700, "null" },
+	  "\"method\":\"tools/call\"}", -32600, "1" },
 	{ "float id", "{\"jsonrpc\":\"2.0\",\"id\":1.0,\"method\":\"ping\"}",
-	  -32600, "null" },
+	  -32600, "1.0" },
+	{ "\\u0000 in a tool name", "{\"jsonrpc\":\"2.0\",\"id\":\"c\\\"2 \xc3\xa9\","
+	  "\"method\":\"tools/call\",\"params\":{\"name\":\"get\\u0000item\","
+	  "\"arguments\":{\"id\":1}}}", -32600, "\"c\\\"2 \xc3\xa9\"" },
+	{ "lone surrogate before the id", "{\"jsonrpc\":\"2.0\",\"method\":"
+	  "\"tools/call\",\"params\":{\"name\":\"get_item\",\"arguments\":"
+	  "{\"id\":\"\\udc00\"}},\"id\":-9}", -32600, "-9" },
+	{ "\\u0000 in the id itself", "{\"jsonrpc\":\"2.0\",\"id\":\"a\\u0000b\","
+	  "\"method\":\"ping\"}", -32600, "null" },
+	{ "\\u0000 then truncated", "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":"
+	  "\"tools/call\",\"params\":{\"name\":\"a\\u0000", -32700, "null" },
 	{ "extra member", "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\","
 	  "\"x\":1}", -32600, "3" },
 	{ "multibyte garbage", "\xc3\xa9t\xc3\xa9 \xe2\x82\xac\n", -32700, "null" },

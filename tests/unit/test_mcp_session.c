@@ -207,25 +207,48 @@ Test(lifecycle, ids_are_echoed_with_their_type)
 	expect_ping_echo("\"a\\\"b\\n$(id) %2e%2e \xc3\xa9\xe2\x82\xac\"");
 }
 
-Test(lifecycle, unusable_ids_are_invalid_requests_with_null_id)
+/* A readable id that cannot serve is still echoed: the request settles. */
+Test(lifecycle, unusable_number_ids_are_invalid_requests_echoing_the_id)
 {
-	harness_feed(&h, "{\"jsonrpc\":\"2.0\",\"id\":9007199254740992,"
+	harness_feed(&h, "{\"jsonrpc\":\"2.0\",\"id\":1.5,"
 	    "\"method\":\"ping\"}");
 	cr_assert(strstr(harness_line(&h, 0), "{\"jsonrpc\":\"2.0\",\"id\":"
-	    "null,\"error\":{\"code\":-32600,") == harness_line(&h, 0), "%s",
+	    "1.5,\"error\":{\"code\":-32600,") == harness_line(&h, 0), "%s",
 	    harness_line(&h, 0));
 }
 
-Test(lifecycle, set_level_is_accepted_and_checked)
+/* No logging capability is declared, so setLevel is not a method here. */
+Test(lifecycle, set_level_is_not_a_method)
 {
 	harness_open(&h);
 	harness_feed(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
 	    "\"logging/setLevel\",\"params\":{\"level\":\"warning\"}}");
-	harness_feed(&h, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":"
-	    "\"logging/setLevel\",\"params\":{\"level\":\"loud\"}}");
-	cr_assert_str_eq(harness_line(&h, 0),
-	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
-	cr_assert(strstr(harness_line(&h, 1), "-32602") != NULL);
+	cr_assert(strstr(harness_line(&h, 0), "{\"jsonrpc\":\"2.0\",\"id\":1,"
+	    "\"error\":{\"code\":-32601,") == harness_line(&h, 0), "%s",
+	    harness_line(&h, 0));
+	cr_assert_null(strstr(harness_line(&h, 0), "\"result\""));
+}
+
+/* No cursor is ever handed out, so none a client sends is valid. */
+Test(lifecycle, tools_list_refuses_any_cursor)
+{
+	static const char *const cursors[] = { "\"x\"", "\"\"", "0", "null",
+	    "\"-1 $(id) %2e%2e \\\"\\n \xc3\xa9\"" };
+	size_t i;
+	char *f = NULL;
+
+	harness_open(&h);
+	for (i = 0; i < sizeof(cursors) / sizeof(cursors[0]); i++) {
+		cr_assert(asprintf(&f, "{\"jsonrpc\":\"2.0\",\"id\":%zu,"
+		    "\"method\":\"tools/list\",\"params\":{\"cursor\":%s}}",
+		    i + 1, cursors[i]) > 0);
+		harness_feed(&h, f);
+		free(f);
+		cr_assert(strstr(harness_line(&h, i), "\"error\":{\"code\":"
+		    "-32602,") != NULL, "%s: %s", cursors[i],
+		    harness_line(&h, i));
+		cr_assert_null(strstr(harness_line(&h, i), "get_item"));
+	}
 }
 
 Test(lifecycle, tools_list_is_the_profile_catalog)
@@ -236,7 +259,7 @@ Test(lifecycle, tools_list_is_the_profile_catalog)
 
 	harness_open(&h);
 	harness_feed(&h, "{\"jsonrpc\":\"2.0\",\"id\":\"L\",\"method\":"
-	    "\"tools/list\",\"params\":{\"cursor\":\"x\"}}");
+	    "\"tools/list\",\"params\":{}}");
 	catalog = policy_catalog_render(h.policy, p, &len);
 	cr_assert(asprintf(&want, "{\"jsonrpc\":\"2.0\",\"id\":\"L\","
 	    "\"result\":%s}\n", catalog) > 0);

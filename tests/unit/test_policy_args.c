@@ -573,3 +573,27 @@ Test(constraint, executor_rechecks_typed_values_without_json)
 	value_free(&v[0]);
 	value_free(&v[4]);
 }
+
+/*
+ * Issue 14 finding 3: run_echo's argv is printf, "%s\n", {a}, x{b}y; {a}
+ * leads its element with no "--" before it, so a leading '-' is an
+ * option to printf and the model gets invalid, naming a.
+ */
+Test(args, a_value_that_would_lead_an_argv_element_with_dash_is_refused)
+{
+	static const char *const dashes[] = { "-la", "-f/etc/shadow", "--",
+	    "-", "-v\\nx", "-'$(id)'" };
+	char json[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(dashes) / sizeof(dashes[0]); i++) {
+		snprintf(json, sizeof(json), "{\"a\":\"%s\"}", dashes[i]);
+		assert_refused(FIXTURE_RUN_ECHO, json,
+		    "a: must not start with '-' here: the command would read "
+		    "it as an option");
+	}
+	assert_accepted(FIXTURE_RUN_ECHO, "{\"a\":\"la\",\"b\":\"-la\"}");
+	assert_accepted(FIXTURE_RUN_ECHO, "{\"a\":\"\\u2013la\"}");
+	assert_accepted(FIXTURE_RUN_ECHO, "{\"a\":\" -la\"}");
+	assert_accepted(FIXTURE_RUN_ECHO, "{\"a\":\"la-\"}");
+}

@@ -205,6 +205,26 @@ Test(catalog, fingerprint_is_stable_and_catches_every_change)
  * Reordering the "params" object in a policy file reorders param_count
  * entries and every template's param_index; the fingerprint stays.
  */
+/* A title is shown as the tool's title, between name and description. */
+Test(catalog, a_title_is_listed_and_fingerprinted)
+{
+	struct policy_copy c;
+	char *s;
+	cJSON *root;
+
+	copy_fixture(&c);
+	c.tools[0].title = "Read \"one\" item \xc3\xa9";
+	s = render(&c.policy, FIXTURE_READER);
+	cr_assert_not_null(strstr(s, "{\"name\":\"get_item\",\"title\":"
+	    "\"Read \\\"one\\\" item \xc3\xa9\",\"description\":"), "%s", s);
+	root = cJSON_Parse(s);
+	cr_assert_str_eq(AT(root, "tools", "0", "title")->valuestring,
+	    "Read \"one\" item \xc3\xa9");
+	cJSON_Delete(root);
+	free(s);
+	assert_fingerprint_differs(&c, "a title");
+}
+
 Test(catalog, fingerprint_ignores_param_order)
 {
 	uint8_t a[HASH_SHA256_LEN], b[HASH_SHA256_LEN];
@@ -306,7 +326,7 @@ Test(catalog, exact_bounds_and_escaped_text)
 	"\"credential\": \"ro\", \"timeout_ms\": 5000, " \
 	"\"follow_redirects\": false, \"allow_private\": false, " \
 	"\"allow_loopback\": false, \"allow_link_local\": false, " \
-	"\"ca_file\": \"/c/ca.pem\"},\n" \
+	"\"allow_metadata\": false, \"ca_file\": \"/c/ca.pem\"},\n" \
 	" \"api2\": {\"type\": \"http\", \"base_url\": " \
 	"\"https://api2.example.com\", \"credential\": \"hd\"},\n" \
 	" \"web\": {\"type\": \"ssh\", \"host\": \"web1.example.com\", " \
@@ -353,6 +373,8 @@ static const struct pin_edit pin_moves[] = {
 	  "allow_loopback" },
 	{ "\"allow_link_local\": false", "\"allow_link_local\": true",
 	  "allow_link_local" },
+	{ "\"allow_metadata\": false", "\"allow_metadata\": true",
+	  "allow_metadata" },
 	{ "/c/ca.pem", "/c/other-ca.pem", "the CA file" },
 	{ "\"port\": 22,", "\"port\": 2222,", "the SSH port" },
 	{ "web1.example.com", "web2.example.com", "the SSH host" },

@@ -122,7 +122,7 @@ Test(record_result, limits_come_from_the_parameters)
 Test(record_result, outcome_kind_and_flags_out_of_range_are_refused)
 {
 	static const uint8_t outcomes[] = { 0, 6, 0xff };
-	static const uint32_t flags[] = { 0x08, 0x100, 0x80000000U };
+	static const uint32_t flags[] = { 0x10, 0x100, 0x80000000U };
 	struct record_limits l = limits_default();
 	struct record_result r = { .outcome = RECORD_OUTCOME_DENIED }, out;
 	struct sample s = encode_result(&r, &l);
@@ -150,6 +150,37 @@ Test(record_result, outcome_kind_and_flags_out_of_range_are_refused)
 	put_u32_at(s.bytes + 14, RESULT_REQUEST_SENT | RESULT_STARTED);
 	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out), RECORD_OK);
 	record_result_free(&out);
+	free(s.bytes);
+}
+
+/*
+ * RESULT_WITHHELD (a reflected credential replaced by the executor) is a
+ * flag of every kind, alone or with the others, in both directions; the
+ * bit above it is still refused.
+ */
+Test(record_result, withheld_flag_roundtrips_on_every_kind)
+{
+	struct record_limits l = limits_default();
+	struct record_result r, out;
+	struct sample s;
+
+	sample_http_fill(&r);
+	r.flags |= RESULT_WITHHELD;
+	result_roundtrip(&r, &l);
+	sample_ssh_fill(&r);
+	r.flags = RESULT_WITHHELD;
+	result_roundtrip(&r, &l);
+	memset(&r, 0, sizeof(r));
+	r.outcome = RECORD_OUTCOME_FAILED;
+	r.flags = RESULT_WITHHELD | RESULT_STARTED | RESULT_REQUEST_SENT;
+	r.message = text("HTTP 0: [credential withheld]");
+	s = encode_result(&r, &l);
+	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out), RECORD_OK);
+	cr_assert_eq(out.flags, RESULT_WITHHELD | RESULT_STARTED |
+	    RESULT_REQUEST_SENT);
+	record_result_free(&out);
+	r.flags = RESULT_WITHHELD << 1;
+	cr_assert_eq(encode_result_status(&r, &l), RECORD_ERR_RANGE);
 	free(s.bytes);
 }
 

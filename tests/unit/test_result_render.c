@@ -226,6 +226,38 @@ Test(render, http_retry_after_and_failure)
 	cJSON_Delete(sc);
 }
 
+/* RESULT_WITHHELD shows as "redacted": true, on SSH and bare results
+ * too; a result without it has no such member. */
+Test(render, withheld_flag_is_rendered_as_redacted)
+{
+	struct record_result r;
+	bool is_error = false;
+	cJSON *sc;
+
+	memset(&r, 0, sizeof(r));
+	r.outcome = RECORD_OUTCOME_OK;
+	r.kind = RECORD_RESULT_HTTP;
+	r.http.status = 200;
+	set_text(&r.message, "HTTP 200");
+	sc = render("get_item", "{\"id\":2}", &r, &is_error);
+	cr_assert_null(cJSON_GetObjectItemCaseSensitive(sc, "redacted"));
+	cJSON_Delete(sc);
+	r.flags = RESULT_WITHHELD | RESULT_STARTED | RESULT_REQUEST_SENT;
+	sc = render("get_item", "{\"id\":2}", &r, &is_error);
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sc,
+	    "redacted")));
+	cr_assert_not(is_error);
+	cJSON_Delete(sc);
+	r.outcome = RECORD_OUTCOME_FAILED;
+	r.kind = RECORD_RESULT_NONE;
+	r.flags = RESULT_WITHHELD;
+	sc = render("get_item", "{\"id\":2}", &r, &is_error);
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sc,
+	    "redacted")));
+	cr_assert(is_error);
+	cJSON_Delete(sc);
+}
+
 Test(render, a_five_megabyte_body_is_cut_with_a_marker)
 {
 	size_t cap = RECORD_PAYLOAD_CAP, i;
@@ -403,6 +435,34 @@ Test(render, every_outcome_is_an_error_but_ok)
 		sc = render("get_item", "{\"id\":5}", &r, &is_error);
 		cr_assert_str_eq(str_at(sc, NULL, "outcome"), outcomes[i].name);
 		cr_assert_eq(is_error, outcomes[i].o != RECORD_OUTCOME_OK);
+		cJSON_Delete(sc);
+	}
+}
+
+/* An answered request with an error status is an error to the model. */
+Test(render, http_status_400_and_above_is_an_error_outcome_stays_ok)
+{
+	static const uint16_t statuses[] = { 200, 204, 302, 399, 400, 404, 418,
+	    500, 503, 599 };
+	static const char body[] = "{\"error\":\"no \\\"x\\\" $(id)\"}";
+	struct record_result r;
+	bool is_error;
+	size_t i;
+	cJSON *sc;
+
+	for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++) {
+		memset(&r, 0, sizeof(r));
+		r.outcome = RECORD_OUTCOME_OK;
+		r.kind = RECORD_RESULT_HTTP;
+		r.flags = RESULT_STARTED | RESULT_REQUEST_SENT;
+		r.http.status = statuses[i];
+		set_bytes(&r.http.body, body, strlen(body));
+		r.http.body_total = strlen(body);
+		sc = render("get_item", "{\"id\":5}", &r, &is_error);
+		cr_assert_str_eq(str_at(sc, NULL, "outcome"), "ok");
+		cr_assert_eq(num_at(sc, "http", "status"), statuses[i]);
+		cr_assert_eq(is_error, statuses[i] >= 400, "status %u",
+		    statuses[i]);
 		cJSON_Delete(sc);
 	}
 }

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""A target that reflects the request cannot hand the credential to the
+client (issue 14, finding 1): the real `sp mcp` calls a local HTTP target
+that echoes its request headers raw, JSON-escaped, percent-encoded, in a
+Location and a Content-Type, and after a padding that puts the secret
+across the result's cut, for each credential type (bearer, basic,
+header).  The target must have received each secret (else the test proves
+nothing); sp's stdout and the audit log must hold none of them, in any
+form, nor a 4-character prefix of one; each such result says
+"redacted": true and shows "[credential withheld]"."""
+import base64
+import http.server
+import json
+import os
+import sys
+import threading
+import urllib.parse
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from exec_lib import Session, structured, write_policy, write_secret  # noqa
+from proc_lib import check, done, tmpdir  # noqa
+
+MARKER = "[credential withheld]"
+# Quotes, '/', '+', '$()', spaces and multibyte text: each form differs.
+SECRETS = {
+    "tok": "Zq7-x/9+w~Tk3$(id)\"q",
+    "bas": "alice:Pw0d p@ss/w0rd+\u00e9\u6f22",
+    "hdr": "Hv9-\u00e9\u6f22/Q+\"=;`x`",
+}
+ROUTES = ["raw", "json", "pct", "plus", "location", "ctype", "pad"]
+# result_max_chars 1024: a 4096-byte record field, 1024 characters shown.
+# 1020 four-byte characters before the secret put it across both cuts.
+PAD = 1020
+
+
+class Reflector(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def secret_header(self):
+        """The credential as sent, without its scheme word."""
+        for k, v in self.headers.items():
+            raw = v.encode("latin-1")
+            if k.lower() == "authorization":
+                return raw.split(b" ", 1)[1]
+            if k.lower() == "x-api-key":
+                return raw
+        return b""
+
+    def answer(self, code, body, ctype="text/plain", extra=()):
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in extra:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        url = urllib.parse.urlsplit(self.path)
+        how = url.path.rsplit("/", 1)[-1]
+        pairs = [(k, v.encode("latin-1")) for k, v in self.headers.items()]
+        with self.server.lock:
+            self.server.seen.append(b"".join(k.encode() + b": " + v + b"\n"
+                                             for k, v in pairs))
+        sec = self.secret_header()
+        if how == "raw":
+            self.answer(200, b"".join(k.encode() + b": " + v + b"\r\n"
+                                      for k, v in pairs))
+        elif how == "json":
+            doc = {k: v.decode("utf-8", "replace") for k, v in pairs}
+            self.answer(200, json.dumps(doc).replace("/", "\\/").encode(),
+                        "application/json")
+        elif how in ("pct", "plus"):
+            q = urllib.parse.quote if how == "pct" else \
+                urllib.parse.quote_plus
+            self.answer(200, "&".join(k + "=" + q(v, safe="")
+                                      for k, v in pairs).encode())
+        elif how == "location":
+            self.answer(302, b"moved\n", extra=[
+                ("Location", "/next?auth=" + urllib.parse.quote(sec))])
+        elif how == "ctype":
+            self.answer(200, b"typed\n", "text/plain; echo=" +
+                        sec.decode("latin-1"))
+        elif how == "pad":
+            self.answer(200, "\U0001f600".encode() * PAD + sec + b" end")
+        else:
+            self.answer(404, b"no\n")
+
+
+def forms(secret):
+    """Every spelling a reflecting target might use, as text."""
+    raw = secret.encode()
+    out = {secret, urllib.parse.quote(raw, safe=""),
+           urllib.parse.quote_plus(raw, safe=""),
+           json.dumps(secret)[1:-1], json.dumps(secret)[1:-1]
+           .replace("/", "\\/"), json.dumps(secret, ensure_ascii=False)[1:-1]}
+    return out
+
+
+def needles():
+    """name -> the forms of what must never be shown."""
+    out = {}
+    for name, secret in SECRETS.items():
+        f = forms(secret)
+        if name == "bas":
+            f |= {base64.b64encode(secret.encode()).decode()}
+            f |= forms(secret.split(":", 1)[1])
+        out[name] = f
+    return out
+
+
+def strings(node):
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for v in node.values():
+            yield from strings(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from strings(v)
+
+
+def count_in(text, name):
+    """Occurrences of any form of a secret, and of a 4-character prefix."""
+    full = sum(text.count(f) for f in needles()[name])
+    prefix = sum(text.count(f[:4]) for f in needles()[name])
+    return full, prefix
+
+
+def make_policy(tmp, port, audit):
+    creds = {
+        "tok": {"type": "bearer", "file": write_secret(
+            tmp, "tok", SECRETS["tok"].encode() + b"\n")},
+        "bas": {"type": "basic", "file": write_secret(
+            tmp, "bas", SECRETS["bas"].encode())},
+        "hdr": {"type": "header", "header_name": "X-Api-Key",
+                "file": write_secret(tmp, "hdr", SECRETS["hdr"].encode())},
+    }
+    targets = {n: {"type": "http", "base_url": "http://127.0.0.1:%d" % port,
+                   "credential": n} for n in creds}
+    tools = [{"name": "reflect_" + n, "description": "Echo the request.",
+              "target": n, "scope": "read",
+              "http": {"method": "GET", "path": "/r/{how}"},
+              "params": {"how": {"type": "string", "enum": ROUTES}}}
+             for n in creds]
+    return write_policy(tmp, {
+        "sallyport": 1, "server": {"name": "exec-redact"},
+        "limits": {"call_timeout_ms": 10000, "result_max_chars": 1024},
+        "audit": {"path": audit},
+        "credentials": creds, "targets": targets, "tools": tools,
+        "profiles": {"default": {"scopes": ["read"]}}})
+
+
+def main():
+    tmp = tmpdir()
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Reflector)
+    srv.daemon_threads = True
+    srv.lock = threading.Lock()
+    srv.seen = []
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    audit = os.path.join(tmp, "audit.jsonl")
+    s = Session(make_policy(tmp, srv.server_address[1], audit))
+    calls = {}
+    rid = 10
+    for name in SECRETS:
+        for how in ROUTES:
+            s.call(rid, "reflect_" + name, {"how": how})
+            calls[rid] = (name, how)
+            rid += 1
+    got = s.wait(list(calls), timeout=60)
+    s.close()
+    srv.shutdown()
+    check("every call answered", len(got) == len(calls),
+          sorted(set(calls) - set(got)))
+    seen = b"".join(srv.seen).decode("utf-8", "replace")
+    for name, secret in SECRETS.items():
+        sent = secret if name != "bas" else \
+            base64.b64encode(secret.encode()).decode()
+        check("the target received the %s credential on each call" % name,
+              seen.count(sent) == len(ROUTES), seen.count(sent))
+    stdout = s.stdout.decode("utf-8", "replace")
+    try:
+        with open(audit, encoding="utf-8", errors="replace") as f:
+            audit_text = f.read()
+    except OSError:
+        audit_text = ""
+    check("the audit log was written", audit_text.count("\n") >= len(calls),
+          len(audit_text))
+    for name in SECRETS:
+        full, prefix = count_in(stdout, name)
+        print("# %s: %d occurrences, %d prefixes on stdout"
+              % (name, full, prefix))
+        check("no form of the %s credential on stdout" % name, full == 0,
+              full)
+        check("no 4-character prefix of it on stdout either", prefix == 0,
+              prefix)
+        full, prefix = count_in(audit_text, name)
+        check("none in the audit log", full == 0 and prefix == 0,
+              (full, prefix))
+    for rid, (name, how) in sorted(calls.items()):
+        sc = structured(got.get(rid))
+        text = "\n".join(strings(sc))
+        views = [text, urllib.parse.unquote(text),
+                 urllib.parse.unquote_plus(text)]
+        full = sum(count_in(v, name)[0] for v in views)
+        # The padded body's marker is cut by the frontend's 1024 characters.
+        marker = MARKER if how != "pad" else MARKER[:4]
+        check("%s via %s: ok, redacted, marked, nothing decodes to it"
+              % (name, how), sc.get("outcome") == "ok" and
+              sc.get("redacted") is True and marker in text and full == 0,
+              json.dumps(sc)[-600:])
+    sc = structured(got.get(min(r for r, c in calls.items()
+                                if c == ("tok", "pad"))))
+    body = sc.get("http", {}).get("body", "")
+    check("the padded body is shown up to the cut, marker and all",
+          body.startswith("\U0001f600" * PAD + MARKER[:4]) and
+          sc.get("http", {}).get("truncated") is True, body[-80:])
+    done()
+
+
+main()
