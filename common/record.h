@@ -253,7 +253,8 @@ void record_limits_default(struct record_limits *limits);
 
 /*
  * "broker", "frontend", "executor": in diagnostics and in the audit
- * log's "from"; "unknown" for any other value.  Never NULL.
+ * log's "from"; "unknown" for any other value.  A string literal, never
+ * NULL (log_init() may keep it).
  */
 const char *record_role_name(enum record_role role);
 

@@ -346,7 +346,7 @@ executor_main(int argc, char **argv)
 	/* Before any library: nothing this process prints reaches fd 1. */
 	if (!sandbox_stdout_to_stderr())
 		return SP_EXIT_INTERNAL;
-	log_init("executor", LOG_LEVEL_INFO);
+	log_init(record_role_name(RECORD_ROLE_EXECUTOR), LOG_LEVEL_INFO);
 	if (argc != 2)
 		fatal(SP_EXIT_USAGE, "internal role started by hand");
 	/* Before any curl or libssh2 call; netlib_load() named the cause. */

@@ -588,7 +588,7 @@ frontend_main(int argc, char **argv)
 	struct frontend fe;
 	int status;
 
-	log_init("frontend", LOG_LEVEL_INFO);
+	log_init(record_role_name(RECORD_ROLE_FRONTEND), LOG_LEVEL_INFO);
 	if (argc != 2)
 		fatal(SP_EXIT_USAGE, "internal role started by hand");
 	memset(&fe, 0, sizeof(fe));
