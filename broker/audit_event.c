@@ -84,6 +84,8 @@ audit_event_plan(const struct policy *policy, const char *role,
 	    ev->kind == RECORD_AUDIT_EXECUTION)
 		plan->acked = true;
 	plan->durable = tool != NULL && tool->mutating && plan->acked;
+	plan->note = ev->kind == RECORD_AUDIT_REJECTION ||
+	    ev->kind == RECORD_AUDIT_VIOLATION;
 	if (ev->kind == RECORD_AUDIT_INTENT &&
 	    ev->shape_count != tool->param_count) {
 		log_error("intent with %zu shapes for %zu params",
@@ -215,4 +217,120 @@ audit_event_members(const struct policy *policy, const char *role,
 		return NULL;
 	}
 	return m;
+}
+
+/* ev repeats the session's last rejection record: same reason, same code. */
+static bool
+audit_event_repeats(const struct audit_event_session *as,
+    const struct record_audit_event *ev)
+{
+	return as->run_open && ev->kind == RECORD_AUDIT_REJECTION &&
+	    ev->code == as->run_code &&
+	    ev->reason.len == strlen(as->run_reason) &&
+	    (ev->reason.len == 0 ||
+	    memcmp(ev->reason.ptr, as->run_reason, ev->reason.len) == 0);
+}
+
+static void
+audit_event_fold(struct audit_event_session *as,
+    const struct record_audit_event *ev)
+{
+	as->run_folded++;
+	as->run_frame = ev->frame_no;
+	as->run_flags = ev->flags & AUDIT_HAS_SHA256;
+	memcpy(as->run_sha256, ev->sha256, sizeof(as->run_sha256));
+}
+
+/* ev was written: later rejections like it are folded into its run. */
+static void
+audit_event_open_run(struct audit_event_session *as,
+    const struct record_audit_event *ev)
+{
+	as->run_open = ev->reason.len < sizeof(as->run_reason);
+	if (!as->run_open)
+		return;
+	memcpy(as->run_reason, ev->reason.ptr, ev->reason.len);
+	as->run_reason[ev->reason.len] = '\0';
+	as->run_code = ev->code;
+	as->run_folded = 0;
+}
+
+/* Appends one record and charges a note's bytes to the session. */
+static bool
+audit_event_append(struct audit_event_session *as, struct audit_log *log,
+    const char *kind, const cJSON *members, const struct audit_event_plan *plan)
+{
+	uint64_t before = audit_log_bytes(log);
+
+	if (!audit_log_append(log, kind, members, plan->durable))
+		return false;
+	if (plan->note)
+		as->note_bytes += audit_log_bytes(log) - before;
+	return true;
+}
+
+bool
+audit_event_flush(struct audit_event_session *as, struct audit_log *log)
+{
+	const struct audit_event_plan plan = { "rejection", false, false, true };
+	struct record_audit_event ev;
+	cJSON *m;
+	bool ok;
+
+	if (as->run_folded == 0)
+		return true;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = RECORD_AUDIT_REJECTION;
+	ev.flags = as->run_flags;
+	ev.frame_no = as->run_frame;
+	ev.reason.ptr = as->run_reason;
+	ev.reason.len = strlen(as->run_reason);
+	ev.code = as->run_code;
+	memcpy(ev.sha256, as->run_sha256, sizeof(ev.sha256));
+	/* no tool is named, so no policy is needed to render it */
+	m = audit_event_members(NULL, "frontend", &ev);
+	ok = m != NULL && audit_event_add_u64(m, "repeated", as->run_folded) &&
+	    audit_event_append(as, log, plan.kind, m, &plan);
+	cJSON_Delete(m);
+	if (!ok)
+		log_error("%" PRIu64 " folded rejections not written",
+		    as->run_folded);
+	as->run_folded = 0;
+	return ok;
+}
+
+enum audit_event_fate
+audit_event_write(struct audit_event_session *as, struct audit_log *log,
+    const struct policy *policy, const char *role,
+    const struct record_audit_event *ev, const struct audit_event_plan *plan)
+{
+	cJSON *m;
+	bool ok;
+
+	if (audit_event_repeats(as, ev)) {
+		audit_event_fold(as, ev);
+		return AUDIT_EVENT_FOLDED;
+	}
+	if (plan->note && as->note_bytes >= AUDIT_EVENT_NOTES_MAX) {
+		as->dropped++;
+		return AUDIT_EVENT_DROPPED;
+	}
+	/* the run it ends is written first, so the count precedes it */
+	if (ev->kind == RECORD_AUDIT_REJECTION)
+		(void)audit_event_flush(as, log);
+	if ((m = audit_event_members(policy, role, ev)) == NULL)
+		return AUDIT_EVENT_FAILED;
+	ok = audit_event_append(as, log, plan->kind, m, plan);
+	cJSON_Delete(m);
+	if (!ok)
+		return AUDIT_EVENT_FAILED;
+	if (ev->kind == RECORD_AUDIT_REJECTION)
+		audit_event_open_run(as, ev);
+	return AUDIT_EVENT_WRITTEN;
+}
+
+bool
+audit_event_notes_spent(const struct audit_event_session *as)
+{
+	return as->note_bytes >= AUDIT_EVENT_NOTES_MAX;
 }

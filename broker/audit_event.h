@@ -27,15 +27,62 @@
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stdint.h>
 
+#include "broker/audit_log.h"
 #include "common/record.h"
 #include "policy/policy.h"
+
+/*
+ * Bytes of rejection and violation records one session may write.  They
+ * are what a client (or a compromised frontend) can make without limit;
+ * the records of calls (intents, executions, cancellations) are bounded
+ * by calls_per_session and never count here.  2 700 or so records.
+ */
+#define AUDIT_EVENT_NOTES_MAX (1024u * 1024)
 
 /* What the broker is to do with one event. */
 struct audit_event_plan {
 	const char *kind;	/* log record kind ("intent"), static */
 	bool durable;		/* fsync before the ack */
 	bool acked;		/* the child waits for an AUDIT_ACK */
+	bool note;		/* a rejection or violation: may be dropped */
+};
+
+/*
+ * A session's audit state beyond one event (zero-initialise; the
+ * supervisor owns it):
+ *
+ * - Folding.  A rejection with the reason and code of the session's
+ *   last rejection record is not written: it is counted, and the count
+ *   is written as one more "rejection" record with "repeated": N, the
+ *   frame number and SHA-256 of the last of them, when a rejection with
+ *   another reason or code comes or the session ends
+ *   (audit_event_flush()).  Nothing else ends a run: records of calls
+ *   may come between, and the count is exact, not the order.
+ * - The note budget.  Once AUDIT_EVENT_NOTES_MAX bytes of rejections and
+ *   violations were written, later ones are dropped and counted
+ *   (dropped), and notes_spent() turns true: the session is to end in
+ *   order.  Intents are never dropped: one that cannot be written is
+ *   answered FAILED and its action does not run.
+ */
+struct audit_event_session {
+	bool run_open;			/* run_* is the last rejection written */
+	char run_reason[RECORD_TOKEN_MAX + 1];
+	int32_t run_code;
+	uint64_t run_folded;		/* identical since, not yet written */
+	uint64_t run_frame;		/* the last of them */
+	uint32_t run_flags;		/* its AUDIT_HAS_SHA256 */
+	uint8_t run_sha256[HASH_SHA256_LEN];
+	uint64_t note_bytes;		/* rejections and violations written */
+	uint64_t dropped;		/* notes not written: the budget is spent */
+};
+
+enum audit_event_fate {
+	AUDIT_EVENT_WRITTEN,	/* in the log */
+	AUDIT_EVENT_FOLDED,	/* counted into the run of its like */
+	AUDIT_EVENT_DROPPED,	/* a note past the budget: counted only */
+	AUDIT_EVENT_FAILED,	/* not written: an error, logged */
 };
 
 /*
@@ -54,5 +101,20 @@ bool audit_event_plan(const struct policy *policy, const char *role,
  */
 cJSON *audit_event_members(const struct policy *policy, const char *role,
     const struct record_audit_event *ev);
+
+/*
+ * Writes ev (which audit_event_plan() accepted as *plan) to log, folded
+ * or dropped as struct audit_event_session says.  Only WRITTEN may be
+ * acked as written.
+ */
+enum audit_event_fate audit_event_write(struct audit_event_session *as,
+    struct audit_log *log, const struct policy *policy, const char *role,
+    const struct record_audit_event *ev, const struct audit_event_plan *plan);
+
+/* Writes the folded run, if any; false after logging. */
+bool audit_event_flush(struct audit_event_session *as, struct audit_log *log);
+
+/* The note budget is spent: the session should end. */
+bool audit_event_notes_spent(const struct audit_event_session *as);
 
 #endif

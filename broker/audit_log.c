@@ -39,6 +39,7 @@ struct audit_log {
 	struct audit_tail own_tail;
 	char *own_line;			/* owned: that line, '\n' last */
 	size_t own_line_len;
+	uint64_t bytes;			/* appended by this handle */
 };
 
 static const char *const audit_log_reserved[] = {
@@ -498,6 +499,7 @@ audit_log_append_locked(struct audit_log *log, const char *kind,
 	}
 	ok = audit_log_write_line(log->fd, line, len, tail.end);
 	if (ok) {
+		log->bytes += len;
 		memcpy(log->last_hash, hash, sizeof(log->last_hash));
 		audit_log_remember_tail(log, &tail, line, len);
 	} else
@@ -550,6 +552,12 @@ audit_log_tick(struct audit_log *log, uint64_t now_ms)
 	if (!log->pending || now_ms < log->last_sync_ms + AUDIT_LOG_SYNC_MS)
 		return true;
 	return audit_log_sync(log, now_ms);
+}
+
+uint64_t
+audit_log_bytes(const struct audit_log *log)
+{
+	return log->bytes;
 }
 
 const char *

@@ -75,6 +75,9 @@ uint64_t audit_log_now_ms(void);
  * session end), or 64 zeros before the first; owned by log. */
 const char *audit_log_last_hash(const struct audit_log *log);
 
+/* Bytes this handle has appended, newlines included. */
+uint64_t audit_log_bytes(const struct audit_log *log);
+
 /* Syncs pending records, zeroes the key and frees log (NULL allowed);
  * false if the final sync failed. */
 bool audit_log_close(struct audit_log *log);

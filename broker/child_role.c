@@ -16,7 +16,9 @@
 #include "policy/catalog.h"
 #include "policy/load.h"
 
-#define CHILD_FALLBACK_USER "nobody"
+/* The frontend's user when root (the executor's is server.run_as). */
+#define CHILD_FRONTEND_USER "nobody"
+#define CHILD_COUNT_ROLES 2
 
 /* pread, so neither child moves the offset the other reads from. */
 static char *
@@ -76,23 +78,26 @@ child_context_load(struct child_context *ctx, enum record_role role,
 	child_record_limits(ctx->policy, &ctx->limits);
 }
 
-/* The user to become when root: run_as for the executor, else nobody. */
+/*
+ * The user to become when root: nobody for the frontend, run_as for the
+ * executor (NULL without one: the broker refuses to start then).
+ */
 static const char *
 child_drop_user(enum record_role role, const struct policy *policy)
 {
-	if (role == RECORD_ROLE_EXECUTOR && policy->run_as != NULL)
+	if (role == RECORD_ROLE_EXECUTOR)
 		return policy->run_as;
-	return CHILD_FALLBACK_USER;
+	return CHILD_FRONTEND_USER;
 }
 
-bool
-child_drop_users_ready(const struct policy *policy)
+int
+child_drop_users_check(const struct policy *policy)
 {
-	static const enum record_role roles[] = {
+	static const enum record_role roles[CHILD_COUNT_ROLES] = {
 		RECORD_ROLE_FRONTEND, RECORD_ROLE_EXECUTOR,
 	};
 	const char *user;
-	uid_t uid;
+	uid_t uid[CHILD_COUNT_ROLES];
 	gid_t gid;
 	size_t i;
 
@@ -101,20 +106,35 @@ child_drop_users_ready(const struct policy *policy)
 			log_warn("server.run_as '%s' is not used: sp mcp was "
 			    "not started as root, so every process keeps uid "
 			    "%u", policy->run_as, (unsigned)geteuid());
-		return true;
+		return SP_EXIT_OK;
 	}
-	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+	if (policy->run_as == NULL) {
+		log_error("started as root, sp mcp drops the frontend to '%s' "
+		    "and the executor to server.run_as, which the policy does "
+		    "not set: set server.run_as to a user of the executor's "
+		    "own (the two children must not share a uid)",
+		    CHILD_FRONTEND_USER);
+		return SP_EXIT_CONFIG;
+	}
+	for (i = 0; i < CHILD_COUNT_ROLES; i++) {
 		user = child_drop_user(roles[i], policy);
-		if (!sandbox_user_ids(user, &uid, &gid)) {
+		if (!sandbox_user_ids(user, &uid[i], &gid)) {
 			log_error("the %s cannot drop to user '%s': %s",
 			    record_role_name(roles[i]), user,
 			    errno == ENOENT ? "no such user" :
 			    errno == EINVAL ? "its uid or gid is 0" :
 			    strerror(errno));
-			return false;
+			return SP_EXIT_SANDBOX;
 		}
 	}
-	return true;
+	if (uid[0] == uid[1]) {
+		log_error("server.run_as '%s' has uid %u, the frontend's ('%s'): "
+		    "set server.run_as to a user of the executor's own (the "
+		    "two children must not share a uid)", policy->run_as,
+		    (unsigned)uid[1], CHILD_FRONTEND_USER);
+		return SP_EXIT_CONFIG;
+	}
+	return SP_EXIT_OK;
 }
 
 static void
@@ -124,6 +144,9 @@ child_drop_target(const struct child_context *ctx, struct sandbox_spec *spec)
 
 	if (geteuid() != 0)
 		return;
+	if (user == NULL)	/* the broker checked: cannot happen */
+		fatal(SP_EXIT_SANDBOX, "no user to drop to: server.run_as "
+		    "is not set");
 	if (!sandbox_user_ids(user, &spec->uid, &spec->gid))
 		fatal(SP_EXIT_SANDBOX, "cannot drop to user '%s': %s", user,
 		    strerror(errno));

@@ -65,14 +65,17 @@ void child_context_load(struct child_context *ctx, enum record_role role,
 void child_confine(const struct child_context *ctx);
 
 /*
- * For the broker, before it starts the children: when root, the users
- * they will drop to (run_as for the executor, else "nobody"; "nobody" for
- * the frontend) must exist and not be root, else one line and false (the
- * session refuses to start, exit 71, instead of an executor that dies at
- * start while the frontend already answers).  When not root nothing is
- * dropped: a run_as is said to be unused, in one line, and true.
+ * For the broker, before it starts the children, when root: the frontend
+ * drops to "nobody" and the executor to server.run_as, and the two must
+ * never share a uid (docs/design.md section 1: each child its own).  So
+ * without run_as, or with a run_as of nobody's uid, one line naming
+ * server.run_as and SP_EXIT_CONFIG; a user that does not exist or is root,
+ * one line and SP_EXIT_SANDBOX (refused before any child starts, not an
+ * executor that dies at start while the frontend already answers).  When
+ * not root nothing is dropped: a run_as is said to be unused, in one
+ * line.  SP_EXIT_OK when the session may start.
  */
-bool child_drop_users_ready(const struct policy *policy);
+int child_drop_users_check(const struct policy *policy);
 
 void child_context_free(struct child_context *ctx);
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "broker/child_role.h"
+#include "broker/child_stderr.h"
 #include "broker/children.h"
 #include "common/log.h"
 #include "common/record.h"
@@ -26,6 +27,7 @@ struct start_fds {
 	int policy;
 	int action[2];
 	int control[CHILD_COUNT][2];
+	int err[CHILD_COUNT][2];	/* each child's stderr pipe */
 	int devnull;
 };
 
@@ -33,7 +35,8 @@ static void
 start_fds_close(struct start_fds *f)
 {
 	int *all[] = { &f->policy, &f->action[0], &f->action[1],
-	    &f->control[0][1], &f->control[1][1], &f->devnull };
+	    &f->control[0][1], &f->control[1][1], &f->err[0][1],
+	    &f->err[1][1], &f->devnull };
 	size_t i;
 
 	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
@@ -112,6 +115,22 @@ channel_pair_open(int pair[2])
 	return channel_buffers_set(pair[0]) && channel_buffers_set(pair[1]);
 }
 
+/*
+ * A child's stderr: the broker keeps the read end and writes each line
+ * with the child's role itself (broker/child_stderr.h).  Only the read
+ * end is made non-blocking, later: a child's write waits for room, its
+ * diagnostic is not dropped.
+ */
+static bool
+stderr_pipe_open(int pair[2])
+{
+	if (pipe2(pair, O_CLOEXEC) == -1) {
+		log_error("pipe2: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
 static bool
 start_fds_open(struct start_fds *f, const char *policy, size_t len)
 {
@@ -119,7 +138,9 @@ start_fds_open(struct start_fds *f, const char *policy, size_t len)
 		return false;
 	if (!channel_pair_open(f->action) ||
 	    !channel_pair_open(f->control[CHILD_FRONTEND]) ||
-	    !channel_pair_open(f->control[CHILD_EXECUTOR]))
+	    !channel_pair_open(f->control[CHILD_EXECUTOR]) ||
+	    !stderr_pipe_open(f->err[CHILD_FRONTEND]) ||
+	    !stderr_pipe_open(f->err[CHILD_EXECUTOR]))
 		return false;
 	if ((f->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1) {
 		log_error("open /dev/null: %s", strerror(errno));
@@ -157,13 +178,15 @@ start_both(struct start_fds *f, const char *profile, int client_out,
 {
 	const struct spawn_fd fe_map[] = {
 		{ client_out, STDOUT_FILENO },
+		{ f->err[CHILD_FRONTEND][1], STDERR_FILENO },
 		{ f->policy, CHILD_FD_POLICY },
 		{ f->action[0], CHILD_FD_ACTION },
 		{ f->control[CHILD_FRONTEND][1], CHILD_FD_CONTROL },
 	};
 	const struct spawn_fd ex_map[] = {
 		{ f->devnull, STDIN_FILENO },
-		{ STDERR_FILENO, STDOUT_FILENO },
+		{ f->err[CHILD_EXECUTOR][1], STDOUT_FILENO },
+		{ f->err[CHILD_EXECUTOR][1], STDERR_FILENO },
 		{ f->policy, CHILD_FD_POLICY },
 		{ f->action[1], CHILD_FD_ACTION },
 		{ f->control[CHILD_EXECUTOR][1], CHILD_FD_CONTROL },
@@ -181,6 +204,7 @@ start_both(struct start_fds *f, const char *profile, int client_out,
 void
 children_kill(struct child kids[CHILD_COUNT])
 {
+	struct child_stderr cs;
 	int i;
 
 	for (i = 0; i < CHILD_COUNT; i++) {
@@ -192,6 +216,11 @@ children_kill(struct child kids[CHILD_COUNT])
 		if (kids[i].control >= 0)
 			(void)close(kids[i].control);
 		kids[i].control = -1;
+		/* What it said before it was killed is still said. */
+		child_stderr_init(&cs, record_role_name(kids[i].role),
+		    kids[i].err, STDERR_FILENO);
+		child_stderr_drain(&cs);
+		kids[i].err = -1;
 	}
 }
 
@@ -209,8 +238,10 @@ children_start(const char *policy, size_t len, const char *profile,
 	kids[CHILD_EXECUTOR].role = RECORD_ROLE_EXECUTOR;
 	ok = empty_dir_ready() && start_fds_open(&f, policy, len) &&
 	    start_both(&f, profile, client_out, kids);
-	for (i = 0; i < CHILD_COUNT; i++)
+	for (i = 0; i < CHILD_COUNT; i++) {
 		kids[i].control = f.control[i][0];
+		kids[i].err = f.err[i][0];
+	}
 	/* The client is the frontend's now. */
 	if (ok && (dup2(f.devnull, STDIN_FILENO) == -1 ||
 	    close(client_out) == -1)) {

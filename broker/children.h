@@ -4,12 +4,14 @@
  * (/proc/self/exe) as `sp .frontend PROFILE` and `sp .executor PROFILE`,
  * each with exactly the fds of broker/child_role.h:
  *
- *   frontend  0 client's stdin  1 client's stdout  2 stderr
- *   executor  0 /dev/null       1 stderr           2 stderr
+ *   frontend  0 client's stdin  1 client's stdout  2 its stderr pipe
+ *   executor  0 /dev/null       1 its stderr pipe  2 its stderr pipe
  *   both      3 policy memfd (sealed)  4 action channel  5 control channel
  *
  * The action channel is one SOCK_SEQPACKET socketpair between the
- * children; each control channel a socketpair to the broker.
+ * children; each control channel a socketpair to the broker; each stderr
+ * pipe is read by the broker, which writes its lines with the child's
+ * role (broker/child_stderr.h).
  */
 #ifndef SP_BROKER_CHILDREN_H
 #define SP_BROKER_CHILDREN_H
@@ -27,6 +29,8 @@ struct child {
 	enum record_role role;	/* RECORD_ROLE_FRONTEND or _EXECUTOR */
 	pid_t pid;		/* 0 once reaped */
 	int control;		/* -1 once closed */
+	int err;		/* read end of its stderr pipe, -1 once
+				   handed to a relay or closed */
 	int status;		/* wait status once reaped */
 };
 

@@ -496,6 +496,14 @@ cmd_demo(int argc, char **argv)
 		fprintf(stderr, "usage: sp demo\n");
 		return SP_EXIT_USAGE;
 	}
+	/* As root its session would need a server.run_as of the executor's
+	 * own (broker/child_role.h), a user only the operator can name. */
+	if (geteuid() == 0) {
+		log_error("sp demo does not run as root: its sp mcp would need "
+		    "server.run_as, a user of the executor's own; run it as an "
+		    "unprivileged user");
+		return SP_EXIT_CONFIG;
+	}
 	memset(&d, 0, sizeof(d));
 	d.to_mcp = d.from_mcp = d.target.hits_fd = -1;
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR || !demo_make_token(&d) ||

@@ -35,6 +35,7 @@ int cmd_demo(int argc, char **argv);
  * error. */
 #define SP_EXIT_UNAVAILABLE 69
 #define SP_EXIT_IOERR 74
+#define SP_EXIT_BUDGET 75	/* sp mcp: calls went on past calls_per_session */
 int cmd_connect(int argc, char **argv);
 
 #endif

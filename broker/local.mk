@@ -15,8 +15,10 @@ sp_SOURCES += broker/cmd_catalog.c
 PROC_SOURCES = \
 	broker/mcp.c \
 	broker/children.c broker/children.h \
+	broker/child_stderr.c broker/child_stderr.h \
 	broker/child_role.c broker/child_role.h \
 	broker/supervise.c broker/supervise.h \
+	broker/open_calls.c broker/open_calls.h \
 	broker/peer.c broker/peer.h \
 	broker/test_hook.c broker/test_hook.h \
 	$(FRONTEND_SOURCES) $(EXECUTOR_MAIN_SOURCES)

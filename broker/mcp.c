@@ -190,6 +190,8 @@ mcp_audit_end(struct mcp_session *s, const struct supervise_summary *sum)
 		    (double)sum->cancellations);
 		cJSON_AddNumberToObject(m, "audit_failures",
 		    (double)sum->audit_failures);
+		cJSON_AddNumberToObject(m, "audit_dropped",
+		    (double)sum->audit_dropped);
 		if (!audit_log_append(s->log, "session-end", m, true))
 			log_error("session-end could not be audited");
 	}
@@ -243,11 +245,12 @@ mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
 {
 	uid_t uid;
 	gid_t gid;
+	int status;
 
 	if (!mcp_load_policy(a->config, s))
 		return SP_EXIT_CONFIG;
-	if (!child_drop_users_ready(s->policy))
-		return SP_EXIT_SANDBOX;
+	if ((status = child_drop_users_check(s->policy)) != SP_EXIT_OK)
+		return status;
 	s->profile = peer_pick_profile(s->policy, a->profile, STDIN_FILENO,
 	    &s->profile_from);
 	if (a->profile != NULL && s->profile == NULL) {

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 
 #include "broker/audit_event.h"
 #include "broker/child_role.h"
+#include "broker/child_stderr.h"
+#include "broker/open_calls.h"
 #include "broker/commands.h"
 #include "broker/supervise.h"
 #include "broker/test_hook.h"
@@ -59,6 +62,9 @@ struct supervisor {
 	bool status_set;
 	struct child *kids;
 	struct supervise_summary *sum;
+	struct audit_event_session audit;	/* folding, the note budget */
+	struct child_stderr err[CHILD_COUNT];	/* children's stderr relays */
+	struct open_calls open;		/* intents without an execution */
 };
 
 static void
@@ -134,11 +140,19 @@ supervise_report_death(struct supervisor *sv)
 	supervise_set_status(sv, code, why);
 }
 
-static bool
-supervise_normal_frontend_end(const struct child *c)
+/* Why a frontend that ended on its own ended, or NULL for a death. */
+static const char *
+supervise_frontend_end_why(const struct child *c)
 {
-	return WIFEXITED(c->status) && (WEXITSTATUS(c->status) == SP_EXIT_OK ||
-	    WEXITSTATUS(c->status) == SP_EXIT_MALFORMED);
+	if (!WIFEXITED(c->status))
+		return NULL;
+	switch (WEXITSTATUS(c->status)) {
+	case SP_EXIT_OK: return "end of input";
+	case SP_EXIT_MALFORMED: return "malformed input";
+	case SP_EXIT_IOERR: return "the client stopped reading";
+	case SP_EXIT_BUDGET: return "calls past the budget";
+	}
+	return NULL;
 }
 
 static void
@@ -146,10 +160,9 @@ supervise_child_gone(struct supervisor *sv, int slot)
 {
 	struct child *c = &sv->kids[slot];
 
-	if (slot == CHILD_FRONTEND && supervise_normal_frontend_end(c)) {
+	if (slot == CHILD_FRONTEND && supervise_frontend_end_why(c) != NULL) {
 		supervise_set_status(sv, WEXITSTATUS(c->status),
-		    sv->ending ? sv->end_why : WEXITSTATUS(c->status) ==
-		    SP_EXIT_OK ? "end of input" : "malformed input");
+		    sv->ending ? sv->end_why : supervise_frontend_end_why(c));
 		/* In-flight work may finish, bounded by the call timeout. */
 		supervise_arm(sv->ev_grace, sv->call_timeout_ms);
 		return;
@@ -192,22 +205,15 @@ supervise_reap(struct supervisor *sv)
 		(void)event_base_loopbreak(sv->base);
 }
 
+/* Ends the session in order: the frontend stops reading, calls finish. */
 static void
-supervise_on_signal(evutil_socket_t sig, short what, void *arg)
+supervise_end(struct supervisor *sv, const char *why)
 {
-	struct supervisor *sv = arg;
-
-	(void)what;
-	if (sig == SIGCHLD) {
-		supervise_reap(sv);
-		return;
-	}
 	if (sv->ending)
 		return;
 	sv->ending = true;
-	log_info("SIG%s: ending the session", sigabbrev_np((int)sig));
-	(void)snprintf(sv->end_why, sizeof(sv->end_why), "signal %s",
-	    sigabbrev_np((int)sig));
+	log_info("%s: ending the session", why);
+	(void)snprintf(sv->end_why, sizeof(sv->end_why), "%s", why);
 	if (sv->kids[CHILD_FRONTEND].pid > 0)
 		(void)kill(sv->kids[CHILD_FRONTEND].pid, SIGTERM);
 	supervise_arm(sv->ev_grace,
@@ -215,6 +221,21 @@ supervise_on_signal(evutil_socket_t sig, short what, void *arg)
 	/* The frontend's own end sets the status; this is the fallback. */
 	if (sv->kids[CHILD_FRONTEND].pid == 0)
 		supervise_set_status(sv, SP_EXIT_OK, sv->end_why);
+}
+
+static void
+supervise_on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct supervisor *sv = arg;
+	char why[32];
+
+	(void)what;
+	if (sig == SIGCHLD) {
+		supervise_reap(sv);
+		return;
+	}
+	(void)snprintf(why, sizeof(why), "signal %s", sigabbrev_np((int)sig));
+	supervise_end(sv, why);
 }
 
 static void
@@ -278,16 +299,19 @@ supervise_on_late_ack(evutil_socket_t fd, short what, void *arg)
 /*
  * Test builds: broker:late-ack sends the acks of execution records
  * SUPERVISE_LATE_ACK_MS late, as a slow disk would, so a test can see the
- * executor hold a mutating tool's result until then.
+ * executor hold a mutating tool's result until then; broker:late-intent-ack
+ * does the same to intents, so a test can cancel a call while its intent
+ * waits.
  */
 static bool
 supervise_ack_late(struct supervisor *sv, const struct child *c,
-    const struct record_audit_ack *ack)
+    const struct record_audit_event *ev, const struct record_audit_ack *ack)
 {
 	struct timeval tv = { 0, SUPERVISE_LATE_ACK_MS * 1000 };
 	struct supervise_late_ack *late;
 
-	if (!test_hook_is("broker", "late-ack") ||
+	if (!test_hook_is("broker", ev->kind == RECORD_AUDIT_EXECUTION ?
+	    "late-ack" : "late-intent-ack") ||
 	    (late = malloc(sizeof(*late))) == NULL)
 		return false;
 	late->sv = sv;
@@ -311,8 +335,7 @@ supervise_ack(struct supervisor *sv, const struct child *c,
 		return;
 	if (c->pid == 0)	/* drained after its death: nobody waits */
 		return;
-	if (ev->kind == RECORD_AUDIT_EXECUTION &&
-	    supervise_ack_late(sv, c, &ack))
+	if (supervise_ack_late(sv, c, ev, &ack))
 		return;
 	supervise_send_ack(sv, c->role, &ack);
 }
@@ -330,6 +353,35 @@ supervise_count(struct supervise_summary *sum, enum record_audit_kind kind)
 }
 
 /*
+ * Before an event is written: an execution ends its call; an intent opens
+ * one only within limits.max_inflight and under a call id not open, else
+ * it is refused (answered FAILED, so the executor does not act).
+ */
+static bool
+supervise_call_admit(struct supervisor *sv, const struct record_audit_event *ev)
+{
+	if (ev->kind == RECORD_AUDIT_EXECUTION)
+		open_calls_close(&sv->open, ev->call_id);
+	if (ev->kind != RECORD_AUDIT_INTENT ||
+	    open_calls_may_open(&sv->open, ev->call_id))
+		return true;
+	log_error("intent for call %" PRIu64 " refused: %zu calls are open "
+	    "(limits.max_inflight %zu), or one has its id", ev->call_id,
+	    sv->open.n, sv->open.cap);
+	return false;
+}
+
+/* An intent that is in the log opens its call. */
+static void
+supervise_call_written(struct supervisor *sv,
+    const struct record_audit_event *ev)
+{
+	if (ev->kind == RECORD_AUDIT_INTENT)
+		open_calls_open(&sv->open, ev->call_id, ev->tool_index,
+		    audit_log_now_ms());
+}
+
+/*
  * Writes the record, then acks what the child waits for: WRITTEN only
  * once the record is in the file (synced, for a mutating tool).  Without
  * a log nothing is audited and the broker said so at start.
@@ -339,24 +391,24 @@ supervise_record_event(struct supervisor *sv, const struct child *c,
     const struct record_audit_event *ev)
 {
 	struct audit_event_plan plan;
-	cJSON *m = NULL;
-	bool written;
+	enum audit_event_fate fate = AUDIT_EVENT_WRITTEN;
 
-	written = audit_event_plan(sv->policy, record_role_name(c->role), ev,
-	    &plan);
-	if (written && sv->log != NULL) {
-		m = audit_event_members(sv->policy, record_role_name(c->role),
-		    ev);
-		written = m != NULL && audit_log_append(sv->log, plan.kind, m,
-		    plan.durable);
-		cJSON_Delete(m);
-	}
-	if (!written)
+	if (!audit_event_plan(sv->policy, record_role_name(c->role), ev,
+	    &plan) || !supervise_call_admit(sv, ev))
+		fate = AUDIT_EVENT_FAILED;
+	else if (sv->log != NULL)
+		fate = audit_event_write(&sv->audit, sv->log, sv->policy,
+		    record_role_name(c->role), ev, &plan);
+	if (fate == AUDIT_EVENT_FAILED)
 		sv->sum->audit_failures++;
-	else
+	else {
 		supervise_count(sv->sum, ev->kind);
+		supervise_call_written(sv, ev);
+	}
 	if (plan.acked)
-		supervise_ack(sv, c, ev, written);
+		supervise_ack(sv, c, ev, fate == AUDIT_EVENT_WRITTEN);
+	if (audit_event_notes_spent(&sv->audit))
+		supervise_end(sv, "audit limit reached");
 }
 
 static void
@@ -530,6 +582,8 @@ supervise_new(struct event_base *base, struct audit_log *log,
 	sv->limits = limits;
 	sv->fingerprint = fingerprint;
 	sv->call_timeout_ms = call_timeout_ms;
+	for (i = 0; i < CHILD_COUNT; i++)	/* no pipe until supervise_run() */
+		child_stderr_init(&sv->err[i], "", -1, STDERR_FILENO);
 	for (i = 0; i < NSIGNALS; i++)
 		if ((sv->ev_signal[i] = evsignal_new(base, supervise_signals[i],
 		    supervise_on_signal, sv)) == NULL ||
@@ -541,12 +595,88 @@ supervise_new(struct event_base *base, struct audit_log *log,
 	chan.arg = sv;
 	sv->chan = channel_new(&chan);
 	if (sv->ev_grace != NULL && sv->ev_settle != NULL &&
-	    sv->ev_tick != NULL && sv->chan != NULL)
+	    sv->ev_tick != NULL && sv->chan != NULL &&
+	    open_calls_init(&sv->open, policy->limits.max_inflight))
 		return sv;
 fail:
 	log_error("cannot set up the supervision loop");
 	supervise_free(sv);
 	return NULL;
+}
+
+/* One call's end as the client was told it: outcome unknown. */
+static bool
+supervise_write_unknown(struct supervisor *sv, const struct open_call *oc,
+    uint64_t now_ms)
+{
+	struct record_audit_event ev;
+	cJSON *m;
+	bool ok;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = RECORD_AUDIT_EXECUTION;
+	ev.call_id = oc->call_id;
+	ev.tool_index = oc->tool_index;
+	ev.outcome = RECORD_OUTCOME_UNKNOWN;
+	ev.duration_us = (now_ms - oc->since_ms) * 1000;
+	m = audit_event_members(sv->policy, "broker", &ev);
+	ok = m != NULL && cJSON_AddStringToObject(m, "reason",
+	    "executor-ended") != NULL &&
+	    audit_log_append(sv->log, "execution", m, true);
+	cJSON_Delete(m);
+	return ok;
+}
+
+/*
+ * The executor is gone and its last records are in: each intent it left
+ * without an execution gets one from the broker, before session-end, so
+ * the log says what the client was told (docs/design.md section 1,
+ * invariant 6: in flight when the executor died means unknown).
+ */
+static void
+supervise_end_open_calls(struct supervisor *sv)
+{
+	uint64_t now_ms = audit_log_now_ms();
+	size_t i;
+
+	if (sv->open.n == 0 || sv->log == NULL)
+		return;
+	log_warn("the executor ended with %zu calls unreported: audited as "
+	    "outcome unknown", sv->open.n);
+	for (i = 0; i < sv->open.n; i++) {
+		if (supervise_write_unknown(sv, &sv->open.calls[i], now_ms))
+			supervise_count(sv->sum, RECORD_AUDIT_EXECUTION);
+		else
+			sv->sum->audit_failures++;
+	}
+	sv->open.n = 0;
+}
+
+/* The relays take the read ends of the children's stderr pipes. */
+static bool
+supervise_stderr_watch(struct supervisor *sv)
+{
+	int i;
+
+	for (i = 0; i < CHILD_COUNT; i++) {
+		child_stderr_init(&sv->err[i],
+		    record_role_name(sv->kids[i].role), sv->kids[i].err,
+		    STDERR_FILENO);
+		sv->kids[i].err = -1;
+		if (!child_stderr_watch(&sv->err[i], sv->base))
+			return false;
+	}
+	return true;
+}
+
+/* Both children are reaped: what they wrote last is said, then EOF. */
+static void
+supervise_stderr_drain(struct supervisor *sv)
+{
+	int i;
+
+	for (i = 0; i < CHILD_COUNT; i++)
+		child_stderr_drain(&sv->err[i]);
 }
 
 bool
@@ -559,6 +689,8 @@ supervise_run(struct supervisor *sv, struct child kids[CHILD_COUNT],
 	memset(summary, 0, sizeof(*summary));
 	sv->kids = kids;
 	sv->sum = summary;
+	if (!supervise_stderr_watch(sv))
+		return false;
 	for (i = 0; i < CHILD_COUNT; i++) {
 		channel_attach(sv->chan, kids[i].role, kids[i].control);
 		sv->ev_control[i] = event_new(sv->base, kids[i].control,
@@ -581,6 +713,11 @@ supervise_run(struct supervisor *sv, struct child kids[CHILD_COUNT],
 			supervise_drain(sv, i);
 			supervise_control_closed(sv, i);
 		}
+	supervise_end_open_calls(sv);
+	if (sv->log != NULL && !audit_event_flush(&sv->audit, sv->log))
+		summary->audit_failures++;
+	summary->audit_dropped = sv->audit.dropped;
+	supervise_stderr_drain(sv);
 	return true;
 }
 
@@ -597,6 +734,8 @@ supervise_free(struct supervisor *sv)
 	for (i = 0; i < CHILD_COUNT; i++)
 		if (sv->ev_control[i] != NULL)
 			event_free(sv->ev_control[i]);
+	for (i = 0; i < CHILD_COUNT; i++)
+		child_stderr_close(&sv->err[i]);
 	if (sv->ev_grace != NULL)
 		event_free(sv->ev_grace);
 	if (sv->ev_settle != NULL)
@@ -604,5 +743,6 @@ supervise_free(struct supervisor *sv)
 	if (sv->ev_tick != NULL)
 		event_free(sv->ev_tick);
 	channel_free(sv->chan);
+	open_calls_free(&sv->open);
 	free(sv);
 }

@@ -4,13 +4,15 @@
  * channel (a hello, then audit events, written to the audit log), reaps
  * children on SIGCHLD, and ends the session:
  *
- * - the frontend exits 0 (end of input) or 65 (malformed input): the
+ * - the frontend exits 0 (end of input), 65 (malformed input), 74 (its
+ *   client stopped reading) or 75 (calls past the budget): the
  *   executor gets up to the call timeout to finish what is in flight and
  *   leave on its own, then is killed; the session's status is the
  *   frontend's;
- * - SIGTERM, SIGINT or SIGHUP: the frontend is asked to stop (SIGTERM),
- *   then the same as above; whatever is left after a grace period is
- *   killed;
+ * - SIGTERM, SIGINT or SIGHUP, or the session's rejections and
+ *   violations reaching AUDIT_EVENT_NOTES_MAX (broker/audit_event.h):
+ *   the frontend is asked to stop (SIGTERM), then the same as above;
+ *   whatever is left after a grace period is killed;
  * - any other death of either child ends the other at once and the
  *   status is 70 (71 when a child could not install its sandbox); stderr
  *   says which role died and why.
@@ -39,6 +41,7 @@ struct supervise_summary {
 	uint64_t executions;	/* actions that ran, whatever their outcome */
 	uint64_t cancellations;
 	uint64_t audit_failures;/* events that could not be written */
+	uint64_t audit_dropped;	/* notes past AUDIT_EVENT_NOTES_MAX */
 };
 
 /*

@@ -30,6 +30,60 @@
 /* A line that must never be mistaken for protocol. */
 static const char test_hook_noise[] = "NOISE from a test hook on fd 1\n";
 
+/* How long stderr-forge's long line is: past CHILD_STDERR_LINE_MAX. */
+#define TEST_HOOK_LONG_LINE 5000
+
+/*
+ * stderr-forge: what a child with code execution could write on its fd 2
+ * to pass for the broker: the session-end anchor with a made-up hash, a
+ * line with escapes, DEL, a C1 control and a bare byte that is not
+ * UTF-8, and one line longer than the broker keeps.
+ */
+static void
+test_hook_stderr_forge(void)
+{
+	static const char forged[] =
+	    "sp[sp]: mcp_audit_end: audit: session 0000000000000000 ended, "
+	    "last hash 00000000000000000000000000000000000000000000000000000"
+	    "00000000000\n"
+	    "bell\a esc\x1b[2J cr\r del\x7f c1\xc2\x9b "
+	    "\xc3\xa9t\xc3\xa9 \"$(id)\" -x %2e%2e\n"
+	    "raw\xff byte\n";
+	char line[TEST_HOOK_LONG_LINE + 1];
+
+	(void)!write(STDERR_FILENO, forged, sizeof(forged) - 1);
+	memset(line, 'L', TEST_HOOK_LONG_LINE);
+	line[TEST_HOOK_LONG_LINE] = '\n';
+	(void)!write(STDERR_FILENO, line, sizeof(line));
+}
+
+/* stderr-partial: how many lines come before the partial one. */
+#define TEST_HOOK_BURST_LINES 200
+
+/*
+ * stderr-partial: a burst of lines (48 KiB, most of a pipe, more than
+ * the broker reads in one wake-up), a last line without its newline, then
+ * an exit 0: what the broker has not read by the time the child is
+ * reaped must still be said.
+ */
+static void
+test_hook_stderr_partial(void)
+{
+	static const char partial[] = "partial last line, no newline";
+	char line[240];
+	int i;
+
+	memset(line, 'b', sizeof(line));
+	line[sizeof(line) - 1] = '\n';
+	for (i = 0; i < TEST_HOOK_BURST_LINES; i++) {
+		(void)snprintf(line, sizeof(line), "burst %03d", i);
+		line[9] = ' ';
+		(void)!write(STDERR_FILENO, line, sizeof(line));
+	}
+	(void)!write(STDERR_FILENO, partial, sizeof(partial) - 1);
+	_exit(0);
+}
+
 static void
 test_hook_connect(void)
 {
@@ -70,6 +124,10 @@ test_hook_act(const char *action)
 		(void)execve(argv[0], argv, NULL);
 	else if (strcmp(action, "noise") == 0)
 		(void)!write(1, test_hook_noise, sizeof(test_hook_noise) - 1);
+	else if (strcmp(action, "stderr-forge") == 0)
+		test_hook_stderr_forge();
+	else if (strcmp(action, "stderr-partial") == 0)
+		test_hook_stderr_partial();
 	else if (strcmp(action, "slow-hello") == 0)
 		test_hook_sleep_ms(TEST_HOOK_SLOW_HELLO_MS);
 	else if (strcmp(action, "bad-hello") == 0)

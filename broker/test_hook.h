@@ -4,7 +4,10 @@
  * sandbox is on, so a test can see the sandbox or the fd 1 rule hold.
  * ROLE is broker, frontend or executor; ACTION is open (/etc/passwd,
  * read-only), open-write (a file in /tmp), socket, connect, execve or
- * noise (writes to fd 1); for the executor also slow-hello (sleeps 1.5 s
+ * noise (writes to fd 1), stderr-forge (writes a forged broker anchor, a
+ * line of control bytes and an over-long line to fd 2, see
+ * broker/child_stderr.h) or stderr-partial (writes a line without its
+ * newline to fd 2 and exits 0); for the executor also slow-hello (sleeps 1.5 s
  * before it answers the frontend's hello, as a slow library load would)
  * bad-hello (sleeps 0.5 s, then answers the frontend with a wrong
  * fingerprint, see test_hook_hello_to_frontend()) and mute-hello (sleeps
@@ -26,7 +29,7 @@ struct record_hello;
  * always false).  The executor's "hold" leaves actions unanswered, as a
  * slow target would; the broker's "no-ack" leaves intents unacked, as a
  * hung broker would, and its "late-ack" acks execution records late, as
- * a slow disk would.
+ * a slow disk would ("late-intent-ack": intents).
  */
 bool test_hook_is(const char *role, const char *action);
 

@@ -163,7 +163,9 @@ static const struct filter_rule executor_rules[] = {
 
 /*
  * Broker, after spawning both children: supervise them (wait, kill only
- * the pids given at load time, signals), relay on its inherited sockets,
+ * the pids given at load time, signals), relay on its inherited sockets
+ * and the children's stderr pipes (read, and fcntl F_SETFL to make them
+ * non-blocking: broker/child_stderr.h),
  * and append to the audit log it opened before confinement (write, fsync,
  * locks, stat and seek for re-reading the tail).  ftruncate because the
  * writer cuts a torn tail left by a killed writer (and its own short

@@ -191,6 +191,9 @@ dispatch_start(struct dispatch_call *c)
 	event_free(c->ack_timer);
 	c->ack_timer = NULL;
 	if (c->cancelled) {
+		/* Its intent is in the log: so is its end, as for a late ack. */
+		(void)exec_audit_execution(c, RECORD_OUTCOME_FAILED, 0,
+		    dispatch_now_us() - c->start_us);
 		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
 		    "cancelled before it started; nothing was sent");
 		return;

@@ -43,6 +43,9 @@
  * session's output bound stopped it, so it must fire below that bound. */
 _Static_assert(WRITER_QUEUE_RESUME < MCP_OUTPUT_QUEUE_BOUND,
     "the writer must wake the loop below the session's output bound");
+_Static_assert(MCP_EXIT_CLIENT_GONE == SP_EXIT_IOERR &&
+    MCP_EXIT_BUDGET == SP_EXIT_BUDGET && MCP_EXIT_MALFORMED ==
+    SP_EXIT_MALFORMED, "the broker reads the session's statuses as sp's");
 
 /*
  * How long the executor may take to answer the hello.  It loads libcurl
@@ -73,6 +76,7 @@ struct frontend {
 	bool woken;		/* ev_stdin was made active, not fd 0 readable */
 	bool finishing;
 	bool failed;		/* an internal error: exit 70 */
+	bool client_lost;	/* fd 1 broke: nothing more is read or started */
 };
 
 static void frontend_flush_items(struct frontend *fe);
@@ -103,6 +107,25 @@ frontend_stop_input(struct frontend *fe)
 		fe->failed = true;
 	frontend_flush_items(fe);
 	frontend_maybe_finish(fe);
+}
+
+/*
+ * Nobody reads fd 1 any more: results could not reach anyone, so the
+ * session stops reading and cancels what runs (docs/design.md section
+ * 5), then ends once those calls are answered.
+ */
+static void
+frontend_client_gone(struct frontend *fe)
+{
+	if (fe->client_lost)
+		return;
+	fe->client_lost = true;
+	log_error("the client stopped reading: ending the session; calls in "
+	    "flight cancelled: %zu", mcp_session_inflight(fe->session));
+	if (!mcp_session_client_lost(fe->session, &fe->items))
+		fe->failed = true;
+	frontend_flush_items(fe);
+	frontend_stop_input(fe);
 }
 
 /* An internal error: nothing more is read; calls in flight still end. */
@@ -174,8 +197,8 @@ frontend_hold(struct frontend *fe, struct mcp_item *it)
 
 /*
  * Sends what the session appended, in order, and empties the list.  A
- * lost client drops its lines but not the records: a call already made
- * still runs and is still audited.
+ * lost client drops its lines but not the records: the cancels of
+ * frontend_client_gone() still go, and every call is still audited.
  */
 static void
 frontend_flush_items(struct frontend *fe)
@@ -265,6 +288,11 @@ frontend_read_input(struct frontend *fe)
 	n = read(STDIN_FILENO, fe->inbuf, fe->inbuf_size);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
+	/* frames sent after the client closed its end must start nothing */
+	if (n > 0 && !writer_client_alive(fe->out)) {
+		frontend_client_gone(fe);
+		return;
+	}
 	if (n > 0) {
 		frame_reader_feed(&fe->reader, fe->inbuf, (size_t)n);
 		fe->window_open = true;
@@ -421,6 +449,9 @@ frontend_on_action(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	/* a result could start a waiting call: not for a client gone */
+	if (!fe->client_lost && !writer_client_alive(fe->out))
+		frontend_client_gone(fe);
 	/* answered calls may let held-back frames in */
 	if (frontend_read_records(fe) && !fe->input_done)
 		frontend_want_input(fe);
@@ -444,6 +475,12 @@ static void
 frontend_on_drained(void *arg)
 {
 	frontend_want_input(arg);
+}
+
+static void
+frontend_on_client_lost(void *arg)
+{
+	frontend_client_gone(arg);
 }
 
 static void
@@ -524,6 +561,9 @@ frontend_setup(struct frontend *fe)
 	channel_attach(fe->ctx.chan, RECORD_ROLE_BROKER, CHILD_FD_CONTROL);
 	fe->out = writer_new(fe->base, STDOUT_FILENO, frontend_on_drained,
 	    frontend_on_finished, fe);
+	if (fe->out == NULL ||
+	    !writer_watch_client(fe->out, frontend_on_client_lost))
+		fatal(SP_EXIT_INTERNAL, "cannot set up the protocol writer");
 	fe->session = frontend_session_new(&fe->ctx);
 	fe->stdin_file = !fd_is_pollable(STDIN_FILENO);
 	fe->ev_stdin = event_new(fe->base, fe->stdin_file ? -1 : STDIN_FILENO,

@@ -108,7 +108,6 @@ mcp_call_send(struct mcp_session *s, const struct jsonrpc_id *id,
 	call->call_id = a.call_id;
 	call->tool_index = tool_index;
 	s->inflight++;
-	s->calls_sent++;
 	return true;
 }
 
@@ -152,7 +151,7 @@ mcp_call_invalid_args(struct mcp_session *s, const struct mcp_frame *frame,
 	return ok;
 }
 
-/* max_inflight and calls_per_session; true when the call may go. */
+/* max_inflight; true when the call may go. */
 static bool
 mcp_call_within_limits(struct mcp_session *s, char *msg, size_t size,
     const char **reason)
@@ -164,12 +163,32 @@ mcp_call_within_limits(struct mcp_session *s, char *msg, size_t size,
 		*reason = "too-many-inflight";
 		return false;
 	}
-	if (s->calls_sent >= s->policy->limits.calls_per_session) {
-		snprintf(msg, size, "this session's budget of %zu calls is "
-		    "spent; start a new session",
-		    s->policy->limits.calls_per_session);
-		*reason = "budget-spent";
+	return true;
+}
+
+/*
+ * A tools/call past calls_per_session: refused unread, and the session
+ * closes after MCP_OVER_BUDGET_MAX of them, so a client that does not
+ * stop costs a bounded amount.  Each still sends its rejection event:
+ * the broker folds identical ones into one record (broker/audit_event.h).
+ */
+static bool
+mcp_call_over_budget(struct mcp_session *s, const struct mcp_frame *frame,
+    const struct jsonrpc_id *id, struct mcp_output *out)
+{
+	size_t budget = s->policy->limits.calls_per_session;
+	char msg[160];
+
+	snprintf(msg, sizeof(msg), "this session's budget of %zu calls is "
+	    "spent; start a new session", budget);
+	if (!mcp_call_refuse(s, frame, id, RECORD_OUTCOME_DENIED,
+	    "budget-spent", msg, out))
 		return false;
+	if (s->calls_seen - budget >= MCP_OVER_BUDGET_MAX) {
+		log_error("%zu calls after the budget of %zu was spent: "
+		    "closing the session", s->calls_seen - budget, budget);
+		s->state = MCP_STATE_CLOSED;
+		s->exit_status = MCP_EXIT_BUDGET;
 	}
 	return true;
 }
@@ -213,6 +232,9 @@ mcp_call_tools_call(struct mcp_session *s, const struct mcp_frame *frame,
 	const cJSON *name;
 	size_t index = 0;
 
+	/* Counted before anything is looked at: refused calls spend it too. */
+	if (++s->calls_seen > s->policy->limits.calls_per_session)
+		return mcp_call_over_budget(s, frame, &msg->id, out);
 	if (!cJSON_IsObject(msg->params))
 		return mcp_call_unknown_tool(s, &msg->id,
 		    "tools/call needs an object with a tool name", out);
@@ -251,22 +273,14 @@ mcp_call_id_from_json(const cJSON *j, struct jsonrpc_id *id)
 	return true;
 }
 
-bool
-mcp_call_cancelled(struct mcp_session *s, const cJSON *params,
-    struct mcp_output *out)
+/* A cancel record for call; no response will be sent for it. */
+static bool
+mcp_call_cancel(struct mcp_call *call, struct mcp_output *out)
 {
 	struct record_cancel c;
-	struct jsonrpc_id id;
-	struct mcp_call *call;
 	struct buf b;
 	bool ok;
 
-	if (!mcp_call_id_from_json(cJSON_GetObjectItemCaseSensitive(params,
-	    "requestId"), &id))
-		return true;
-	call = mcp_session_call_by_id(s, &id);
-	if (call == NULL)
-		return true;	/* already answered, or never ours: ignored */
 	c.call_id = call->call_id;
 	buf_init_writer(&b, RECORD_MAX_BYTES);
 	ok = record_cancel_encode(&c, &b) == RECORD_OK &&
@@ -274,6 +288,38 @@ mcp_call_cancelled(struct mcp_session *s, const cJSON *params,
 	buf_free(&b);
 	if (ok)
 		call->cancelled = true;
+	return ok;
+}
+
+bool
+mcp_call_cancelled(struct mcp_session *s, const cJSON *params,
+    struct mcp_output *out)
+{
+	struct jsonrpc_id id;
+	struct mcp_call *call;
+
+	if (!mcp_call_id_from_json(cJSON_GetObjectItemCaseSensitive(params,
+	    "requestId"), &id))
+		return true;
+	call = mcp_session_call_by_id(s, &id);
+	if (call == NULL)
+		return true;	/* already answered, or never ours: ignored */
+	return mcp_call_cancel(call, out);
+}
+
+bool
+mcp_session_client_lost(struct mcp_session *s, struct mcp_output *out)
+{
+	size_t i;
+	bool ok = true;
+
+	for (i = 0; i < s->call_slots; i++)
+		if (s->calls[i].used && !s->calls[i].cancelled)
+			ok = mcp_call_cancel(&s->calls[i], out) && ok;
+	ok = mcp_session_end_input(s, out) && ok;
+	s->state = MCP_STATE_CLOSED;
+	if (s->exit_status == MCP_EXIT_CLEAN)
+		s->exit_status = MCP_EXIT_CLIENT_GONE;
 	return ok;
 }
 

@@ -31,10 +31,17 @@
  *   policy does not declare: -32602 whose message lists the profile's
  *   tools.  A declared tool whose scope the profile lacks: a result with
  *   outcome "denied" naming the scope.  Arguments refused: outcome
- *   "invalid" with the shaped report.  calls_per_session spent: outcome
- *   "denied" saying so.  Each of these
+ *   "invalid" with the shaped report.  Each of these
  *   is a tool result (isError) so the model can read it, plus a
  *   rejection audit event; none sends a record.
+ * - Every tools/call counts against calls_per_session, refused or not
+ *   (a refusal costs an audit event as a call costs an intent).  Past the
+ *   budget a call is answered "denied" unread, and the MCP_OVER_BUDGET_MAX
+ *   th such call closes the session (MCP_EXIT_BUDGET).  Their rejection
+ *   events are all sent; the broker folds identical ones.
+ * - When the client stops reading (mcp_session_client_lost()), calls in
+ *   flight are cancelled, nothing more starts, and the session closes
+ *   with MCP_EXIT_CLIENT_GONE.
  * - A tools/call that comes while max_inflight calls run is kept (one
  *   frame, copied) and handled when a result frees a slot; until then no
  *   frame is read.  Frames before it are handled at once even with the
@@ -76,6 +83,10 @@
 #define MCP_EXIT_CLEAN 0
 #define MCP_EXIT_MALFORMED 65
 #define MCP_EXIT_INTERNAL 70
+#define MCP_EXIT_CLIENT_GONE 74	/* fd 1 broke: nobody reads the results */
+#define MCP_EXIT_BUDGET 75	/* calls went on long after the budget */
+/* tools/call refusals after calls_per_session is spent before closing. */
+#define MCP_OVER_BUDGET_MAX 32
 /* Stop reading frames while this many bytes wait to reach the client. */
 #define MCP_OUTPUT_QUEUE_BOUND (16u * 1024 * 1024)
 
@@ -143,9 +154,20 @@ bool mcp_session_executor_lost(struct mcp_session *s,
  */
 bool mcp_session_end_input(struct mcp_session *s, struct mcp_output *out);
 
+/*
+ * The client stopped reading (fd 1 broke): nobody can receive a result,
+ * so nothing more is read or started.  Every call in flight is cancelled
+ * (its result, when it comes, is audited as a cancellation saying
+ * whether it had started; the executor's own execution record says
+ * "unknown" for one that had), a waiting call is dropped as
+ * mcp_session_end_input() drops it, and the session closes with
+ * MCP_EXIT_CLIENT_GONE unless it had already closed for another reason.
+ */
+bool mcp_session_client_lost(struct mcp_session *s, struct mcp_output *out);
+
 bool mcp_session_should_close(const struct mcp_session *s);
 
-/* MCP_EXIT_CLEAN, MCP_EXIT_MALFORMED or MCP_EXIT_INTERNAL. */
+/* MCP_EXIT_CLEAN, _MALFORMED, _INTERNAL, _CLIENT_GONE or _BUDGET. */
 int mcp_session_exit_status(const struct mcp_session *s);
 
 /* Calls sent to the executor and not yet answered (cancelled included). */

@@ -40,7 +40,12 @@ struct mcp_session {
 	struct mcp_call *calls;		/* policy->limits.max_inflight slots */
 	size_t call_slots;
 	size_t inflight;
-	size_t calls_sent;		/* counted against calls_per_session */
+	/*
+	 * Every tools/call handled, sent or refused, counted against
+	 * calls_per_session: a refused call costs the session as much as
+	 * an audit record, so it spends the budget too.
+	 */
+	size_t calls_seen;
 	uint64_t next_call_id;
 	/*
 	 * A tools/call read while max_inflight calls ran: kept (owned copy)

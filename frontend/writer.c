@@ -27,7 +27,38 @@ struct writer {
 	bool finishing;
 	bool gone;		/* the client closed its end: drop output */
 	bool pollable;		/* false for a regular file: write at once */
+	/*
+	 * An epoll set holding fd with no events asked, so it turns
+	 * readable only on fd's error or hang-up; -1 when fd cannot be
+	 * polled.  ev_lost watches it, and is made active by a failed
+	 * write, so lost is told from the loop, never from inside a write.
+	 */
+	int hup_fd;
+	struct event *ev_lost;
+	writer_cb lost;
+	bool lost_told;
 };
+
+static void
+writer_mark_gone(struct writer *w)
+{
+	if (w->gone)
+		return;
+	w->gone = true;
+	(void)evbuffer_drain(w->queue, evbuffer_get_length(w->queue));
+	(void)event_del(w->ev_write);
+	if (w->ev_lost != NULL)
+		event_active(w->ev_lost, EV_READ, 0);
+}
+
+/* fd has an error or a hang-up pending, seen without blocking. */
+static bool
+writer_hangup_seen(const struct writer *w)
+{
+	struct epoll_event ev;
+
+	return w->hup_fd != -1 && epoll_wait(w->hup_fd, &ev, 1, 0) == 1;
+}
 
 static bool
 writer_is_full(const struct writer *w)
@@ -52,8 +83,7 @@ writer_write_once(struct writer *w)
 	    errno == EINTR)
 		return true;
 	log_error("write: %s", strerror(errno));
-	w->gone = true;
-	(void)evbuffer_drain(w->queue, evbuffer_get_length(w->queue));
+	writer_mark_gone(w);
 	return false;
 }
 
@@ -101,6 +131,7 @@ writer_new(struct event_base *base, int fd, writer_cb drained,
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return NULL;
 	w->fd = fd;
+	w->hup_fd = -1;
 	w->pollable = fd_is_pollable(fd);
 	w->drained = drained;
 	w->finished = finished;
@@ -154,11 +185,65 @@ writer_finish(struct writer *w)
 	writer_done_if_empty(w);
 }
 
+static void
+writer_on_lost(evutil_socket_t fd, short what, void *arg)
+{
+	struct writer *w = arg;
+
+	(void)fd;
+	(void)what;
+	if (!w->gone && writer_hangup_seen(w))
+		writer_mark_gone(w);
+	if (!w->gone)
+		return;
+	(void)event_del(w->ev_lost);	/* the hang-up stays pending */
+	if (!w->lost_told) {
+		w->lost_told = true;
+		w->lost(w->arg);
+	}
+	writer_done_if_empty(w);
+}
+
+bool
+writer_watch_client(struct writer *w, writer_cb lost)
+{
+	struct epoll_event ev = { .events = 0 };
+
+	w->lost = lost;
+	if (w->pollable) {
+		if ((w->hup_fd = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
+		    epoll_ctl(w->hup_fd, EPOLL_CTL_ADD, w->fd, &ev) == -1) {
+			log_error("writer_watch_client: %s", strerror(errno));
+			return false;
+		}
+	}
+	w->ev_lost = event_new(event_get_base(w->ev_write), w->hup_fd,
+	    w->hup_fd != -1 ? EV_READ | EV_PERSIST : 0, writer_on_lost, w);
+	if (w->ev_lost == NULL ||
+	    (w->hup_fd != -1 && event_add(w->ev_lost, NULL) == -1)) {
+		log_error("writer_watch_client: cannot watch the client");
+		return false;
+	}
+	return true;
+}
+
+bool
+writer_client_alive(struct writer *w)
+{
+	if (!w->gone && writer_hangup_seen(w))
+		writer_mark_gone(w);
+	return !w->gone;
+}
+
 void
 writer_free(struct writer *w)
 {
 	if (w == NULL)
 		return;
+	if (w->ev_lost != NULL)
+		event_free(w->ev_lost);
+	if (w->hup_fd != -1)
+		(void)close(w->hup_fd);
 	if (w->ev_write != NULL)
 		event_free(w->ev_write);
 	if (w->queue != NULL)

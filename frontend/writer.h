@@ -53,6 +53,24 @@ size_t writer_queued(const struct writer *w);
  * (at once when the queue is empty or the client is gone). */
 void writer_finish(struct writer *w);
 
+/*
+ * Calls lost (once, from the loop, arg as given to writer_new()) when
+ * the client can no longer read fd: a write failed (EPIPE), or fd
+ * reports an error or hang-up while nothing is written (the write end
+ * of a pipe whose read end was closed does, at once; a socket does when
+ * its peer closed it whole).  Needs epoll_create1, so it runs before
+ * confinement.  false after logging.
+ */
+bool writer_watch_client(struct writer *w, writer_cb lost);
+
+/*
+ * Whether the client may still read fd, asked now without blocking (one
+ * epoll_wait): the loop asks before it acts on input, so a frame read
+ * after the client closed its end starts nothing.  When it says false,
+ * lost is also called from the loop.
+ */
+bool writer_client_alive(struct writer *w);
+
 void writer_free(struct writer *w);
 
 /*

@@ -193,6 +193,9 @@ canon_param(struct policy_buf *b, const struct policy_param *p)
 	canon_int(b, '>', p->has_maximum ? p->maximum : INT64_MAX);
 	canon_int(b, ')', p->has_maximum);
 	canon_int(b, 's', p->scale);
+	/* only when set, so fingerprints of policies without it stay */
+	if (p->allow_leading_dash)
+		canon_int(b, 'j', 1);
 }
 
 static int

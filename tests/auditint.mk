@@ -4,17 +4,30 @@ check_PROGRAMS += tests/unit/test_audit_event
 TESTS += tests/unit/test_audit_event
 endif
 tests_unit_test_audit_event_SOURCES = tests/unit/test_audit_event.c \
-	broker/audit_event.c broker/audit_event.h
+	broker/audit_event.c broker/audit_event.h \
+	broker/audit_log.c broker/audit_log.h \
+	tests/unit/audit_fixture.c tests/unit/audit_fixture.h
 tests_unit_test_audit_event_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_audit_event_LDADD = libspcommon.a $(UNIT_LDADD) \
 	$(CJSON_LIBS) $(LIBCRYPTO_LIBS)
+
+# broker/open_calls.c: intents the executor has not reported on
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_open_calls
+TESTS += tests/unit/test_open_calls
+endif
+tests_unit_test_open_calls_SOURCES = tests/unit/test_open_calls.c \
+	broker/open_calls.c broker/open_calls.h
+tests_unit_test_open_calls_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_open_calls_LDADD = $(UNIT_LDADD)
 
 AUDITINT_TESTS = \
 	tests/integration/auditint_sessions.py \
 	tests/integration/auditint_kill.py \
 	tests/integration/auditint_secrets.py \
 	tests/integration/auditint_intent.py \
-	tests/integration/auditint_records.py
+	tests/integration/auditint_records.py \
+	tests/integration/auditint_orphan.py
 TESTS += $(AUDITINT_TESTS)
 EXTRA_DIST += $(AUDITINT_TESTS) tests/integration/auditint_lib.py
 

@@ -6,7 +6,9 @@ FRONT_TESTS = tests/integration/front_hostile.py \
 	tests/integration/front_demo.py \
 	tests/integration/front_results.py \
 	tests/integration/front_inflight.py \
-	tests/integration/front_hello.py
+	tests/integration/front_hello.py \
+	tests/integration/front_budget.py \
+	tests/integration/front_client_gone.py
 TESTS += $(FRONT_TESTS)
 EXTRA_DIST += $(FRONT_TESTS) tests/integration/front_lib.py \
 	tests/integration/front_target.py

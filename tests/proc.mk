@@ -36,13 +36,28 @@ check_PROGRAMS += tests/unit/test_channel_buffers
 TESTS += tests/unit/test_channel_buffers
 endif
 tests_unit_test_channel_buffers_SOURCES = tests/unit/test_channel_buffers.c \
-	broker/children.c broker/children.h
+	broker/children.c broker/children.h \
+	broker/child_stderr.c broker/child_stderr.h
 tests_unit_test_channel_buffers_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_channel_buffers_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
+
+# broker/child_stderr.c: the lines written for a child's stderr
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_child_stderr
+TESTS += tests/unit/test_child_stderr
+endif
+tests_unit_test_child_stderr_SOURCES = tests/unit/test_child_stderr.c \
+	broker/child_stderr.c broker/child_stderr.h
+tests_unit_test_child_stderr_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_child_stderr_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
 
 # sp mcp with fd 2 the same open file as fd 1
 TESTS += tests/integration/proc_stderr_shared.py
 EXTRA_DIST += tests/integration/proc_stderr_shared.py
+
+# the children's stderr through the broker: each line with its true role
+TESTS += tests/integration/proc_stderr_relay.py
+EXTRA_DIST += tests/integration/proc_stderr_relay.py
 
 # shared hosts: a socket peer without credentials, server.run_as
 TESTS += tests/integration/proc_host.py

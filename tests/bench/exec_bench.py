@@ -22,7 +22,7 @@ import time
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from proc_lib import INITIALIZE, SP, request, sp_env  # noqa
+from proc_lib import INITIALIZE, SP, request, run_as_root, sp_env  # noqa
 
 BUILDDIR = os.environ.get("SP_BUILDDIR", ".")
 PEER = os.path.join(BUILDDIR, "tests", "bench", "exec_bench_peer")
@@ -165,7 +165,7 @@ def bench_http(tmp):
     port = int(server.stdout.readline())
     cfg = os.path.join(tmp, "http.json")
     with open(cfg, "w") as f:
-        json.dump({
+        json.dump(run_as_root({
             "sallyport": 1, "server": {"name": "bench"},
             "limits": {"calls_per_session": 100000},
             "targets": {"api": {"type": "http",
@@ -174,7 +174,7 @@ def bench_http(tmp):
                        "target": "api", "scope": "read",
                        "http": {"method": "GET", "path": "/items/{id}"},
                        "params": {"id": {"type": "string"}}}],
-            "profiles": {"default": {"scopes": ["read"]}}}, f)
+            "profiles": {"default": {"scopes": ["read"]}}}), f)
     url = "http://127.0.0.1:%d/items/abc" % port
     try:
         sp_calls_c(cfg, "get_item", {"id": "abc"}, 100, 1)   # warm up
@@ -218,7 +218,7 @@ def bench_ssh(tmp):
     try:
         cfg = os.path.join(tmp, "ssh.json")
         with open(cfg, "w") as f:
-            json.dump({
+            json.dump(run_as_root({
                 "sallyport": 1, "server": {"name": "bench"},
                 "limits": {"calls_per_session": 100000},
                 "credentials": {"key": {
@@ -231,7 +231,7 @@ def bench_ssh(tmp):
                 "tools": [{"name": "echo", "description": "Bench.",
                            "target": "host", "scope": "run",
                            "ssh": {"argv": ["echo", "bench"]}}],
-                "profiles": {"default": {"scopes": ["run"]}}}, f)
+                "profiles": {"default": {"scopes": ["run"]}}}), f)
         sp_calls(cfg, "echo", {}, 20, 1)   # warm up
         sp = summary(*sp_calls(cfg, "echo", {}, SSH_N, 1))
         base = summary(*ssh_control_master(tmp, port))

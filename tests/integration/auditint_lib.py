@@ -7,7 +7,7 @@ import os
 import subprocess
 import threading
 
-from proc_lib import INITIALIZE, SP, request
+from proc_lib import INITIALIZE, SP, request, run_as_root
 
 CREDENTIAL = "tok-\"s3cr3t\"-$(id)-%2e%2e-\u00e9\u20ac-0123456789"
 
@@ -46,7 +46,7 @@ def policy(tmp, base_url, audit=True, key_file=None):
             doc["audit"]["key_file"] = key_file
     path = os.path.join(tmp, "policy.json")
     with open(path, "w") as f:
-        json.dump(doc, f)
+        json.dump(run_as_root(doc), f)
     return path
 
 

@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from proc_lib import (INITIALIZE, SP, check, confined_children, done,  # noqa
                       request, sp_env)
 from proc_lib import policy as proc_policy  # noqa: E402
+from proc_lib import run_as_root  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SSHD_FIXTURE = os.path.join(HERE, "sshd_fixture.sh")
@@ -173,7 +174,7 @@ def write_secret(tmp, name, data):
 def write_policy(tmp, doc):
     path = os.path.join(tmp, "policy.json")
     with open(path, "w") as f:
-        json.dump(doc, f)
+        json.dump(run_as_root(doc), f)
     return path
 
 

@@ -9,7 +9,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import request, tmpdir  # noqa: E402
+from proc_lib import request, run_as_root, tmpdir  # noqa: E402
 
 SRCDIR = os.environ.get("SP_SRCDIR", ".")
 TARGET = os.path.join(SRCDIR, "tests", "integration", "http_target.py")
@@ -74,7 +74,7 @@ def policy(tmp, port, limits=None, server=None):
     }
     path = os.path.join(tmp, "policy.json")
     with open(path, "w") as f:
-        json.dump(doc, f)
+        json.dump(run_as_root(doc), f)
     return path
 
 

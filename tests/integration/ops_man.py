@@ -13,7 +13,7 @@ import sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import check, done  # noqa
+from proc_lib import check, done, run_as_root  # noqa
 
 SRC = os.environ["SP_SRCDIR"]
 MAN = os.path.join(SRC, "docs", "sp.1")
@@ -134,12 +134,18 @@ def provoked(tmp):
     import json
     ok = os.path.join(tmp, "ok.json")
     with open(ok, "w") as f:
-        f.write('{"sallyport": 1, "profiles": {"a": {"scopes": []},'
-                ' "b": {"scopes": []}}}')
+        json.dump(run_as_root({"sallyport": 1, "profiles": {
+            "a": {"scopes": []}, "b": {"scopes": []}}}), f)
     unaudited = os.path.join(tmp, "unaudited.json")
     with open(unaudited, "w") as f:
-        json.dump({"sallyport": 1, "audit": {"path": os.path.join(
-            tmp, "no such dir", "audit.jsonl")}}, f)
+        json.dump(run_as_root({"sallyport": 1, "audit": {"path": os.path.join(
+            tmp, "no such dir", "audit.jsonl")}}), f)
+    # As root, sp mcp needs a server.run_as of the executor's own, and sp
+    # demo, whose policy cannot name one, refuses (sp.1, EXIT STATUS 78).
+    shared_uid = os.path.join(tmp, "shared-uid.json")
+    with open(shared_uid, "w") as f:
+        json.dump({"sallyport": 1, "server": {"run_as": "nobody"}}, f)
+    root = os.geteuid() == 0
     broken = os.path.join(tmp, "broken.jsonl")
     with open(broken, "w") as f:
         f.write('{"seq": 1, "kind": "session-start"}\n')
@@ -159,6 +165,7 @@ def provoked(tmp):
         ("mcp", ["mcp", "--config", ok, "--profile", "zz"], None, 64),
         ("mcp", ["mcp", "--config", unaudited], None, 70),
         ("mcp", ["mcp", "--frob"], None, 64),
+        ("mcp", ["mcp", "--config", shared_uid], None, 78 if root else 0),
         ("audit", ["audit", "verify", broken], None, 1),
         ("audit", ["audit", "verify", missing], None, 66),
         ("audit", ["audit", "verify", "--key", missing, broken], None, 66),
@@ -167,7 +174,7 @@ def provoked(tmp):
         ("connect", ["connect"], None, 64),
         ("connect", ["connect", sock], "closed", 74),
         ("demo", ["demo", "extra"], None, 64),
-        ("demo", ["demo"], None, 0),
+        ("demo", ["demo"], None, 78 if root else 0),
     ]
 
 

@@ -16,7 +16,7 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from exec_lib import HttpTarget  # noqa
 from proc_lib import (INITIALIZE, SP, check, confined_children, done,  # noqa
-                      request, sp_env, status_field)
+                      request, run_as_root, sp_env, status_field)
 
 TIMEOUT = 10
 # A value the target must see as one path segment, whatever it holds.
@@ -42,7 +42,7 @@ def write_policy(tmp, port, server=None, audit=True):
         doc["audit"] = {"path": os.path.join(tmp, "audit.jsonl")}
     path = os.path.join(tmp, "policy.json")
     with open(path, "w") as f:
-        json.dump(doc, f)
+        json.dump(run_as_root(doc), f)
     os.chmod(path, 0o644)
     return path
 
@@ -205,6 +205,7 @@ def test_run_as_root(tmp, target):
         check("run_as '%s': no session started, nothing reached the "
               "target" % user, session_starts(tmp) == [] and
               len(target.requests()) == before, target.requests()[before:])
+    test_run_as_shared_uid(tmp, target)
     cfg = write_policy(tmp, target.port, server={"run_as": "daemon"})
     p = subprocess.Popen([SP, "mcp", "--config", cfg],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -220,13 +221,42 @@ def test_run_as_root(tmp, target):
     check("run_as 'daemon': the executor runs as uid/gid 1 (all four), "
           "without supplementary groups",
           ids.get("executor") == ("1\t1\t1\t1", "1\t1\t1\t1", ""), ids)
-    check("and the frontend as nobody", ids.get("frontend") ==
+    check("and the frontend as nobody: two uids, neither shared",
+          ids.get("frontend") ==
           ("65534\t65534\t65534\t65534", "65534\t65534\t65534\t65534", ""),
           ids)
     check("and the call reached the target",
           p.returncode == 0 and answers(out).get(2, {}).get("result", {})
           .get("structuredContent", {}).get("outcome") == "ok",
           (p.returncode, out[-300:], err))
+
+
+def test_run_as_shared_uid(tmp, target):
+    """Issue 14 finding 7: as root the two children never share a uid.
+    The frontend is nobody, so a policy without run_as, or whose run_as
+    is nobody, is refused (78) before any child starts, naming the key."""
+    for case, user in (("no run_as", None), ("run_as 'nobody'", "nobody")):
+        audit = os.path.join(tmp, "audit.jsonl")
+        if os.path.exists(audit):
+            os.unlink(audit)
+        before = len(target.requests())
+        cfg = write_policy(tmp, target.port, server={"run_as": user})
+        with open(cfg) as f:
+            doc = json.load(f)
+        if user is None:
+            del doc["server"]["run_as"]
+        with open(cfg, "w") as f:
+            json.dump(doc, f)
+        status, out, err = over_pipe(cfg)
+        check("as root, %s: exit 78, nothing on stdout" % case,
+              status == 78 and out == b"", (status, out[-300:], err))
+        check("as root, %s: one line naming server.run_as and why" % case,
+              len(err.splitlines()) == 1 and "server.run_as" in err and
+              "must not share a uid" in err and
+              (user is None or "uid 65534" in err), err)
+        check("as root, %s: no session started, nothing reached the "
+              "target" % case, session_starts(tmp) == [] and
+              len(target.requests()) == before, target.requests()[before:])
 
 
 def test_audit_log_file(tmp, target):

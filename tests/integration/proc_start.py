@@ -49,13 +49,22 @@ def test_fds_and_confinement(tmp):
     fe, ex = links(kids["frontend"]), links(kids["executor"])
     stdin, stdout, stderr = pipe_of(p.stdin), pipe_of(p.stdout), \
         pipe_of(p.stderr)
-    check("frontend fd 0/1/2 are the client's stdin, stdout and stderr",
-          (fe.get(0), fe.get(1), fe.get(2)) == (stdin, stdout, stderr), fe)
-    check("executor fd 0 is /dev/null, fd 1 and 2 are stderr",
-          (ex.get(0), ex.get(1), ex.get(2)) ==
-          ("/dev/null", stderr, stderr), ex)
+    # Each child's stderr is a pipe of its own that the broker reads
+    # (broker/child_stderr.h), never the client's stderr itself.
+    broker = set(links(p.pid).values())
+    check("frontend fd 0/1 are the client's stdin and stdout, fd 2 a "
+          "pipe of its own to the broker",
+          (fe.get(0), fe.get(1)) == (stdin, stdout) and
+          fe.get(2, "").startswith("pipe:") and
+          fe.get(2) not in (stdin, stdout, stderr) and fe.get(2) in broker,
+          (fe, broker))
+    check("executor fd 0 is /dev/null, fd 1 and 2 its own pipe to the "
+          "broker", ex.get(0) == "/dev/null" and ex.get(1) == ex.get(2) and
+          ex.get(2, "").startswith("pipe:") and
+          ex.get(2) not in (fe.get(2), stderr) and ex.get(2) in broker,
+          (ex, broker))
     # The executor also holds libcurl's multi handle wakeup socketpair.
-    for role, fds, nfds in (("frontend", fe, 8), ("executor", ex, 10)):
+    for role, fds, nfds in (("frontend", fe, 9), ("executor", ex, 10)):
         extra = {fd: t for fd, t in fds.items() if 5 < fd < 8}
         pipes = set(extra.values())
         check("%s holds exactly fds 0-%d" % (role, nfds - 1), sorted(fds) ==
@@ -75,6 +84,10 @@ def test_fds_and_confinement(tmp):
         check("%s: Seccomp 2 and NoNewPrivs 1" % role,
               (status_field(pid, "Seccomp"), status_field(pid, "NoNewPrivs"))
               == ("2", "1"))
+    # The frontend's writer watches fd 1 for a hang-up with an epoll set
+    # holding fd 1 alone (frontend/writer.h, writer_watch_client).
+    check("frontend fd 8 is the writer's hang-up watch",
+          fe.get(8) == "anon_inode:[eventpoll]", fe)
     check("executor fds 8-9 are two more sockets (curl's wakeup pair)",
           ex.get(8, "").startswith("socket:") and
           ex.get(9, "").startswith("socket:") and ex[8] != ex[9], ex)
@@ -168,9 +181,21 @@ def test_embedded_default(tmp):
         return
     env = sp_env()
     env.pop("SP_CONFIG", None)
+    kw = {}
+    if os.geteuid() == 0:
+        # It names no server.run_as, which root needs (the children must
+        # not share a uid): refused; then as an unprivileged user.
+        p = subprocess.Popen([SP, "mcp"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=env, cwd="/")
+        status, out, err = finish(p, INITIALIZE)
+        check("no policy anywhere, as root: refused with 78 naming "
+              "server.run_as", status == 78 and out == b"" and
+              "server.run_as" in err, (status, out, err))
+        kw = {"user": 65534, "group": 65534, "extra_groups": []}
     p = subprocess.Popen([SP, "mcp"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         env=env, cwd=tmp)
+                         env=env, cwd="/", **kw)
     status, out, err = finish(p, INITIALIZE + request(1, "tools/list"))
     lines = out.splitlines()
     check("no policy anywhere: the embedded default, said on stderr",

@@ -8,8 +8,8 @@ import { mkdtempSync, openSync, writeFileSync, closeSync, writeSync,
   mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { check, finish, jsonLines as requests, loadSdk, sp, startTarget }
-  from './sdk_lib.mjs';
+import { check, finish, jsonLines as requests, loadSdk, serverSection, sp,
+  startTarget } from './sdk_lib.mjs';
 
 const sdk = await loadSdk();
 
@@ -20,7 +20,7 @@ function writePolicy(dir, port) {
   closeSync(fd);
   const policy = {
     sallyport: 1,
-    server: { name: 'sdk-test' },
+    server: serverSection('sdk-test'),
     limits: { call_timeout_ms: 5000 },
     audit: { path: join(dir, 'audit.jsonl') },
     credentials: { 'api-token': { type: 'bearer', file: token } },

@@ -12,8 +12,8 @@ import { mkdtempSync, openSync, readFileSync, writeFileSync, closeSync,
   writeSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { check, finish, jsonLines as events, loadSdk, sp, startTarget }
-  from './sdk_lib.mjs';
+import { check, finish, jsonLines as events, loadSdk, serverSection, sp,
+  startTarget } from './sdk_lib.mjs';
 
 // sp was built with AddressSanitizer (the binary names __asan_init).
 function sanitized() {
@@ -40,7 +40,7 @@ function writePolicy(dir, port) {
   closeSync(fd);
   const policy = {
     sallyport: 1,
-    server: { name: 'sdk-interop' },
+    server: serverSection('sdk-interop'),
     limits: { call_timeout_ms: 8000, max_inflight: 1 },
     audit: { path: join(dir, 'audit.jsonl') },
     credentials: { 'api-token': { type: 'bearer', file: token } },

@@ -3,12 +3,16 @@
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "broker/audit_event.h"
+#include "broker/audit_log.h"
 #include "common/record.h"
 #include "policy/policy.h"
+#include "tests/unit/audit_fixture.h"
 
 /*
  * A catalog of two tools on two targets: tool 0 "get_item" (read-only,
@@ -227,4 +231,161 @@ Test(audit_event, rejection_keeps_frame_code_reason_and_hash_only)
 	    "abababababababababababababababababababababababababababababababab"
 	    "\"}");
 	free(s);
+}
+
+/* A fresh log in a private directory; *path is kept for reading back. */
+static struct audit_log *
+open_log(char *path, size_t size)
+{
+	char dir[128];
+	struct audit_log *log;
+
+	fixture_tmpdir(dir, sizeof(dir));
+	(void)snprintf(path, size, "%s/audit.jsonl", dir);
+	log = audit_log_open(path, NULL, 0, "fold-test");
+	cr_assert_not_null(log);
+	return log;
+}
+
+/* The records of the file, parsed, and the file and its directory
+ * removed; the caller deletes the array. */
+static cJSON *
+read_records(const char *path)
+{
+	cJSON *all = cJSON_CreateArray(), *rec;
+	size_t len;
+	char *data = fixture_read_file(path, &len), *line, *save = NULL;
+	char dir[192];
+
+	(void)snprintf(dir, sizeof(dir), "%s", path);
+
+	for (line = strtok_r(data, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		cr_assert_not_null(rec = cJSON_Parse(line));
+		cJSON_AddItemToArray(all, rec);
+	}
+	free(data);
+	cr_assert_eq(unlink(path), 0);
+	*strrchr(dir, '/') = '\0';
+	cr_assert_eq(rmdir(dir), 0);
+	return all;
+}
+
+static double
+number(const cJSON *rec, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+static const char *
+string(const cJSON *rec, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, key);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* A rejection of frame n: reason, code and a hash that differs by frame. */
+static enum audit_event_fate
+reject(struct audit_event_session *as, struct audit_log *log,
+    const struct policy *p, uint64_t n, const char *reason, int32_t code)
+{
+	struct record_audit_event ev = { .kind = RECORD_AUDIT_REJECTION,
+	    .flags = AUDIT_HAS_SHA256, .frame_no = n, .code = code,
+	    .reason = { (char *)reason, strlen(reason) } };
+	struct audit_event_plan plan;
+
+	memset(ev.sha256, (int)(n & 0xff), sizeof(ev.sha256));
+	cr_assert(audit_event_plan(p, "frontend", &ev, &plan));
+	return audit_event_write(as, log, p, "frontend", &ev, &plan);
+}
+
+Test(audit_event, identical_rejections_fold_into_one_count)
+{
+	struct audit_event_session as;
+	struct audit_log *log;
+	struct fixture f;
+	char path[192];
+	cJSON *recs, *r;
+	uint64_t i;
+
+	fixture_init(&f);
+	memset(&as, 0, sizeof(as));
+	log = open_log(path, sizeof(path));
+	cr_assert_eq(reject(&as, log, &f.policy, 1, "invalid-arguments", 0),
+	    AUDIT_EVENT_WRITTEN);
+	for (i = 2; i <= 1000; i++)
+		cr_assert_eq(reject(&as, log, &f.policy, i,
+		    "invalid-arguments", 0), AUDIT_EVENT_FOLDED);
+	/* same reason, another code: not the same rejection */
+	cr_assert_eq(reject(&as, log, &f.policy, 1001, "invalid-arguments",
+	    -32602), AUDIT_EVENT_WRITTEN);
+	cr_assert_eq(reject(&as, log, &f.policy, 1002, "invalid-arguments",
+	    -32602), AUDIT_EVENT_FOLDED);
+	cr_assert(audit_event_flush(&as, log));
+	cr_assert(audit_event_flush(&as, log), "twice: nothing more");
+	cr_assert(audit_log_close(log));
+	recs = read_records(path);
+	cr_assert_eq(cJSON_GetArraySize(recs), 4);
+	r = cJSON_GetArrayItem(recs, 0);
+	cr_assert_eq(number(r, "frame"), 1);
+	cr_assert_eq(number(r, "repeated"), -1, "the first is as it was");
+	r = cJSON_GetArrayItem(recs, 1);
+	cr_assert_str_eq(string(r, "reason"), "invalid-arguments");
+	cr_assert_eq(number(r, "repeated"), 999);
+	cr_assert_eq(number(r, "frame"), 1000, "the last of the run");
+	cr_assert_str_eq(string(r, "sha256"), "e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8"
+	    "e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8");
+	cr_assert_eq(number(r, "code"), 0);
+	r = cJSON_GetArrayItem(recs, 3);
+	cr_assert_eq(number(r, "repeated"), 1);
+	cr_assert_eq(number(r, "code"), -32602);
+	cr_assert_eq(as.dropped, 0);
+	cJSON_Delete(recs);
+}
+
+Test(audit_event, notes_past_the_budget_are_dropped_and_calls_still_written)
+{
+	struct record_text shapes[2] = { { (char *)"\"string(3)\"", 11 },
+	    { (char *)"\"\\u2026\"", 8 } };
+	struct record_audit_event intent = { .kind = RECORD_AUDIT_INTENT,
+	    .call_id = 7, .tool_index = 0, .shapes = shapes,
+	    .shape_count = 2 };
+	struct audit_event_session as;
+	struct audit_event_plan plan;
+	struct audit_log *log;
+	struct fixture f;
+	char path[192];
+	uint64_t n = 0;
+	cJSON *recs, *last;
+
+	fixture_init(&f);
+	memset(&as, 0, sizeof(as));
+	log = open_log(path, sizeof(path));
+	/* two reasons in turn: nothing folds; some 300 bytes a record */
+	while (!audit_event_notes_spent(&as)) {
+		cr_assert_lt(n, AUDIT_EVENT_NOTES_MAX / 64, "never spent");
+		cr_assert_eq(reject(&as, log, &f.policy, n, n % 2 ?
+		    "scope-denied" : "parse-error", n % 2 ? 0 : -32700),
+		    AUDIT_EVENT_WRITTEN);
+		n++;
+	}
+	cr_assert_geq(audit_log_bytes(log), AUDIT_EVENT_NOTES_MAX);
+	cr_assert_lt(audit_log_bytes(log), AUDIT_EVENT_NOTES_MAX + 1024);
+	cr_assert_eq(reject(&as, log, &f.policy, n, n % 2 ? "scope-denied" :
+	    "parse-error", n % 2 ? 0 : -32700), AUDIT_EVENT_DROPPED);
+	cr_assert_eq(as.dropped, 1);
+	cr_assert(audit_event_plan(&f.policy, "executor", &intent, &plan));
+	cr_assert_not(plan.note);
+	cr_assert_eq(audit_event_write(&as, log, &f.policy, "executor",
+	    &intent, &plan), AUDIT_EVENT_WRITTEN, "an intent is never dropped");
+	cr_assert(audit_log_close(log));
+	recs = read_records(path);
+	cr_assert_eq(cJSON_GetArraySize(recs), (int)n + 1);
+	last = cJSON_GetArrayItem(recs, (int)n);
+	cr_assert_str_eq(string(last, "kind"), "intent");
+	cr_assert_eq(number(last, "call"), 7);
+	cJSON_Delete(recs);
 }

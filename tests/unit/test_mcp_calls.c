@@ -349,6 +349,45 @@ check_cancellation_audit(size_t n, uint64_t call_id, bool started)
 	record_audit_event_free(&ev);
 }
 
+Test(calls, a_lost_client_cancels_what_runs_and_starts_nothing)
+{
+	static const struct harness_limits two = { "close", 2, 200, 16000 };
+
+	harness_restart(&two);
+	call("1", "get_item", "{\"id\":1}");
+	call("2", "get_item", "{\"id\":2}");
+	cancel("2");
+	call("3", "get_item", "{\"id\":3}");	/* waits for a slot */
+	harness_clear(&h);
+	cr_assert(mcp_session_client_lost(h.s, &h.out));
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 1,
+	    "one cancel: call 2 was cancelled already");
+	check_cancel_record(0, 1);
+	cr_assert(mcp_session_should_close(h.s));
+	cr_assert_eq(mcp_session_exit_status(h.s), MCP_EXIT_CLIENT_GONE);
+	cr_assert_not(mcp_session_may_read(h.s, 0));
+	harness_clear(&h);
+	feed_result(1, RECORD_OUTCOME_UNKNOWN, RESULT_STARTED |
+	    RESULT_REQUEST_SENT);
+	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 0, "nobody to answer");
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0,
+	    "the waiting call never starts");
+	check_cancellation_audit(0, 1, true);
+	feed_result(2, RECORD_OUTCOME_FAILED, 0);
+	cr_assert_eq(mcp_session_inflight(h.s), 0);
+	harness_clear(&h);
+	call("4", "get_item", "{\"id\":4}");
+	cr_assert_eq(h.out.count, 0, "no frame is handled any more");
+}
+
+Test(calls, a_lost_client_keeps_an_earlier_exit_status)
+{
+	harness_feed(&h, "{\"jsonrpc\": \xc3\xa9}");	/* on_invalid close */
+	cr_assert_eq(mcp_session_exit_status(h.s), MCP_EXIT_MALFORMED);
+	cr_assert(mcp_session_client_lost(h.s, &h.out));
+	cr_assert_eq(mcp_session_exit_status(h.s), MCP_EXIT_MALFORMED);
+}
+
 Test(calls, cancel_sends_a_cancel_record_and_no_response_ever)
 {
 	call("11", "get_item", "{\"id\":1}");
@@ -569,6 +608,54 @@ Test(limits, calls_per_session_is_a_budget)
 	harness_audit(&h, 0, &ev);
 	cr_assert_str_eq(ev.reason.ptr, "budget-spent");
 	record_audit_event_free(&ev);
+}
+
+Test(limits, refused_calls_spend_the_budget_too)
+{
+	static const struct harness_limits three = { "close", 4, 3, 16000 };
+	struct record_audit_event ev;
+	cJSON *sc;
+
+	harness_restart(&three);
+	call("1", "get_item", "{\"id\":\"$(id)\"}");	/* invalid */
+	call("2", "create_item", "{\"name\":\"x\",\"qty\":2}"); /* scope */
+	call("3", "no_such_tool", "{}");		/* -32602 */
+	harness_clear(&h);
+	call("4", "get_item", "{\"id\":1}");
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0,
+	    "three refused calls spent a budget of three");
+	sc = error_result(0, "denied");
+	cr_assert_str_eq(sc_string(sc, "message"), "this session's budget of "
+	    "3 calls is spent; start a new session");
+	cJSON_Delete(sc);
+	harness_audit(&h, 0, &ev);
+	cr_assert_str_eq(ev.reason.ptr, "budget-spent");
+	record_audit_event_free(&ev);
+	cr_assert_not(mcp_session_should_close(h.s));
+}
+
+Test(limits, calls_long_past_the_budget_close_the_session)
+{
+	static const struct harness_limits one = { "close", 4, 1, 16000 };
+	int i;
+
+	harness_restart(&one);
+	call("0", "get_item", "{\"id\":1}");
+	for (i = 1; i < MCP_OVER_BUDGET_MAX; i++)
+		call("\"-x\"", "get_item", "{\"id\":1}");
+	cr_assert_not(mcp_session_should_close(h.s), "%d past: still open",
+	    MCP_OVER_BUDGET_MAX - 1);
+	harness_clear(&h);
+	call("\"-x\"", "get_item", "{\"id\":1}");
+	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 1, "answered, then");
+	cr_assert(mcp_session_should_close(h.s));
+	cr_assert_eq(mcp_session_exit_status(h.s), MCP_EXIT_BUDGET);
+	harness_clear(&h);
+	call("\"-y\"", "get_item", "{\"id\":1}");
+	cr_assert_eq(h.out.count, 0, "a closed session reads nothing more");
+	cr_assert_eq(mcp_session_inflight(h.s), 1, "the first call still runs");
+	feed_result(1, RECORD_OUTCOME_OK, 0);
+	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 1, "and is answered");
 }
 
 /* 40 tools with 60-character names: more than one message should list. */

@@ -225,6 +225,16 @@ Test(catalog, a_title_is_listed_and_fingerprinted)
 	assert_fingerprint_differs(&c, "a title");
 }
 
+/* Letting a value lead an argv element with '-' changes what may run. */
+Test(catalog, allow_leading_dash_is_fingerprinted)
+{
+	struct policy_copy c;
+
+	copy_fixture(&c);
+	c.params[0].allow_leading_dash = true;
+	assert_fingerprint_differs(&c, "allow_leading_dash");
+}
+
 Test(catalog, fingerprint_ignores_param_order)
 {
 	uint8_t a[HASH_SHA256_LEN], b[HASH_SHA256_LEN];

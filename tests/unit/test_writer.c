@@ -8,6 +8,7 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -158,5 +159,94 @@ Test(writer, a_full_fd_arms_one_event_and_the_rest_leaves_in_order)
 	writer_free(w);
 	close(sv[0]);
 	close(sv[1]);
+	event_base_free(base);
+}
+
+static int lost_calls;
+
+static void
+on_lost(void *arg)
+{
+	(void)arg;
+	lost_calls++;
+}
+
+/* A pipe whose read end is closed while nothing is written: told at once,
+ * once, from the loop. */
+Test(writer, a_closed_pipe_is_seen_while_idle)
+{
+	struct event_base *base = event_base_new();
+	struct calls calls = { 0, 0 };
+	struct writer *w;
+	int fds[2];
+
+	cr_assert_eq(pipe(fds), 0);
+	w = writer_new(base, fds[1], on_drained, on_finished, &calls);
+	cr_assert(writer_watch_client(w, on_lost));
+	(void)event_base_loop(base, EVLOOP_NONBLOCK);
+	cr_assert(writer_client_alive(w));
+	cr_assert_eq(lost_calls, 0, "a pipe someone reads is not lost");
+	close(fds[0]);
+	(void)event_base_loop(base, EVLOOP_NONBLOCK);
+	cr_assert_eq(lost_calls, 1, "the hang-up woke the loop");
+	cr_assert_not(writer_client_alive(w));
+	cr_assert_not(writer_send(w, lines[0], strlen(lines[0])));
+	(void)event_base_loop(base, EVLOOP_NONBLOCK);
+	cr_assert_eq(lost_calls, 1, "told once");
+	writer_finish(w);
+	cr_assert_eq(calls.finished, 1, "nothing left to write");
+	writer_free(w);
+	close(fds[1]);
+	event_base_free(base);
+}
+
+/* Asked before acting: true until the reader is gone, false at once
+ * after, before the loop ran; then lost comes from the loop. */
+Test(writer, alive_is_asked_now_not_when_the_loop_runs)
+{
+	struct event_base *base = event_base_new();
+	struct calls calls = { 0, 0 };
+	struct writer *w;
+	int sv[2];
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	w = writer_new(base, sv[0], on_drained, on_finished, &calls);
+	cr_assert(writer_watch_client(w, on_lost));
+	cr_assert_eq(send(sv[1], "x", 1, 0), 1);
+	cr_assert(writer_client_alive(w), "input on the fd is not a hang-up");
+	cr_assert_eq(shutdown(sv[1], SHUT_WR), 0);
+	cr_assert(writer_client_alive(w), "nor the end of the peer's output");
+	close(sv[1]);
+	cr_assert_not(writer_client_alive(w));
+	cr_assert_eq(lost_calls, 0, "not from inside the question");
+	(void)event_base_loop(base, EVLOOP_NONBLOCK);
+	cr_assert_eq(lost_calls, 1);
+	writer_free(w);
+	close(sv[0]);
+	event_base_free(base);
+}
+
+/* A write that fails with EPIPE tells lost from the loop, not from
+ * inside writer_flush(). */
+Test(writer, a_failed_write_tells_lost_from_the_loop)
+{
+	struct event_base *base = event_base_new();
+	struct calls calls = { 0, 0 };
+	struct writer *w;
+	int fds[2];
+
+	signal(SIGPIPE, SIG_IGN);
+	cr_assert_eq(pipe(fds), 0);
+	w = writer_new(base, fds[1], on_drained, on_finished, &calls);
+	cr_assert(writer_watch_client(w, on_lost));
+	close(fds[0]);
+	cr_assert(writer_send(w, lines[1], strlen(lines[1])));
+	writer_flush(w);
+	cr_assert_eq(writer_queued(w), 0, "dropped");
+	cr_assert_eq(lost_calls, 0);
+	(void)event_base_loop(base, EVLOOP_NONBLOCK);
+	cr_assert_eq(lost_calls, 1);
+	writer_free(w);
+	close(fds[1]);
 	event_base_free(base);
 }
