@@ -39,6 +39,7 @@ struct audit_log {
 	struct audit_tail own_tail;
 	char *own_line;			/* owned: that line, '\n' last */
 	size_t own_line_len;
+	cJSON *held_start;		/* owned: session-start not yet written */
 	uint64_t bytes;			/* appended by this handle */
 };
 
@@ -125,6 +126,10 @@ audit_log_open(const char *path, const uint8_t *key, size_t key_len,
 	memcpy(log->session, session, strlen(session) + 1);	/* checked above */
 	audit_chain_genesis(log->last_hash);
 	log->last_sync_ms = audit_log_now_ms();
+	/* glibc's gmtime_r() reads the zone file at its first call: make
+	 * that call now, since the first record may come after the broker's
+	 * confinement (session-start is written late). */
+	tzset();
 	if ((log->fd = audit_log_open_file(path)) == -1) {
 		audit_log_close(log);
 		return NULL;
@@ -533,7 +538,14 @@ audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
 		log_error("flock: %s", strerror(errno));
 		return false;
 	}
-	ok = audit_log_append_locked(log, kind, members);
+	/* the held session-start goes first, in the same locked turn */
+	ok = log->held_start == NULL || audit_log_append_locked(log,
+	    "session-start", log->held_start);
+	if (ok && log->held_start != NULL) {
+		cJSON_Delete(log->held_start);	/* it is in the file */
+		log->held_start = NULL;
+	}
+	ok = ok && audit_log_append_locked(log, kind, members);
 	if (flock(log->fd, LOCK_UN) == -1)
 		log_error("flock unlock: %s", strerror(errno));
 	if (!ok)
@@ -543,6 +555,44 @@ audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
 	if (durable)
 		return audit_log_sync(log, audit_log_now_ms());
 	return audit_log_tick(log, audit_log_now_ms());
+}
+
+bool
+audit_log_hold_start(struct audit_log *log, const cJSON *members)
+{
+	if (!audit_log_members_ok(members)) {
+		log_error("bad session-start members");
+		return false;
+	}
+	cJSON_Delete(log->held_start);
+	if ((log->held_start = cJSON_Duplicate(members, true)) == NULL) {
+		log_error("out of memory");
+		return false;
+	}
+	return true;
+}
+
+bool
+audit_log_begin(struct audit_log *log)
+{
+	cJSON *start = log->held_start;
+	bool ok;
+
+	if (start == NULL)
+		return true;
+	log->held_start = NULL;
+	ok = audit_log_append(log, "session-start", start, true);
+	if (!ok)
+		log->held_start = start;	/* the next record tries again */
+	else
+		cJSON_Delete(start);
+	return ok;
+}
+
+bool
+audit_log_start_held(const struct audit_log *log)
+{
+	return log->held_start != NULL;
 }
 
 bool
@@ -583,6 +633,7 @@ audit_log_close(struct audit_log *log)
 		free(log->key);
 	}
 	free(log->own_line);
+	cJSON_Delete(log->held_start);
 	free(log);
 	return ok;
 }

@@ -78,7 +78,7 @@ def no_intent_no_action(tool):
           recs)
 
 
-def wait_for_execution(log, n, seconds=5.0):
+def wait_for_execution(log, n, seconds=60.0):
     """True once the execution record of the call whose audited n is n is
     in the log."""
     deadline = time.monotonic() + seconds
@@ -113,17 +113,19 @@ def held_until_acked(tool, mutating):
     finish(p)
     target.stop()
     check("%s: the call ran" % tool, outcome(got.get(1)) == "ok", got)
-    # The hook acks 400 ms late by a libevent timer, which may fire a
-    # coarse-clock tick (a few ms) early as seen from this process: 350 ms
-    # still proves the wait, and a read-only call takes a few ms.
+    # The hook acks 3000 ms late by a libevent timer, which may fire a
+    # coarse-clock tick (a few ms) early as seen from this process: 2900 ms
+    # still proves the wait, and a read-only call takes a few ms -- far
+    # below that even on a loaded machine (the hook's delay is long so
+    # that the read-only bound is generous, not a race).
     if mutating:
-        check("%s: the result waited for the late ack (%.0f ms >= 350)" %
-              (tool, elapsed * 1000), elapsed >= 0.35, elapsed)
+        check("%s: the result waited for the late ack (%.0f ms >= 2900)" %
+              (tool, elapsed * 1000), elapsed >= 2.9, elapsed)
         check("%s: its execution record was in the file before the result"
               % tool, any(r["kind"] == "execution" for r in recs), recs)
     else:
-        check("%s: a read-only result does not wait (%.0f ms < 350)" %
-              (tool, elapsed * 1000), elapsed < 0.35, elapsed)
+        check("%s: a read-only result does not wait (%.0f ms < 2900)" %
+              (tool, elapsed * 1000), elapsed < 2.9, elapsed)
 
 
 def main():

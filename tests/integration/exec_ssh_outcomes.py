@@ -19,7 +19,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from exec_lib import Session, sshd_fixture, structured, write_policy  # noqa
-from proc_lib import check, done, tmpdir  # noqa
+from proc_lib import check, done, skip, tmpdir  # noqa
 
 PAD = "p" * 3000          # makes the exec request the client's only big write
 EXEC_MIN = 2500           # bytes in one client write: the exec request
@@ -237,7 +237,8 @@ def phase_host_name(tmp, sshd_port):
     first = socket.getaddrinfo("localhost", sshd_port,
                                type=socket.SOCK_STREAM)[0][4][0]
     if first != "127.0.0.1":  # the fixture listens there only
-        check("# SKIP localhost resolves to %s first" % first, True)
+        skip("a policy naming its host (localhost)",
+             "localhost resolves to %s first" % first)
         return
     with open(os.path.join(tmp, "host_key.pub")) as f:
         host_key = " ".join(f.read().split()[:2])

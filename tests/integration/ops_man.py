@@ -13,7 +13,7 @@ import sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import check, done, run_as_root  # noqa
+from proc_lib import check, done, run_as_root, skip  # noqa
 
 SRC = os.environ["SP_SRCDIR"]
 MAN = os.path.join(SRC, "docs", "sp.1")
@@ -88,7 +88,8 @@ def test_config(man):
 
 def test_render():
     if shutil.which("man") is None:
-        print("# skip: man not installed (package man-db)")
+        skip("the pages render with man",
+             "man not installed (package man-db)")
         return
     env = dict(os.environ, MANWIDTH="80", LC_ALL="C.UTF-8", MANPAGER="cat",
                PAGER="cat")

@@ -176,24 +176,93 @@ Test(ssh_conn, several_calls_run_at_once_on_one_connection)
 	cr_assert_eq(sshd_log_count(&sshd, "Accepted publickey"), 1);
 }
 
+/* How many calls have announced themselves (dir/r.N) and not yet left;
+ * *first is one of them. */
+static int
+markers(const char *dir, int *first)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert_not_null(d);
+	*first = -1;
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, "r.", 2) == 0) {
+			if (*first < 0)
+				*first = atoi(e->d_name + 2);
+			n++;
+		}
+	closedir(d);
+	return n;
+}
+
+/* Runs the loop until exactly want calls are in, at most 40 s (the suite
+ * allows 60); never more than limit at once.  Returns one of them. */
+static int
+await_running(const char *dir, int want, int limit)
+{
+	int n = 0, first, i;
+
+	for (i = 0; i < 800; i++) {
+		n = markers(dir, &first);
+		cr_assert_leq(n, limit, "%d calls ran at once, the limit is %d",
+		    n, limit);
+		if (n == want)
+			return first;
+		run_loop_for(base, 50);
+	}
+	cr_assert_fail("%d of the %d calls expected ran at once within 40 s",
+	    n, want);
+	return -1;
+}
+
+/*
+ * Five calls, two channels: each announces itself and holds until the
+ * test opens its gate.  Two must run at once (not one at a time): an
+ * event, awaited.  Never three: the first pair is held while the loop
+ * runs 2 s more, time for the three queued calls to open one after the
+ * other if nothing held them back (a queued call shows no event of its
+ * own); and at each release exactly one queued call comes in.
+ */
 Test(ssh_conn, calls_beyond_the_channel_limit_wait_their_turn)
 {
+	struct ssh_request req = { .output_limit = 4096,
+	    .timeout_ms = 120000 };
 	struct call_result rs[5];
-	char dir[300], cmds[5][600];
-	int t, i;
+	char dir[300], cmds[5][600], gate[400], want[64];
+	int t, i, released, first, fd;
 
 	ssh_engine_free(engine);
 	event_base_free(base);
 	start_engine(30, 2);
 	t = add_target("user_ed25519");
-	/* each counts the commands running beside it, itself included */
 	rendezvous_dir(dir, sizeof(dir));
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 5; i++) {
 		snprintf(cmds[i], sizeof(cmds[i]), "d='%s'; touch $d/r.%d; "
-		    "sleep 0.3; c=$(ls $d | wc -l); sleep 0.2; rm $d/r.%d; "
-		    "echo \"$c call %d\"", dir, i, i, i);
-	run_parallel(t, rs, cmds, 5);
-	cr_assert_leq(parallel_counts(rs, 5), 2);
+		    "n=0; while [ ! -e $d/g.%d ] && [ $n -lt 2400 ]; "
+		    "do sleep 0.05; n=$((n + 1)); done; rm $d/r.%d; "
+		    "echo \"released call %d\"", dir, i, i, i, i);
+		req.command = cmds[i];
+		memset(&rs[i], 0, sizeof(rs[i]));
+		cr_assert_not_null(ssh_call_start(engine, t, &req,
+		    result_store, &rs[i]));
+	}
+	(void)await_running(dir, 2, 2);
+	run_loop_for(base, 2000);
+	for (released = 0; released < 5; released++) {
+		first = await_running(dir, released < 4 ? 2 : 1, 2);
+		snprintf(gate, sizeof(gate), "%s/g.%d", dir, first);
+		cr_assert_geq(fd = open(gate, O_WRONLY | O_CREAT, 0600), 0);
+		close(fd);
+		loop_until_done(base, &rs[first], 1);
+	}
+	for (i = 0; i < 5; i++) {
+		snprintf(want, sizeof(want), "released call %d\n", i);
+		assert_ok_output(&rs[i], want);
+		result_clear(&rs[i]);
+	}
+	cr_assert_eq(sshd_log_count(&sshd, "Accepted publickey"), 1);
 }
 
 /* Pids whose parent is ppid (sshd's per-connection processes). */
