@@ -26,7 +26,7 @@ enum child_slot { CHILD_FRONTEND = 0, CHILD_EXECUTOR = 1, CHILD_COUNT = 2 };
 
 /* A started child; control is the broker's end of its channel (owned). */
 struct child {
-	const char *role;	/* "frontend" or "executor", static */
+	enum record_role role;	/* RECORD_ROLE_FRONTEND or _EXECUTOR */
 	pid_t pid;		/* 0 once reaped */
 	int control;		/* -1 once closed */
 	int err;		/* read end of its stderr pipe, -1 once

@@ -229,7 +229,7 @@ mcp_confine(struct mcp_session *s)
 		pids[i] = s->kids[i].pid;
 	if (!sandbox_no_new_privs())
 		missing = "no-new-privs";
-	else if (!sandbox_load_filter(SANDBOX_ROLE_BROKER, pids, CHILD_COUNT))
+	else if (!sandbox_load_filter(RECORD_ROLE_BROKER, pids, CHILD_COUNT))
 		missing = "seccomp filter";
 	if (missing == NULL)
 		return true;

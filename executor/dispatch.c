@@ -74,7 +74,8 @@ dispatch_call_find(struct dispatch *d, uint64_t call_id)
 static void
 dispatch_send_result(struct dispatch_call *c)
 {
-	if (!child_send_record(CHILD_FD_ACTION, &c->result)) {
+	if (!channel_send_encoded(c->d->ctx->chan, RECORD_ROLE_FRONTEND,
+	    buf_ptr(&c->result), buf_len(&c->result))) {
 		log_error("call %llu not answered",
 		    (unsigned long long)c->call_id);
 		c->d->status = SP_EXIT_INTERNAL;
@@ -92,7 +93,8 @@ static void
 dispatch_send_result_then_audit(struct dispatch_call *c,
     enum record_outcome outcome, int32_t status, uint64_t duration_us)
 {
-	if (!child_send_record(CHILD_FD_ACTION, &c->result)) {
+	if (!channel_send_encoded(c->d->ctx->chan, RECORD_ROLE_FRONTEND,
+	    buf_ptr(&c->result), buf_len(&c->result))) {
 		log_error("call %llu not answered",
 		    (unsigned long long)c->call_id);
 		c->d->status = SP_EXIT_INTERNAL;

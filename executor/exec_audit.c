@@ -69,14 +69,8 @@ static bool
 exec_audit_send(const struct dispatch_call *c,
     const struct record_audit_event *ev)
 {
-	struct buf out;
-	bool ok;
-
-	buf_init_writer(&out, RECORD_MAX_BYTES);
-	ok = record_audit_event_encode(ev, &c->d->ctx->limits, &out) ==
-	    RECORD_OK && child_send_record(CHILD_FD_CONTROL, &out);
-	buf_free(&out);
-	return ok;
+	return channel_send(c->d->ctx->chan, RECORD_ROLE_BROKER,
+	    RECORD_AUDIT_EVENT, ev);
 }
 
 /* The shapes of c's arguments, rendered on first use and kept in c. */

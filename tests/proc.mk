@@ -14,6 +14,7 @@ PROC_TESTS = \
 	tests/integration/proc_kill.py \
 	tests/integration/proc_executor.py \
 	tests/integration/proc_peer.py \
+	tests/integration/proc_channel.py \
 	tests/integration/proc_bench.py
 TESTS += $(PROC_TESTS)
 EXTRA_DIST += $(PROC_TESTS) tests/integration/proc_lib.py
