@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "broker/child_role.h"
+#include "child/child.h"
 #include "broker/child_stderr.h"
 #include "broker/children.h"
 #include "common/log.h"

@@ -1,8 +1,8 @@
 /*
- * Starting the two children of a session (DESIGN.md section 1,
+ * Starting the two children of a session (docs/design.md section 1,
  * invariants 5 and 7): the broker forks and execs itself
  * (/proc/self/exe) as `sp .frontend PROFILE` and `sp .executor PROFILE`,
- * each with exactly the fds of broker/child_role.h:
+ * each with exactly the fds of child/child.h:
  *
  *   frontend  0 client's stdin  1 client's stdout  2 its stderr pipe
  *   executor  0 /dev/null       1 its stderr pipe  2 its stderr pipe

@@ -1,5 +1,5 @@
 /*
- * sp demo (DESIGN.md section 3): a real MCP session through Sallyport,
+ * sp demo (docs/design.md section 3): a real MCP session through Sallyport,
  * with nothing to set up.  A local HTTP target (broker/demo_target.h, in a
  * child process on 127.0.0.1, a free port) stands for an API that wants
  * a bearer token; a temporary directory holds the token (0600), the

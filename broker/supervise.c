@@ -16,12 +16,12 @@
 #include <event2/event.h>
 
 #include "broker/audit_event.h"
-#include "broker/child_role.h"
+#include "child/child.h"
 #include "broker/child_stderr.h"
 #include "broker/open_calls.h"
 #include "broker/commands.h"
 #include "broker/supervise.h"
-#include "broker/test_hook.h"
+#include "child/test_hook.h"
 #include "common/channel.h"
 #include "common/log.h"
 #include "common/spawn.h"

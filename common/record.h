@@ -262,7 +262,7 @@ const char *record_role_name(enum record_role role);
 
 /*
  * The argument that starts a child in its role, `sp .frontend PROFILE`
- * (broker/child_role.h); NULL for the broker and any other value.
+ * (child/child.h); NULL for the broker and any other value.
  */
 const char *record_role_argv(enum record_role role);
 

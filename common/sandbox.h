@@ -1,5 +1,5 @@
 /*
- * Confinement of the three Sallyport processes (DESIGN.md section 1,
+ * Confinement of the three Sallyport processes (docs/design.md section 1,
  * invariant 5).  A child, freshly exec'd with its fds already placed by
  * spawn_place_fds() (common/spawn.h), does in this order:
  *

@@ -12,7 +12,7 @@
 
 #include <event2/event.h>
 
-#include "broker/commands.h"
+#include "common/exit.h"
 #include "common/log.h"
 #include "executor/dispatch_int.h"
 
@@ -84,7 +84,7 @@ dispatch_send_result(struct dispatch_call *c)
 }
 
 /*
- * A read-only tool's execution record is not waited for (DESIGN.md
+ * A read-only tool's execution record is not waited for (docs/design.md
  * section 6: written at once, synced in groups), so the result goes
  * first: the frontend wakes while the broker is still being woken for
  * the record, one wake-up earlier on the client's path.
@@ -121,7 +121,7 @@ dispatch_on_record_timeout(evutil_socket_t fd, short what, void *arg)
 }
 
 /* A mutating tool's result waits for its synced execution record
- * (DESIGN.md section 6). */
+ * (docs/design.md section 6). */
 static void
 dispatch_hold_result(struct dispatch_call *c)
 {

@@ -1,9 +1,9 @@
 /*
  * The executor's audit events, sent to the broker on the control
- * channel (DESIGN.md section 6):
+ * channel (docs/design.md section 6):
  *
  *   INTENT     before acting: call id, tool index, and one shape per
- *              param, each the compact JSON of broker/audit_args.h's
+ *              param, each the compact JSON of policy/audit_args.h's
  *              rendering ("\"string(36)\"", "42", "\"…1234\""), so the
  *              broker can parse it back and never sees a raw value the
  *              param did not allow.  The call then waits for the
@@ -22,7 +22,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "broker/audit_args.h"
+#include "policy/audit_args.h"
 #include "common/log.h"
 #include "executor/dispatch_int.h"
 

@@ -25,9 +25,9 @@
 #include <curl/curl.h>
 #include <event2/event.h>
 
-#include "broker/child_role.h"
-#include "broker/commands.h"
-#include "broker/test_hook.h"
+#include "child/child.h"
+#include "common/exit.h"
+#include "child/test_hook.h"
 #include "common/channel.h"
 #include "common/log.h"
 #include "executor/credentials.h"
@@ -88,7 +88,7 @@ executor_answer(struct executor *ex, uint64_t call_id,
 }
 
 /*
- * The checks of DESIGN.md invariant 3, in order.  Returns the reason
+ * The checks of docs/design.md invariant 3, in order.  Returns the reason
  * token of the first that fails, or NULL.
  */
 static const char *

@@ -19,9 +19,9 @@
 
 #include <event2/event.h>
 
-#include "broker/child_role.h"
-#include "broker/commands.h"
-#include "broker/test_hook.h"
+#include "child/child.h"
+#include "common/exit.h"
+#include "child/test_hook.h"
 #include "common/channel.h"
 #include "common/frame.h"
 #include "common/log.h"

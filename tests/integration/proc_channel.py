@@ -3,7 +3,7 @@
 takes from each peer only the record types its peer table permits in the
 channel's state, in the version it speaks, and ends on anything else
 with one line naming the peer, the state and what was wrong.  The test
-build's stray hooks (broker/test_hook.h) make one process send another a
+build's stray hooks (child/test_hook.h) make one process send another a
 header past its own table: a type the receiver never takes once greeted,
 a type it takes only after the hello (sent before it), or the next
 protocol version.  The receiver must end the session with status 70; an

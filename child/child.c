@@ -1,5 +1,5 @@
 /*
- * Start-up shared by the frontend and executor roles (broker/child_role.h).
+ * Start-up shared by the frontend and executor roles (child/child.h).
  */
 #include "config.h"
 
@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "broker/child_role.h"
-#include "broker/commands.h"
+#include "child/child.h"
+#include "common/exit.h"
 #include "common/log.h"
 #include "policy/authz.h"
 #include "policy/catalog.h"

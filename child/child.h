@@ -1,6 +1,6 @@
 /*
  * The contract between the broker and the two children it starts
- * (DESIGN.md section 1): the fd numbers each child finds at exec, and the
+ * (docs/design.md section 1): the fd numbers each child finds at exec, and the
  * start-up every child runs in the same order before its own session code:
  * read the policy bytes it was handed, load them, confine itself.
  *
@@ -8,8 +8,8 @@
  * argument is record_role_argv(), common/record.h), PROFILE being the
  * profile name fixed by the broker ("" for no profile: no tools).  Neither role is listed in sp's usage.
  */
-#ifndef SP_BROKER_CHILD_ROLE_H
-#define SP_BROKER_CHILD_ROLE_H
+#ifndef SP_CHILD_CHILD_H
+#define SP_CHILD_CHILD_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -15,8 +15,8 @@
  * channel checks are test_hook_stray().  In every other build
  * test_hook_run() does nothing and reads no environment.
  */
-#ifndef SP_BROKER_TEST_HOOK_H
-#define SP_BROKER_TEST_HOOK_H
+#ifndef SP_CHILD_TEST_HOOK_H
+#define SP_CHILD_TEST_HOOK_H
 
 #include <stdbool.h>
 

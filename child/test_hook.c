@@ -1,9 +1,9 @@
 /*
- * Test hooks (broker/test_hook.h).  Compiled empty unless SP_TEST_HOOKS.
+ * Test hooks (child/test_hook.h).  Compiled empty unless SP_TEST_HOOKS.
  */
 #include "config.h"
 
-#include "broker/test_hook.h"
+#include "child/test_hook.h"
 
 #ifdef SP_TEST_HOOKS
 
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "broker/child_role.h"
+#include "child/child.h"
 #include "common/log.h"
 
 /* executor:slow-hello and executor:bad-hello: how long the hello waits. */
