@@ -2,7 +2,7 @@
 """docs/sp.1 matches the code: every command in broker/sp.c's table that
 has a usage has its own section headed by exactly that usage; every
 option those usages name is described; every exit status defined in
-broker/commands.h is listed; the config lookup names SP_CONFIG and the
+common/exit.h is listed; the config lookup names SP_CONFIG and the
 system path of policy/source.h; and `man` renders the page without a
 warning."""
 import os
@@ -66,10 +66,10 @@ def test_commands(man):
 
 def test_exit_statuses(man):
     codes = set(re.findall(r"#define SP_EXIT_\w+ (\d+)",
-                           read("broker", "commands.h")))
+                           read("common", "exit.h")))
     listed = set(re.findall(r"^\.TP\n\.B (\d+)$", section(man, "EXIT STATUS"),
                             re.M))
-    check("every exit status in broker/commands.h is listed (%s)" %
+    check("every exit status in common/exit.h is listed (%s)" %
           " ".join(sorted(codes, key=int)),
           len(codes) >= 8 and codes <= listed, (codes, listed))
 
