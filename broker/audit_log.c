@@ -40,6 +40,10 @@ struct audit_log {
 	char *own_line;			/* owned: that line, '\n' last */
 	size_t own_line_len;
 	uint64_t bytes;			/* appended by this handle */
+	uint64_t last_seq;		/* of this handle's last record */
+	char last_prev[HASH_SHA256_HEX_LEN + 1];
+	audit_log_observer *observer;	/* NULL: none */
+	void *observer_arg;		/* borrowed */
 };
 
 static const char *const audit_log_reserved[] = {
@@ -501,6 +505,8 @@ audit_log_append_locked(struct audit_log *log, const char *kind,
 	if (ok) {
 		log->bytes += len;
 		memcpy(log->last_hash, hash, sizeof(log->last_hash));
+		memcpy(log->last_prev, tail.digest, sizeof(log->last_prev));
+		log->last_seq = tail.seq + 1;
 		audit_log_remember_tail(log, &tail, line, len);
 	} else
 		free(line);
@@ -517,6 +523,19 @@ audit_log_sync(struct audit_log *log, uint64_t now_ms)
 	log->pending = false;
 	log->last_sync_ms = now_ms;
 	return true;
+}
+
+static void
+audit_log_notify(const struct audit_log *log, const char *kind,
+    const cJSON *members)
+{
+	struct audit_log_note note = {
+		.session = log->session, .kind = kind, .members = members,
+		.seq = log->last_seq,
+		.prev = log->last_prev, .hash = log->last_hash,
+	};
+
+	log->observer(log->observer_arg, &note);
 }
 
 bool
@@ -540,9 +559,18 @@ audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
 		return false;
 	log->pending = true;
 	/* Syncing after unlocking keeps other writers from waiting on the disk. */
-	if (durable)
-		return audit_log_sync(log, audit_log_now_ms());
-	return audit_log_tick(log, audit_log_now_ms());
+	ok = durable ? audit_log_sync(log, audit_log_now_ms()) :
+	    audit_log_tick(log, audit_log_now_ms());
+	if (ok && log->observer != NULL)
+		audit_log_notify(log, kind, members);
+	return ok;
+}
+
+void
+audit_log_observe(struct audit_log *log, audit_log_observer *fn, void *arg)
+{
+	log->observer = fn;
+	log->observer_arg = arg;
 }
 
 bool

@@ -19,6 +19,7 @@
 
 #include <event2/event.h>
 
+#include "broker/audit_journal.h"
 #include "broker/audit_log.h"
 #include "broker/child_role.h"
 #include "broker/children.h"
@@ -52,6 +53,7 @@ struct mcp_session {
 	struct record_limits limits;
 	char id[MCP_SESSION_BYTES * 2 + 1];
 	struct audit_log *log;
+	struct audit_journal *journal;	/* NULL: audit.journal false */
 	struct event_base *base;
 	struct supervisor *sv;
 	struct child kids[CHILD_COUNT];
@@ -144,7 +146,16 @@ mcp_open_audit(struct mcp_session *s)
 	s->log = audit_log_open(s->policy->audit_path,
 	    key_len > 0 ? key : NULL, key_len, s->id);
 	explicit_bzero(key, sizeof(key));
-	return s->log != NULL;
+	if (s->log == NULL)
+		return false;
+	/* Attached before session-start, whose entry opens the journal's
+	 * socket while the broker may still make one (audit_journal.h). */
+	s->journal = audit_journal_open(s->policy->audit_journal,
+	    s->policy->audit_path, s->profile != NULL ? s->profile->name : NULL);
+	if (s->journal == NULL && s->policy->audit_journal != POLICY_JOURNAL_OFF)
+		return false;
+	audit_journal_attach(s->journal, s->log);
+	return true;
 }
 
 static bool
@@ -235,6 +246,7 @@ mcp_session_free(struct mcp_session *s)
 		event_base_free(s->base);
 	if (s->log != NULL && !audit_log_close(s->log))
 		log_error("the audit log could not be synced");
+	audit_journal_free(s->journal);
 	policy_free(s->policy);
 	free(s->bytes);
 }
