@@ -1,5 +1,6 @@
 /*
- * sp audit verify [--key FILE] [--anchors JOURNAL] FILE
+ * sp audit verify [--key FILE] FILE
+ * sp audit verify [--key FILE] --anchors JOURNAL FILE...
  *
  * Exit statuses: 0 the chain holds (a torn tail alone is reported on a
  * warning line and still exits 0: a killed writer is not tampering);
@@ -22,7 +23,8 @@
 #include "common/log.h"
 
 #define CMD_AUDIT_USAGE \
-	"usage: sp audit verify [--key FILE] [--anchors JOURNAL] FILE"
+	"usage: sp audit verify [--key FILE] FILE | " \
+	"sp audit verify [--key FILE] --anchors JOURNAL FILE..."
 
 /* Results go through common/log.h too: one sanitized line each. */
 static void
@@ -97,7 +99,7 @@ int
 cmd_audit(int argc, char **argv)
 {
 	const char *key_path = NULL, *anchors = NULL;
-	int i, status;
+	int i, f, rc, status;
 
 	if (argc < 2 || strcmp(argv[1], "verify") != 0) {
 		log_error(CMD_AUDIT_USAGE);
@@ -110,12 +112,18 @@ cmd_audit(int argc, char **argv)
 			anchors = argv[i + 1];
 		else
 			break;
-	if (i != argc - 1) {
+	if (i >= argc || (anchors == NULL && i != argc - 1)) {
 		log_error(CMD_AUDIT_USAGE);
 		return SP_EXIT_USAGE;
 	}
-	status = cmd_audit_verify(argv[i], key_path);
+	/* With --anchors, several files (rotated ones): each chain, then
+	 * the anchors against them all. */
+	for (status = SP_EXIT_OK, f = i; f < argc; f++)
+		if ((rc = cmd_audit_verify(argv[f], key_path)) != SP_EXIT_OK &&
+		    status == SP_EXIT_OK)
+			status = rc;
 	if (anchors != NULL)
-		status = cmd_audit_anchors(anchors, &argv[i], 1, status);
+		status = cmd_audit_anchors(anchors, &argv[i],
+		    (size_t)(argc - i), status);
 	return status;
 }
