@@ -141,7 +141,8 @@ static void
 fields_set(char *dst, size_t size, bool *has, const char *v, size_t len)
 {
 	if (len >= size) {
-		*has = false;	/* too long for its form: malformed */
+		if (has != NULL)
+			*has = false;	/* too long for its form: malformed */
 		return;
 	}
 	memcpy(dst, v, len);
@@ -497,6 +498,9 @@ set_report(const struct anchor_set *set, const char *journal)
 		}
 	printf("anchors: %zu checked, %zu held, %zu not held, %zu malformed\n",
 	    set->n, set->n - bad, bad, set->malformed);
+	if (set->n == 0 && set->malformed == 0)
+		log_warn("%s holds no sp anchor: is it journalctl -o json of "
+		    "the right span and SP_LOG?", journal);
 	if (set->skipped_lines > 0)
 		log_warn("%zu lines over %d bytes were skipped",
 		    set->skipped_lines, AUDIT_LINE_MAX);
