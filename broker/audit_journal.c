@@ -167,6 +167,8 @@ static const struct {
 	{ "cancellation", "acd02916a90f4d39a60694e634c774fc" },
 	{ NULL, "ff9956c84431487fa06abe455805b3fc" },
 };
+/* The broker's opening entry, which is no record. */
+#define JOURNAL_ID_OPENING "b819a138c673419ca1b3138660b16b64"
 
 static const char *
 journal_message_id(const char *kind)
@@ -211,6 +213,35 @@ journal_send_journald(struct audit_journal *j,
 		iov[n++] = (struct iovec){ (void *)e->field[i],
 		    strlen(e->field[i]) };
 	if ((rc = j->sendv(iov, (int)n)) < 0)
+		journal_failed(j, -rc);
+}
+
+/*
+ * The broker's first entry, sent before confinement: libsystemd makes its
+ * socket on the first send, and the session-start record is now held
+ * until the session is in use, after the filter is loaded.  It names the
+ * session, log and profile; it is no anchor (no SP_HASH), and a session
+ * whose anchors never follow it was killed or ended unused.
+ */
+static void
+journal_send_opening(struct audit_journal *j, const char *session)
+{
+	struct journal_entry e;
+	struct iovec iov[JOURNAL_FIELDS_MAX];
+	size_t i;
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	journal_add(&e, "MESSAGE_ID=%s", JOURNAL_ID_OPENING);
+	journal_add(&e, "PRIORITY=%d", LOG_INFO);
+	journal_add(&e, "SYSLOG_IDENTIFIER=sp");
+	journal_add(&e, "MESSAGE=audit: session %s started", session);
+	journal_add_value(&e, "SESSION", session);
+	journal_add_value(&e, "LOG", j->log_path);
+	journal_add_value(&e, "PROFILE", j->profile);
+	for (i = 0; i < e.n; i++)
+		iov[i] = (struct iovec){ e.field[i], strlen(e.field[i]) };
+	if ((rc = j->sendv(iov, (int)e.n)) < 0)
 		journal_failed(j, -rc);
 }
 
@@ -289,7 +320,7 @@ journal_note(void *arg, const struct audit_log_note *note)
 
 struct audit_journal *
 audit_journal_open(enum policy_audit_journal mode, const char *log_path,
-    const char *profile)
+    const char *profile, const char *session)
 {
 	struct audit_journal *j;
 
@@ -305,10 +336,14 @@ audit_journal_open(enum policy_audit_journal mode, const char *log_path,
 	j->mode = mode;
 #ifdef SP_HAVE_LIBSYSTEMD
 	journal_load(j);
+	if (j->sendv != NULL) {
+		journal_send_opening(j, session);
+		return j;
+	}
+#else
+	(void)session;
 #endif
-	/* libsystemd makes its socket on the first send (audit_journal.h). */
-	if (j->sendv == NULL)
-		journal_connect_syslog();
+	journal_connect_syslog();
 	return j;
 }
 

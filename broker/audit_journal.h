@@ -21,10 +21,11 @@
  * Opening before confinement: libsystemd creates its datagram socket on
  * the first send and glibc's syslog(3) connects in openlog(LOG_NDELAY);
  * the broker's seccomp filter allows neither socket() nor connect()
- * (common/sandbox_filter.c).  The caller therefore attaches the journal
- * before session-start is written, and that record's entry, sent before
- * the filter is loaded, opens the socket.  A send that fails is counted
- * and said once on stderr; it never stops a record or an action.
+ * (common/sandbox_filter.c).  So audit_journal_open(), called before the
+ * filter is loaded, connects syslog or sends journald one opening entry
+ * (MESSAGE_ID b819a138c673419ca1b3138660b16b64, SP_SESSION, SP_LOG,
+ * SP_PROFILE, no SP_HASH: no anchor).  A send that fails is counted and
+ * said once on stderr; it never stops a record or an action.
  */
 #ifndef SP_BROKER_AUDIT_JOURNAL_H
 #define SP_BROKER_AUDIT_JOURNAL_H
@@ -39,12 +40,13 @@ struct audit_journal;
 
 /*
  * A journal for mode (POLICY_JOURNAL_OFF gives NULL, which
- * audit_journal_attach ignores).  log_path and profile (NULL for none)
- * are copied.  NULL after logging when out of memory.  The caller owns the
+ * audit_journal_attach ignores), opened for session (borrowed; the log's
+ * session id): call before confinement.  log_path and profile (NULL for
+ * none) are copied.  NULL after logging when out of memory.  The caller owns the
  * result and frees it with audit_journal_free() after the log is closed.
  */
 struct audit_journal *audit_journal_open(enum policy_audit_journal mode,
-    const char *log_path, const char *profile);
+    const char *log_path, const char *profile, const char *session);
 
 /* Makes every record log appends reach j (borrowed; NULL: none). */
 void audit_journal_attach(struct audit_journal *j, struct audit_log *log);

@@ -39,6 +39,7 @@ struct audit_log {
 	struct audit_tail own_tail;
 	char *own_line;			/* owned: that line, '\n' last */
 	size_t own_line_len;
+	cJSON *held_start;		/* owned: session-start not yet written */
 	uint64_t bytes;			/* appended by this handle */
 	uint64_t last_seq;		/* of this handle's last record */
 	char last_prev[HASH_SHA256_HEX_LEN + 1];
@@ -129,6 +130,10 @@ audit_log_open(const char *path, const uint8_t *key, size_t key_len,
 	memcpy(log->session, session, strlen(session) + 1);	/* checked above */
 	audit_chain_genesis(log->last_hash);
 	log->last_sync_ms = audit_log_now_ms();
+	/* glibc's gmtime_r() reads the zone file at its first call: make
+	 * that call now, since the first record may come after the broker's
+	 * confinement (session-start is written late). */
+	tzset();
 	if ((log->fd = audit_log_open_file(path)) == -1) {
 		audit_log_close(log);
 		return NULL;
@@ -525,23 +530,40 @@ audit_log_sync(struct audit_log *log, uint64_t now_ms)
 	return true;
 }
 
+/* What the observer is told of a record: copied when it is appended. */
+struct audit_log_mark {
+	uint64_t seq;
+	char prev[HASH_SHA256_HEX_LEN + 1];
+	char hash[HASH_SHA256_HEX_LEN + 1];
+};
+
+static void
+audit_log_mark(const struct audit_log *log, struct audit_log_mark *mark)
+{
+	mark->seq = log->last_seq;
+	memcpy(mark->prev, log->last_prev, sizeof(mark->prev));
+	memcpy(mark->hash, log->last_hash, sizeof(mark->hash));
+}
+
 static void
 audit_log_notify(const struct audit_log *log, const char *kind,
-    const cJSON *members)
+    const cJSON *members, const struct audit_log_mark *mark)
 {
 	struct audit_log_note note = {
 		.session = log->session, .kind = kind, .members = members,
-		.seq = log->last_seq,
-		.prev = log->last_prev, .hash = log->last_hash,
+		.seq = mark->seq, .prev = mark->prev, .hash = mark->hash,
 	};
 
-	log->observer(log->observer_arg, &note);
+	if (log->observer != NULL)
+		log->observer(log->observer_arg, &note);
 }
 
 bool
 audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
     bool durable)
 {
+	struct audit_log_mark start_mark, mark;
+	cJSON *start = NULL;		/* the held start, once in the file */
 	bool ok;
 
 	if (!audit_log_kind_ok(kind) || !audit_log_members_ok(members)) {
@@ -552,17 +574,32 @@ audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
 		log_error("flock: %s", strerror(errno));
 		return false;
 	}
-	ok = audit_log_append_locked(log, kind, members);
+	/* the held session-start goes first, in the same locked turn */
+	ok = log->held_start == NULL || audit_log_append_locked(log,
+	    "session-start", log->held_start);
+	if (ok && log->held_start != NULL) {
+		start = log->held_start;	/* it is in the file */
+		log->held_start = NULL;
+		audit_log_mark(log, &start_mark);
+	}
+	ok = ok && audit_log_append_locked(log, kind, members);
+	if (ok)
+		audit_log_mark(log, &mark);
 	if (flock(log->fd, LOCK_UN) == -1)
 		log_error("flock unlock: %s", strerror(errno));
-	if (!ok)
-		return false;
-	log->pending = true;
-	/* Syncing after unlocking keeps other writers from waiting on the disk. */
-	ok = durable ? audit_log_sync(log, audit_log_now_ms()) :
-	    audit_log_tick(log, audit_log_now_ms());
-	if (ok && log->observer != NULL)
-		audit_log_notify(log, kind, members);
+	if (ok) {
+		log->pending = true;
+		/* Syncing after unlocking keeps other writers from waiting on
+		 * the disk. */
+		ok = durable ? audit_log_sync(log, audit_log_now_ms()) :
+		    audit_log_tick(log, audit_log_now_ms());
+	}
+	/* Both records are told, in order, once they are in the file. */
+	if (ok && start != NULL)
+		audit_log_notify(log, "session-start", start, &start_mark);
+	if (ok)
+		audit_log_notify(log, kind, members, &mark);
+	cJSON_Delete(start);
 	return ok;
 }
 
@@ -571,6 +608,44 @@ audit_log_observe(struct audit_log *log, audit_log_observer *fn, void *arg)
 {
 	log->observer = fn;
 	log->observer_arg = arg;
+}
+
+bool
+audit_log_hold_start(struct audit_log *log, const cJSON *members)
+{
+	if (!audit_log_members_ok(members)) {
+		log_error("bad session-start members");
+		return false;
+	}
+	cJSON_Delete(log->held_start);
+	if ((log->held_start = cJSON_Duplicate(members, true)) == NULL) {
+		log_error("out of memory");
+		return false;
+	}
+	return true;
+}
+
+bool
+audit_log_begin(struct audit_log *log)
+{
+	cJSON *start = log->held_start;
+	bool ok;
+
+	if (start == NULL)
+		return true;
+	log->held_start = NULL;
+	ok = audit_log_append(log, "session-start", start, true);
+	if (!ok)
+		log->held_start = start;	/* the next record tries again */
+	else
+		cJSON_Delete(start);
+	return ok;
+}
+
+bool
+audit_log_start_held(const struct audit_log *log)
+{
+	return log->held_start != NULL;
 }
 
 bool
@@ -611,6 +686,7 @@ audit_log_close(struct audit_log *log)
 		free(log->key);
 	}
 	free(log->own_line);
+	cJSON_Delete(log->held_start);
 	free(log);
 	return ok;
 }

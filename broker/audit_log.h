@@ -63,6 +63,24 @@ struct audit_log *audit_log_open(const char *path, const uint8_t *key,
 bool audit_log_append(struct audit_log *log, const char *kind,
     const cJSON *members, bool durable);
 
+/*
+ * A session's start, written late (docs/design.md section 6): members
+ * (borrowed, copied) become the session-start record written by
+ * audit_log_begin(), or by the first audit_log_append() before its own
+ * record in the same locked turn, whichever comes first; so no record of
+ * the session can precede it.  false after logging (memory).
+ */
+bool audit_log_hold_start(struct audit_log *log, const cJSON *members);
+
+/*
+ * Writes the held session-start now, synced; true when it is in the file
+ * or none is held.  On failure it stays held and false is returned.
+ */
+bool audit_log_begin(struct audit_log *log);
+
+/* Whether a session-start is held and not yet in the file. */
+bool audit_log_start_held(const struct audit_log *log);
+
 /* Syncs when records are pending and AUDIT_LOG_SYNC_MS have passed since
  * the last sync; now_ms is CLOCK_MONOTONIC in milliseconds.  false if the
  * sync failed. */

@@ -3,7 +3,8 @@
  * section 1).  In order: fd 1 saved for the frontend and pointed at
  * stderr; the policy read once and validated; the profile fixed; the
  * audit log opened; both children started with the same policy bytes;
- * session-start written while they start; the broker confined; then
+ * session-start held, to be written when the frontend says the session
+ * is in use (docs/design.md section 6); the broker confined; then
  * supervision (the only reader of intents) until the session ends.
  */
 #include "config.h"
@@ -148,10 +149,11 @@ mcp_open_audit(struct mcp_session *s)
 	explicit_bzero(key, sizeof(key));
 	if (s->log == NULL)
 		return false;
-	/* Attached before session-start, whose entry opens the journal's
-	 * socket while the broker may still make one (audit_journal.h). */
+	/* Opened now, while the broker may still make a socket
+	 * (audit_journal.h). */
 	s->journal = audit_journal_open(s->policy->audit_journal,
-	    s->policy->audit_path, s->profile != NULL ? s->profile->name : NULL);
+	    s->policy->audit_path, s->profile != NULL ? s->profile->name : NULL,
+	    s->id);
 	if (s->journal == NULL && s->policy->audit_journal != POLICY_JOURNAL_OFF)
 		return false;
 	audit_journal_attach(s->journal, s->log);
@@ -178,7 +180,7 @@ mcp_audit_start(struct mcp_session *s)
 		cJSON_AddNumberToObject(m, "peer_pid", s->peer_pid);
 	cJSON_AddStringToObject(m, "policy_sha256", hex);
 	cJSON_AddStringToObject(m, "version", PACKAGE_VERSION);
-	ok = audit_log_append(s->log, "session-start", m, true);
+	ok = audit_log_hold_start(s->log, m);
 	cJSON_Delete(m);
 	return ok;
 }
@@ -190,6 +192,21 @@ mcp_audit_end(struct mcp_session *s, const struct supervise_summary *sum)
 
 	if (s->log == NULL)
 		return;
+	/*
+	 * A session that never said it was in use (it answered nothing but
+	 * server/discover and ping: the v2 SDK's probe) and ended cleanly
+	 * leaves nothing; one that ended otherwise, or whose records could
+	 * not all be written, is recorded, start and end.
+	 */
+	if (audit_log_start_held(s->log) && sum->status == SP_EXIT_OK &&
+	    sum->audit_failures == 0) {
+		/* in the anchor's place, so every session says how it ended */
+		log_info("audit: session %s ended unused (no request but "
+		    "server/discover or ping): nothing recorded", s->id);
+		return;
+	}
+	if (!audit_log_begin(s->log))
+		log_error("session-start could not be audited");
 	if ((m = cJSON_CreateObject()) != NULL) {
 		cJSON_AddStringToObject(m, "why", sum->why);
 		cJSON_AddNumberToObject(m, "status", sum->status);
@@ -298,14 +315,14 @@ mcp_run(struct mcp_session *s, int client_out)
 	    s->profile->name : "", client_out, s->kids))
 		return SP_EXIT_INTERNAL;
 	/*
-	 * session-start is synced while the children start, not before:
-	 * its fdatasync() stays off the cold start.  It still precedes any
-	 * action, since intents are read only by supervise_run().
+	 * session-start is held, not written: the frontend's OPENED event
+	 * (its first request other than server/discover or ping) or the
+	 * session's first record writes it, so its fdatasync() stays off the
+	 * cold start and a probe leaves nothing.  It still precedes any
+	 * action: the audit log writes it before any other record.
 	 */
 	if (!mcp_audit_start(s)) {
-		/* The append named the system error; this names the record
-		 * and what it costs: the session, before any action. */
-		log_error("session-start could not be audited: ending the "
+		log_error("session-start could not be prepared: ending the "
 		    "session");
 		children_kill(s->kids);
 		return SP_EXIT_INTERNAL;

@@ -34,7 +34,7 @@
  * (closed channel) is then not mistaken for the cause.
  */
 #define SUPERVISE_SETTLE_MS 50
-#define SUPERVISE_LATE_ACK_MS 400	/* test hook broker:late-ack */
+#define SUPERVISE_LATE_ACK_MS 3000	/* test hook broker:late-ack; tests/integration/auditint_intent.py */
 /* Records taken per wake-up: a busy child cannot starve the signals. */
 #define SUPERVISE_RECORDS_PER_WAKEUP 64
 
@@ -309,7 +309,8 @@ static bool
 supervise_ack_late(struct supervisor *sv, const struct child *c,
     const struct record_audit_event *ev, const struct record_audit_ack *ack)
 {
-	struct timeval tv = { 0, SUPERVISE_LATE_ACK_MS * 1000 };
+	struct timeval tv = { SUPERVISE_LATE_ACK_MS / 1000,
+	    (SUPERVISE_LATE_ACK_MS % 1000) * 1000 };
 	struct supervise_late_ack *late;
 
 	if (!test_hook_is("broker", ev->kind == RECORD_AUDIT_EXECUTION ?
@@ -351,6 +352,7 @@ supervise_count(struct supervise_summary *sum, enum record_audit_kind kind)
 	case RECORD_AUDIT_INTENT: sum->intents++; break;
 	case RECORD_AUDIT_EXECUTION: sum->executions++; break;
 	case RECORD_AUDIT_CANCELLATION: sum->cancellations++; break;
+	case RECORD_AUDIT_OPENED: break;
 	}
 }
 
@@ -384,6 +386,24 @@ supervise_call_written(struct supervisor *sv,
 }
 
 /*
+ * The frontend's OPENED: the held session-start goes into the log now
+ * (docs/design.md section 6).  One that cannot be written ends the
+ * session before any action, as a session never runs unaudited.
+ */
+static void
+supervise_opened(struct supervisor *sv)
+{
+	if (sv->log == NULL || audit_log_begin(sv->log))
+		return;
+	/* The append named the system error; this names the record and
+	 * what it costs: the session, before any action. */
+	log_error("session-start could not be audited: ending the session");
+	sv->sum->audit_failures++;
+	supervise_set_status(sv, SP_EXIT_INTERNAL, "session-start not audited");
+	supervise_kill_all(sv);
+}
+
+/*
  * Writes the record, then acks what the child waits for: WRITTEN only
  * once the record is in the file (synced, for a mutating tool).  Without
  * a log nothing is audited and the broker said so at start.
@@ -398,7 +418,10 @@ supervise_record_event(struct supervisor *sv, const struct child *c,
 	if (!audit_event_plan(sv->policy, c->role, ev, &plan) ||
 	    !supervise_call_admit(sv, ev))
 		fate = AUDIT_EVENT_FAILED;
-	else if (sv->log != NULL)
+	else if (plan.opens) {
+		supervise_opened(sv);
+		return;
+	} else if (sv->log != NULL)
 		fate = audit_event_write(&sv->audit, sv->log, sv->policy,
 		    c->role, ev, &plan);
 	if (fate == AUDIT_EVENT_FAILED)

@@ -25,7 +25,7 @@
 #define TEST_HOOK_SLOW_HELLO_MS	1500
 #define TEST_HOOK_BAD_HELLO_MS	500
 /* executor:mute-hello: longer than the frontend waits for a hello. */
-#define TEST_HOOK_MUTE_HELLO_MS	12000
+#define TEST_HOOK_MUTE_HELLO_MS	60000
 
 /* A line that must never be mistaken for protocol. */
 static const char test_hook_noise[] = "NOISE from a test hook on fd 1\n";
@@ -304,7 +304,32 @@ test_hook_heap_report(const char *role)
 	log_info("heap-report %s %zu", role, mi.uordblks + mi.hblkhd);
 }
 
+unsigned
+test_hook_progress_ms(unsigned dflt)
+{
+	const char *text = getenv("SP_TEST_PROGRESS_MS");
+	char *end;
+	unsigned long ms;
+
+	if (text == NULL)
+		return dflt;
+	errno = 0;
+	ms = strtoul(text, &end, 10);
+	if (errno != 0 || end == text || *end != '\0' || ms < 10 ||
+	    ms > 600000) {
+		log_error("SP_TEST_PROGRESS_MS=%.32s ignored", text);
+		return dflt;
+	}
+	return (unsigned)ms;
+}
+
 #else
+
+unsigned
+test_hook_progress_ms(unsigned dflt)
+{
+	return dflt;
+}
 
 bool
 test_hook_is(const char *role, const char *action)

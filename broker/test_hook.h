@@ -70,4 +70,11 @@ void test_hook_forge(const struct child_context *ctx, int action_fd);
  */
 void test_hook_heap_report(const char *role);
 
+/*
+ * The frontend's interval between progress notifications, in ms: dflt,
+ * or in the test build SP_TEST_PROGRESS_MS when it holds a number of
+ * 10..600000, so a test sees progress without waiting 15 s.
+ */
+unsigned test_hook_progress_ms(unsigned dflt);
+
 #endif

@@ -147,6 +147,8 @@ enum record_audit_kind {
 	RECORD_AUDIT_EXECUTION = 3,	/* + outcome (required), status, duration_us */
 	RECORD_AUDIT_VIOLATION = 4,	/* record refused: reason, sha256 */
 	RECORD_AUDIT_CANCELLATION = 5,	/* call_id, tool_index, AUDIT_STARTED */
+	RECORD_AUDIT_OPENED = 6,	/* frontend: the session is in use, no
+					 * fields (docs/design.md section 6) */
 };
 
 /* Audit event flags; any other bit is refused. */

@@ -60,6 +60,7 @@ struct frontend {
 	struct event *ev_action;
 	struct event *ev_term;
 	struct event *ev_hello;	/* the hello's deadline */
+	struct event *ev_progress;	/* persistent: progress of long calls */
 	struct frame_reader reader;
 	struct writer *out;
 	struct mcp_session *session;
@@ -462,6 +463,32 @@ frontend_on_term(evutil_socket_t sig, short what, void *arg)
 	writer_flush(fe->out);
 }
 
+/* Calls that asked for progress hear of it at each tick while they run. */
+static void
+frontend_on_progress(evutil_socket_t fd, short what, void *arg)
+{
+	struct frontend *fe = arg;
+
+	(void)fd;
+	(void)what;
+	if (!mcp_session_progress(fe->session, &fe->items))
+		fe->failed = true;
+	frontend_flush_items(fe);
+	writer_flush(fe->out);
+}
+
+/* The progress tick, every MCP_PROGRESS_INTERVAL_MS (docs/design.md 5). */
+static bool
+frontend_start_progress(struct frontend *fe)
+{
+	unsigned ms = test_hook_progress_ms(MCP_PROGRESS_INTERVAL_MS);
+	const struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	fe->ev_progress = event_new(fe->base, -1, EV_PERSIST,
+	    frontend_on_progress, fe);
+	return fe->ev_progress != NULL && event_add(fe->ev_progress, &tv) == 0;
+}
+
 static void
 frontend_on_drained(void *arg)
 {
@@ -556,7 +583,7 @@ frontend_setup(struct frontend *fe)
 	fe->ev_hello = evtimer_new(fe->base, frontend_hello_late, fe);
 	if (fe->session == NULL || fe->ev_stdin == NULL ||
 	    fe->ev_action == NULL || fe->ev_term == NULL ||
-	    fe->ev_hello == NULL ||
+	    fe->ev_hello == NULL || !frontend_start_progress(fe) ||
 	    event_add(fe->ev_term, NULL) == -1)
 		fatal(SP_EXIT_INTERNAL, "cannot set up the session");
 }
@@ -598,6 +625,8 @@ frontend_free(struct frontend *fe)
 		event_free(fe->ev_action);
 	if (fe->ev_hello != NULL)
 		event_free(fe->ev_hello);
+	if (fe->ev_progress != NULL)
+		event_free(fe->ev_progress);
 	frame_reader_free(&fe->reader);
 	free(fe->inbuf);
 	free(fe->recbuf);

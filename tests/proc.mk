@@ -66,3 +66,7 @@ EXTRA_DIST += tests/integration/proc_host.py
 # (SP_TEST_HOOK=all:heap-report), a short and a long session compared
 TESTS += tests/integration/proc_leak.py
 EXTRA_DIST += tests/integration/proc_leak.py
+
+# the real executor is not dumpable: its own uid cannot read or trace it
+TESTS += tests/integration/proc_nodump.py
+EXTRA_DIST += tests/integration/proc_nodump.py

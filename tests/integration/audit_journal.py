@@ -168,12 +168,14 @@ def session(journal, n=3, bad=0, restart_after=None):
     wait_for(lambda: any(e.get("SP_KIND") == "session-end"
                          for e in rx.entries()[0]), 5)
     entries, raw = rx.entries()
+    opening = [e for e in entries if "SP_HASH" not in e]
+    entries = [e for e in entries if "SP_HASH" in e]
     if restart_after is None:
         rx.close()
     target.stop()
     log = os.path.join(tmp, "audit.jsonl")
     recs = read_log(log)[0] if os.path.exists(log) else []
-    return status, err, recs, entries, raw, log
+    return status, err, recs, entries, raw, log, opening
 
 
 def drive_in(p, n, args, bad, rx, restart_after):
@@ -239,9 +241,30 @@ def check_entry(name, e, rec, log):
     check(name, got == want, "got %r\nwant %r" % (got, want))
 
 
+def check_opening(opening, recs, log):
+    """journald: one opening entry, sent before the broker's filter (the
+    socket is made then), naming the session; no anchor.  syslog: none
+    (openlog connects instead)."""
+    if not JOURNALD:
+        check("syslog: no opening entry", opening == [], opening)
+        return
+    want = {"MESSAGE_ID": "b819a138c673419ca1b3138660b16b64",
+            "SP_SESSION": recs[0]["session"] if recs else None,
+            "SP_LOG": log, "SP_PROFILE": "default", "PRIORITY": "6",
+            "SYSLOG_IDENTIFIER": "sp"}
+    got = [{k: e.get(k) for k in want} for e in opening]
+    check("journald: one opening entry naming the session, no anchor",
+          got == [want], (got, want))
+
+
+OPENING = []
+
+
 def anchors_default():
-    status, err, recs, entries, raw, log = session(None)
+    status, err, recs, entries, raw, log, opening = session(None)
     check("journal default: the session ends with 0", status == 0, err)
+    check_opening(opening, recs, log)
+    OPENING[:] = opening
     kinds = [e.get("SP_KIND") for e in entries]
     check("journal default: exactly session-start and session-end",
           kinds == ["session-start", "session-end"], (kinds, err))
@@ -256,7 +279,8 @@ def anchors_default():
 
 
 def anchors_all():
-    status, err, recs, entries, raw, log = session("all", n=4, bad=2)
+    status, err, recs, entries, raw, log, opening = session("all", n=4,
+                                                            bad=2)
     check("journal all: the session ends with 0", status == 0, err)
     check("journal all: one entry per record (%d)" % len(recs),
           len(entries) == len(recs) and len(recs) >= 2 + 8 + 1,
@@ -278,16 +302,17 @@ def anchors_all():
 
 
 def anchors_off():
-    status, err, recs, entries, raw, log = session(False)
+    status, err, recs, entries, raw, log, opening = session(False)
     check("journal false: the session ends with 0 and sends nothing",
-          status == 0 and entries == [] and len(recs) >= 2, (entries, err))
+          status == 0 and entries == [] and opening == [] and
+          len(recs) >= 2, (entries, opening, err))
 
 
 def journald_gone():
     """The receiver goes away mid-session (journald or syslogd
     restarted): the broker, confined, neither dies nor stops auditing."""
-    status, err, recs, entries, raw, log = session("all", n=4,
-                                                   restart_after=2)
+    status, err, recs, entries, raw, log, _ = session("all", n=4,
+                                                      restart_after=2)
     check("receiver gone mid-session: the session still ends with 0",
           status == 0, (status, err))
     check("... every record still in the log, session-end last",
@@ -335,7 +360,7 @@ def reseal(line):
 
 
 def anchors_verify(recs, entries, log, other):
-    jtext = journal_json(entries)
+    jtext = journal_json(entries + OPENING)
     st, out, err = verify_anchors(jtext, log)
     check("--anchors on the intact log: exit 0, 2 held",
           st == 0 and "anchors: 2 checked, 2 held, 0 not held" in out,

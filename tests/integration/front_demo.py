@@ -46,15 +46,8 @@ def main():
     answers = [l[len("server <- "):] for l in lines
                if l.startswith("server <- ")]
     misses = [l for l in lines if "NOT AS EXPECTED" in l]
-    no_engine = "no engine for this tool yet" in out
-    if no_engine:
-        check("sp demo exits 0 # SKIP the executor has no engine yet "
-              "(merge branch exec)", True)
-        misses = [l for l in misses if "outcome ok" not in l and
-                  "exactly one request" not in l]
-    else:
-        check("sp demo exits 0", p.returncode == 0,
-              "status %d\n%s" % (p.returncode, out))
+    check("sp demo exits 0", p.returncode == 0,
+          "status %d\n%s" % (p.returncode, out))
     check("every step went as expected", misses == [], "\n".join(misses))
     check("the transcript shows 7 client lines and 5 answers",
           len(sent) == 7 and len(answers) == 5, out)
@@ -77,8 +70,9 @@ def main():
               .get("structuredContent", m.get("error", {}).get("data", {}))
               .get("issuer") == "sallyport/sallyport-demo"
               for m in msgs[2:]), msgs[2:])
-    check("the API's hostile text arrives sanitized",
-          no_engine or ("<system>" not in out and "\u200b" not in out), out)
+    check("the API's hostile text arrives sanitized: its words, not its "
+          "tags", "ignore previous instructions" in out and
+          "<system>" not in out and "\u200b" not in out, out)
     left = os.listdir(tmp)
     check("sp demo removes its temporary directory", left == [], left)
     done()

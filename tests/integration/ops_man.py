@@ -13,7 +13,7 @@ import sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import check, done, run_as_root  # noqa
+from proc_lib import check, done, run_as_root, skip  # noqa
 
 SRC = os.environ["SP_SRCDIR"]
 MAN = os.path.join(SRC, "docs", "sp.1")
@@ -38,7 +38,7 @@ def section(man, name):
 def usages():
     table = re.search(r"sp_commands\[\] = \{(.*?)\n\};", read("broker",
                                                              "sp.c"), re.S)
-    rows = re.findall(r'\{ "([^"]+)", \w+, (?:"([^"]*)"|NULL) \}',
+    rows = re.findall(r'\{ "([^"]+)", \w+,\s+(?:"([^"]*)"|NULL)[, ]',
                       table.group(1) if table else "")
     return [(name, usage) for name, usage in rows if usage]
 
@@ -88,7 +88,8 @@ def test_config(man):
 
 def test_render():
     if shutil.which("man") is None:
-        print("# skip: man not installed (package man-db)")
+        skip("the pages render with man",
+             "man not installed (package man-db)")
         return
     env = dict(os.environ, MANWIDTH="80", LC_ALL="C.UTF-8", MANPAGER="cat",
                PAGER="cat")
@@ -175,6 +176,11 @@ def provoked(tmp):
         ("connect", ["connect", sock], "closed", 74),
         ("demo", ["demo", "extra"], None, 64),
         ("demo", ["demo"], None, 78 if root else 0),
+        ("help", ["help"], None, 0),
+        ("help", ["help", "check"], None, 0),
+        ("help", ["help", "nosuch"], None, 64),
+        ("--version", ["--version"], None, 0),
+        ("--version", ["--version", "x"], None, 64),
     ]
 
 
