@@ -327,6 +327,39 @@ def journald_gone():
               "audit anchors were not sent" in err, err)
 
 
+def held_start_then_rejection():
+    """A refused frame before any request: the held session-start and the
+    rejection are written in one locked turn; both reach the journal."""
+    tmp = tmpdir()
+    target = Target()
+    cfg = policy(tmp, target.url)
+    with open(cfg) as f:
+        doc = json.load(f)
+    doc["audit"]["journal"] = "all"
+    with open(cfg, "w") as f:
+        json.dump(doc, f)
+    rx = Receiver(os.path.join(tmp, "sock"))
+    p = start_ns(tmp, cfg)
+    try:
+        p.communicate(b'{"jsonrpc":"2.0","id":1,"method":\n', timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+    wait_for(lambda: any(e.get("SP_KIND") == "session-end"
+                         for e in rx.entries()[0]), 10)
+    entries = [e for e in rx.entries()[0] if "SP_HASH" in e]
+    rx.close()
+    target.stop()
+    recs = read_log(os.path.join(tmp, "audit.jsonl"))[0]
+    want = [(r["kind"], str(r["seq"]), r["hash"]) for r in recs]
+    got = [(e.get("SP_KIND"), e.get("SP_SEQ"), e.get("SP_HASH"))
+           for e in entries]
+    check("held session-start written with a rejection: both sent, in "
+          "order", want[:2] == [("session-start", "1", recs[0]["hash"]),
+                                ("rejection", "2", recs[1]["hash"])] and
+          got == want, (got, want))
+
+
 def journal_json(entries, uid="0"):
     """The entries as `journalctl -o json` prints them."""
     lines = []
@@ -466,6 +499,7 @@ def main():
     other = anchors_all()
     anchors_off()
     journald_gone()
+    held_start_then_rejection()
     if len(entries) == 2 and len(recs) >= 2:
         anchors_verify(recs, entries, log, other)
     else:
