@@ -1,5 +1,5 @@
 /*
- * The audit log writer (DESIGN.md section 6; line format in
+ * The audit log writer (docs/design.md section 6; line format in
  * common/audit_chain.h).  Only the broker writes the log; it calls
  * audit_log_append() once per record.
  *

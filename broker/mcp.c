@@ -1,5 +1,5 @@
 /*
- * sp mcp [--config FILE] [--profile NAME]: the broker (DESIGN.md
+ * sp mcp [--config FILE] [--profile NAME]: the broker (docs/design.md
  * section 1).  In order: fd 1 saved for the frontend and pointed at
  * stderr; the policy read once and validated; the profile fixed; the
  * audit log opened; both children started with the same policy bytes;
@@ -22,13 +22,13 @@
 
 #include "broker/audit_journal.h"
 #include "broker/audit_log.h"
-#include "broker/child_role.h"
+#include "child/child.h"
 #include "broker/children.h"
 #include "broker/cmd_args.h"
 #include "broker/commands.h"
 #include "broker/peer.h"
 #include "broker/supervise.h"
-#include "broker/test_hook.h"
+#include "child/test_hook.h"
 #include "common/log.h"
 #include "common/sandbox.h"
 #include "policy/catalog.h"
@@ -60,7 +60,7 @@ struct mcp_session {
 	struct child kids[CHILD_COUNT];
 };
 
-/* The policy text by the lookup order of DESIGN.md section 3. */
+/* The policy text by the lookup order of docs/design.md section 3. */
 static bool
 mcp_read_policy(const char *option, struct mcp_session *s)
 {
@@ -224,7 +224,7 @@ mcp_audit_end(struct mcp_session *s, const struct supervise_summary *sum)
 			log_error("session-end could not be audited");
 	}
 	cJSON_Delete(m);
-	/* The anchor kept outside the file (DESIGN.md section 6). */
+	/* The anchor kept outside the file (docs/design.md section 6). */
 	log_info("audit: session %s ended, last hash %s", s->id,
 	    audit_log_last_hash(s->log));
 }
@@ -241,7 +241,7 @@ mcp_confine(struct mcp_session *s)
 		pids[i] = s->kids[i].pid;
 	if (!sandbox_no_new_privs())
 		missing = "no-new-privs";
-	else if (!sandbox_load_filter(SANDBOX_ROLE_BROKER, pids, CHILD_COUNT))
+	else if (!sandbox_load_filter(RECORD_ROLE_BROKER, pids, CHILD_COUNT))
 		missing = "seccomp filter";
 	if (missing == NULL)
 		return true;
@@ -349,7 +349,7 @@ cmd_mcp(int argc, char **argv)
 	 * alone, since a person, not a parser, reads it. */
 	if (!log_keep_off_stdout())
 		_exit(SP_EXIT_INTERNAL);	/* no silent place to say so */
-	/* DESIGN.md section 4: files created under umask 077, whatever the
+	/* docs/design.md section 4: files created under umask 077, whatever the
 	 * caller's; the children inherit it across exec. */
 	(void)umask(077);
 	/* Before anything else: fd 1 is the frontend's alone. */

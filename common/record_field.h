@@ -19,8 +19,6 @@ enum record_alphabet {
 	RECORD_ALPHABET_SIGNAL,		/* [A-Z0-9] */
 };
 
-enum record_error record_from_buf(enum buf_error e);
-
 /* The smaller of what the policy asked for and the absolute cap. */
 size_t record_limit(size_t asked, size_t cap);
 

@@ -212,16 +212,16 @@ static const struct filter_rule broker_rules[] = {
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct filter_rule *
-filter_rules_for(enum sandbox_role role, size_t *n)
+filter_rules_for(enum record_role role, size_t *n)
 {
 	switch (role) {
-	case SANDBOX_ROLE_FRONTEND:
+	case RECORD_ROLE_FRONTEND:
 		*n = NELEM(frontend_rules);
 		return frontend_rules;
-	case SANDBOX_ROLE_EXECUTOR:
+	case RECORD_ROLE_EXECUTOR:
 		*n = NELEM(executor_rules);
 		return executor_rules;
-	case SANDBOX_ROLE_BROKER:
+	case RECORD_ROLE_BROKER:
 		*n = NELEM(broker_rules);
 		return broker_rules;
 	}
@@ -266,7 +266,7 @@ filter_add_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
 }
 
 static int
-filter_build(scmp_filter_ctx ctx, enum sandbox_role role,
+filter_build(scmp_filter_ctx ctx, enum record_role role,
     const pid_t *children, size_t n_children)
 {
 	const struct filter_rule *rules;
@@ -290,7 +290,7 @@ filter_build(scmp_filter_ctx ctx, enum sandbox_role role,
 }
 
 bool
-sandbox_load_filter(enum sandbox_role role, const pid_t *children,
+sandbox_load_filter(enum record_role role, const pid_t *children,
     size_t n_children)
 {
 	scmp_filter_ctx ctx;

@@ -1,5 +1,5 @@
 # executor/: record dispatch, HTTP (libcurl multi on libevent), SSH (libssh2
-# non-blocking on libevent), credentials.  See DESIGN.md section 2.
+# non-blocking on libevent), credentials.  See docs/design.md section 2.
 noinst_LIBRARIES += libspexecutor.a
 
 # SSH engine (libssh2 on libevent).

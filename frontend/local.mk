@@ -1,4 +1,4 @@
-# frontend/: see DESIGN.md section 2
+# frontend/: see docs/design.md section 2
 # the MCP session logic (no I/O): lifecycle, tools, results, sanitizing
 noinst_LIBRARIES += libspfrontend.a
 libspfrontend_a_SOURCES = \

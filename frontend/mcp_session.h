@@ -1,5 +1,5 @@
 /*
- * The MCP session of the frontend (DESIGN.md section 5), with no I/O: the
+ * The MCP session of the frontend (docs/design.md section 5), with no I/O: the
  * frontend's event loop hands it each frame, each result record and the
  * loss of the executor, and writes out what it appends to a struct
  * mcp_output, in order.  Every decision about the protocol is made here.

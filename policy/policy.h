@@ -1,5 +1,5 @@
 /*
- * The loaded policy: typed structs built from the policy JSON (DESIGN.md
+ * The loaded policy: typed structs built from the policy JSON (docs/design.md
  * section 4, sp-policy.5).  A struct policy is immutable after
  * policy_load() returns it; every process that holds one owns its own copy
  * (the broker hands the same bytes to each child, and each loads them).

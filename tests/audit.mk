@@ -1,7 +1,8 @@
 # tests of the audit area
 AUDIT_TEST_SOURCES = tests/unit/audit_fixture.c tests/unit/audit_fixture.h \
 	$(AUDIT_SOURCES)
-AUDIT_TEST_LDADD = libspcommon.a $(UNIT_LDADD) $(CJSON_LIBS) $(LIBCRYPTO_LIBS)
+AUDIT_TEST_LDADD = libsppolicy.a libspcommon.a $(UNIT_LDADD) $(CJSON_LIBS) \
+	$(LIBCRYPTO_LIBS)
 
 if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_audit_chain

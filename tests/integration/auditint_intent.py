@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""No intent, no action (DESIGN.md section 6), through the real `sp mcp`:
+"""No intent, no action (docs/design.md section 6), through the real `sp mcp`:
 
 - a mutating tool's intent is in the audit file before the target sees
   the request (the target reads the file as each request arrives);

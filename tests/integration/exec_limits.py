@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The executor enforces the session's limits itself (DESIGN.md invariant
+"""The executor enforces the session's limits itself (docs/design.md invariant
 3): a compromised frontend (the test build's forge-burst hook) sends five
 well-formed actions at once, past the frontend's own counting.  With
 limits.calls_per_session 3, exactly three reach the HTTP target; with

@@ -19,7 +19,7 @@ from proc_lib import (INITIALIZE, SP_TEST, check, children, done,  # noqa: E402
                       finish, read_line, request, sanitized_build, skip,
                       start, stop, tmpdir)
 
-SLOW_HELLO_S = 1.5      # TEST_HOOK_SLOW_HELLO_MS in broker/test_hook.c
+SLOW_HELLO_S = 1.5      # TEST_HOOK_SLOW_HELLO_MS in child/test_hook.c
 # Valid ids (maxLength 64) with quotes, $(), a newline, %2e%2e, multibyte.
 IDS = ["plain-7", "it's \"$(id)\"\n", "%2e%2e/\u00e9t\u00e9 \u2603"]
 INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'

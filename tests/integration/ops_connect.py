@@ -218,7 +218,7 @@ def test_mcp(tmp):
         skip("a peer of another uid nobody matches gets no tools",
              "not root, cannot connect as another uid")
         return
-    # DESIGN.md section 7: a socket peer that no profile's match fits gets
+    # docs/design.md section 7: a socket peer that no profile's match fits gets
     # no tools; "default" is never a fallback for a socket peer.
     check("uid %d matches no profile: no tools, not 'default'" % NOBODY,
           n_status == 0 and tool_names(n_out) == [],

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""sp mcp runs under umask 077 whatever its caller's (DESIGN.md section 4:
+"""sp mcp runs under umask 077 whatever its caller's (docs/design.md section 4:
 every file Sallyport creates is mode 0600 under umask 077), and so do its
 children: started under umask 000, the broker, the frontend and the
 executor all report Umask 0077 in /proc (what proves the umask: the

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """contrib/systemd: the units pass `systemd-analyze verify` without a
 single warning (pointed at the sp under test, since verify insists the
-ExecStart binary exists), and they say what DESIGN.md section 7 needs:
+ExecStart binary exists), and they say what docs/design.md section 7 needs:
 one `sp mcp` per connection with the connection as stdin/stdout, a
 dedicated user, a socket only a client group can reach, writable paths
 limited to the audit and state directories."""

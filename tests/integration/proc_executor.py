@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The executor trusts no record (DESIGN.md invariant 3).  A compromised
+"""The executor trusts no record (docs/design.md invariant 3).  A compromised
 frontend (the test build's forge hook) sends action records that each
 break one check: the executor refuses each, answers the call as invalid or
 denied, counts it and has it audited as a violation; a good record passes

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Shared hosts (DESIGN.md section 7), the broker's side: who the client
+"""Shared hosts (docs/design.md section 7), the broker's side: who the client
 is when fd 0 is a socket without peer credentials, and the users the
 children drop to (server.run_as).  Each "nothing ran" is counted at a
 real HTTP target started here, never taken from an exit status alone.

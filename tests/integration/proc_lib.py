@@ -88,7 +88,7 @@ def sp_env(hook=None, extra=None):
 
 # As root, sp mcp drops the executor to server.run_as, which must be a
 # user of its own (the frontend is nobody): the tests' policies name this
-# one then (broker/child_role.h).
+# one then (child/child.h).
 ROOT_RUN_AS = "daemon"
 
 

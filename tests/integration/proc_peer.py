@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The session's profile (broker/peer.h, DESIGN.md section 7).  Over a
+"""The session's profile (broker/peer.h, docs/design.md section 7).  Over a
 unix socket (SO_PEERCRED, as under systemd socket activation): --profile
 when its match fits the peer, else the profile whose uid, then gid, match
 fits; no match: no tools, never "default" (unless the peer is our own uid,

@@ -1,5 +1,5 @@
 /*
- * How a tool's arguments appear in an execution record (DESIGN.md
+ * How a tool's arguments appear in an execution record (docs/design.md
  * section 6): by default only their shape, unless the param's audit mode
  * says "value" or "mask4".
  *
@@ -12,8 +12,8 @@
  *          characters or fewer is shown as "…" alone, since its last four
  *          would be all of it.  A boolean is shown by shape.
  */
-#ifndef SP_BROKER_AUDIT_ARGS_H
-#define SP_BROKER_AUDIT_ARGS_H
+#ifndef SP_POLICY_AUDIT_ARGS_H
+#define SP_POLICY_AUDIT_ARGS_H
 
 #include <cjson/cJSON.h>
 

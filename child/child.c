@@ -1,17 +1,16 @@
 /*
- * Start-up shared by the frontend and executor roles (broker/child_role.h).
+ * Start-up shared by the frontend and executor roles (child/child.h).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "broker/child_role.h"
-#include "broker/commands.h"
+#include "child/child.h"
+#include "common/exit.h"
 #include "common/log.h"
 #include "policy/authz.h"
 #include "policy/catalog.h"
@@ -54,7 +53,7 @@ child_read_policy(size_t *len)
 }
 
 void
-child_context_load(struct child_context *ctx, enum sandbox_role role,
+child_context_load(struct child_context *ctx, enum record_role role,
     const char *profile_name)
 {
 	struct policy_diags diags = { 0 };
@@ -84,9 +83,9 @@ child_context_load(struct child_context *ctx, enum sandbox_role role,
  * executor (NULL without one: the broker refuses to start then).
  */
 static const char *
-child_drop_user(enum sandbox_role role, const struct policy *policy)
+child_drop_user(enum record_role role, const struct policy *policy)
 {
-	if (role == SANDBOX_ROLE_EXECUTOR)
+	if (role == RECORD_ROLE_EXECUTOR)
 		return policy->run_as;
 	return CHILD_FRONTEND_USER;
 }
@@ -94,8 +93,8 @@ child_drop_user(enum sandbox_role role, const struct policy *policy)
 int
 child_drop_users_check(const struct policy *policy)
 {
-	static const enum sandbox_role roles[CHILD_COUNT_ROLES] = {
-		SANDBOX_ROLE_FRONTEND, SANDBOX_ROLE_EXECUTOR,
+	static const enum record_role roles[CHILD_COUNT_ROLES] = {
+		RECORD_ROLE_FRONTEND, RECORD_ROLE_EXECUTOR,
 	};
 	const char *user;
 	uid_t uid[CHILD_COUNT_ROLES];
@@ -121,8 +120,8 @@ child_drop_users_check(const struct policy *policy)
 		user = child_drop_user(roles[i], policy);
 		if (!sandbox_user_ids(user, &uid[i], &gid)) {
 			log_error("the %s cannot drop to user '%s': %s",
-			    roles[i] == SANDBOX_ROLE_EXECUTOR ? "executor" :
-			    "frontend", user, errno == ENOENT ? "no such user" :
+			    record_role_name(roles[i]), user,
+			    errno == ENOENT ? "no such user" :
 			    errno == EINVAL ? "its uid or gid is 0" :
 			    strerror(errno));
 			return SP_EXIT_SANDBOX;
@@ -151,7 +150,7 @@ child_drop_target(const struct child_context *ctx, struct sandbox_spec *spec)
 	if (!sandbox_user_ids(user, &spec->uid, &spec->gid))
 		fatal(SP_EXIT_SANDBOX, "cannot drop to user '%s': %s", user,
 		    strerror(errno));
-	if (ctx->role == SANDBOX_ROLE_FRONTEND)
+	if (ctx->role == RECORD_ROLE_FRONTEND)
 		spec->chroot_dir = CHILD_EMPTY_DIR;
 }
 
@@ -204,19 +203,4 @@ child_record_limits(const struct policy *policy, struct record_limits *limits)
 		limits->max_arg_bytes = max_len * 4;
 	if (policy->limits.result_max_chars < limits->max_payload_bytes / 4)
 		limits->max_payload_bytes = policy->limits.result_max_chars * 4;
-}
-
-bool
-child_send_record(int fd, const struct buf *record)
-{
-	ssize_t n;
-
-	do {
-		n = send(fd, buf_ptr(record), buf_len(record), MSG_NOSIGNAL);
-	} while (n == -1 && errno == EINTR);
-	if (n == -1 || (size_t)n != buf_len(record)) {
-		log_error("send: %s", n == -1 ? strerror(errno) : "short");
-		return false;
-	}
-	return true;
 }

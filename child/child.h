@@ -1,19 +1,20 @@
 /*
  * The contract between the broker and the two children it starts
- * (DESIGN.md section 1): the fd numbers each child finds at exec, and the
+ * (docs/design.md section 1): the fd numbers each child finds at exec, and the
  * start-up every child runs in the same order before its own session code:
  * read the policy bytes it was handed, load them, confine itself.
  *
- * A child is `sp .frontend PROFILE` or `sp .executor PROFILE`, PROFILE
- * being the profile name fixed by the broker ("" for no profile: no
- * tools).  Neither role is listed in sp's usage.
+ * A child is `sp .frontend PROFILE` or `sp .executor PROFILE` (the
+ * argument is record_role_argv(), common/record.h), PROFILE being the
+ * profile name fixed by the broker ("" for no profile: no tools).  Neither role is listed in sp's usage.
  */
-#ifndef SP_BROKER_CHILD_ROLE_H
-#define SP_BROKER_CHILD_ROLE_H
+#ifndef SP_CHILD_CHILD_H
+#define SP_CHILD_CHILD_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/channel.h"
 #include "common/hash.h"
 #include "common/record.h"
 #include "common/sandbox.h"
@@ -31,16 +32,16 @@
  */
 #define CHILD_EMPTY_DIR "/run/sallyport-empty"
 
-#define CHILD_ROLE_FRONTEND ".frontend"
-#define CHILD_ROLE_EXECUTOR ".executor"
-
 /*
  * What a child knows after start-up.  policy and profile are owned by
  * the context (profile points into policy, NULL: no tools);
- * child_context_free() releases them.
+ * child_context_free() releases them.  chan, the child's channels
+ * (common/channel.h), is made and freed by the role's main, which sets
+ * it once its peer table is up.
  */
 struct child_context {
-	enum sandbox_role role;
+	enum record_role role;
+	struct channel *chan;
 	struct policy *policy;
 	const struct policy_profile *profile;
 	uint8_t fingerprint[HASH_SHA256_LEN];
@@ -52,7 +53,7 @@ struct child_context {
  * finds profile_name in it.  Exits 70 after logging on any failure: the
  * broker validated the same bytes, so a failure here is internal.
  */
-void child_context_load(struct child_context *ctx, enum sandbox_role role,
+void child_context_load(struct child_context *ctx, enum record_role role,
     const char *profile_name);
 
 /*
@@ -81,8 +82,5 @@ void child_context_free(struct child_context *ctx);
 /* Record limits for the channels of a session under policy. */
 void child_record_limits(const struct policy *policy,
     struct record_limits *limits);
-
-/* Sends one whole record on a SOCK_SEQPACKET fd; false after logging. */
-bool child_send_record(int fd, const struct buf *record);
 
 #endif

@@ -11,15 +11,16 @@
  * before it answers the frontend's hello, as a slow library load would)
  * bad-hello (sleeps 0.5 s, then answers the frontend with a wrong
  * fingerprint, see test_hook_hello_to_frontend()) and mute-hello (sleeps
- * 12 s, past the frontend's deadline for a hello).  In every other build
+ * 12 s, past the frontend's deadline for a hello); stray records for the
+ * channel checks are test_hook_stray().  In every other build
  * test_hook_run() does nothing and reads no environment.
  */
-#ifndef SP_BROKER_TEST_HOOK_H
-#define SP_BROKER_TEST_HOOK_H
+#ifndef SP_CHILD_TEST_HOOK_H
+#define SP_CHILD_TEST_HOOK_H
 
 #include <stdbool.h>
 
-struct buf;
+struct channel;
 struct child_context;
 struct record_hello;
 
@@ -36,13 +37,24 @@ bool test_hook_is(const char *role, const char *action);
 void test_hook_run(const char *role);
 
 /*
- * SP_TEST_HOOK="executor:bad-hello": re-encodes into out (a writer
- * buffer, re-initialised) the executor's hello h with a wrong catalog
- * fingerprint, for the frontend only (the broker got the right one), so a
- * test sees that the frontend alone holds its records back.  Otherwise
- * leaves both alone.  false when the encoding fails.
+ * SP_TEST_HOOK="executor:bad-hello": gives the executor's hello h a
+ * wrong catalog fingerprint, for the frontend only (the broker got the
+ * right one), so a test sees that the frontend alone holds its records
+ * back.  Otherwise leaves h alone.
  */
-bool test_hook_hello_to_frontend(struct record_hello *h, struct buf *out);
+void test_hook_hello_to_frontend(struct record_hello *h);
+
+/*
+ * SP_TEST_HOOK="ROLE:stray-PEER", "ROLE:version-PEER" or
+ * "ROLE:early-PEER", ROLE the calling process ("broker", "frontend",
+ * "executor") and PEER one of its channels (ch): sends PEER, past ROLE's
+ * own peer table (common/channel.h), one record PEER must refuse, a
+ * header and 8 zero bytes: stray- (greeted true, once ROLE's hello went)
+ * a type PEER never takes from ROLE once greeted; version- (greeted
+ * true) version RECORD_VERSION + 1; early- (greeted false, before ROLE's
+ * hello) a type PEER takes only after the hello.  Otherwise does nothing.
+ */
+void test_hook_stray(struct channel *ch, const char *role, bool greeted);
 
 /*
  * SP_TEST_HOOK="frontend:forge": a compromised frontend.  Right after
@@ -52,7 +64,7 @@ bool test_hook_hello_to_frontend(struct record_hello *h, struct buf *out);
  * Tool 0 must have a string param of maxLength < 200; tool 1, when
  * present, a scope the profile lacks.
  */
-void test_hook_forge(const struct child_context *ctx, int action_fd);
+void test_hook_forge(const struct child_context *ctx);
 
 /*
  * SP_TEST_HOOK="all:heap-report": at its clean end, once it has freed

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "broker/audit_args.h"
+#include "policy/audit_args.h"
 #include "common/log.h"
 
 #define MASK_PREFIX "\xe2\x80\xa6"	/* U+2026 HORIZONTAL ELLIPSIS */

@@ -1,9 +1,9 @@
 /*
- * Test hooks (broker/test_hook.h).  Compiled empty unless SP_TEST_HOOKS.
+ * Test hooks (child/test_hook.h).  Compiled empty unless SP_TEST_HOOKS.
  */
 #include "config.h"
 
-#include "broker/test_hook.h"
+#include "child/test_hook.h"
 
 #ifdef SP_TEST_HOOKS
 
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "broker/child_role.h"
+#include "child/child.h"
 #include "common/log.h"
 
 /* executor:slow-hello and executor:bad-hello: how long the hello waits. */
@@ -136,6 +136,10 @@ test_hook_act(const char *action)
 		test_hook_sleep_ms(TEST_HOOK_BAD_HELLO_MS);
 	else if (strcmp(action, "mute-hello") == 0)
 		test_hook_sleep_ms(TEST_HOOK_MUTE_HELLO_MS);
+	else if (strncmp(action, "stray-", 6) == 0 ||
+	    strncmp(action, "early-", 6) == 0 ||
+	    strncmp(action, "version-", 8) == 0)
+		;	/* test_hook_stray(), on the channel */
 	else
 		log_error("unknown test hook action '%s'", action);
 	log_info("test hook: %s returned", action);
@@ -161,15 +165,84 @@ test_hook_run(const char *role)
 		test_hook_act(hook + n + 1);
 }
 
-bool
-test_hook_hello_to_frontend(struct record_hello *h, struct buf *out)
+void
+test_hook_hello_to_frontend(struct record_hello *h)
 {
-	if (!test_hook_is("executor", "bad-hello"))
+	if (test_hook_is("executor", "bad-hello"))
+		h->fingerprint[0] ^= 0x01;
+}
+
+/*
+ * By receiver: a type it accepts once greeted (sent early, it is refused
+ * for the state), and one it never accepts from that sender then.
+ */
+static const enum record_type stray_ready[] = {
+	[RECORD_ROLE_BROKER] = RECORD_AUDIT_EVENT,
+	[RECORD_ROLE_FRONTEND] = RECORD_RESULT,
+	[RECORD_ROLE_EXECUTOR] = RECORD_ACTION,
+};
+static const enum record_type stray_never[] = {
+	[RECORD_ROLE_BROKER] = RECORD_ACTION,
+	[RECORD_ROLE_FRONTEND] = RECORD_ACTION,
+	[RECORD_ROLE_EXECUTOR] = RECORD_HELLO,	/* a second hello */
+};
+
+/* The header of the stray record act ("stray-PEER"...) asks for. */
+static bool
+stray_header(const char *act, enum record_role peer, bool greeted,
+    uint16_t *version, uint16_t *type)
+{
+	const char *name = record_role_name(peer);
+	char want[32];
+
+	*version = RECORD_VERSION;
+	(void)snprintf(want, sizeof(want), "early-%s", name);
+	if (!greeted && strcmp(act, want) == 0) {
+		*type = (uint16_t)stray_ready[peer];
 		return true;
-	h->fingerprint[0] ^= 0x01;
-	buf_free(out);
-	buf_init_writer(out, RECORD_MAX_BYTES);
-	return record_hello_encode(h, out) == RECORD_OK;
+	}
+	(void)snprintf(want, sizeof(want), "stray-%s", name);
+	if (greeted && strcmp(act, want) == 0) {
+		*type = (uint16_t)stray_never[peer];
+		return true;
+	}
+	(void)snprintf(want, sizeof(want), "version-%s", name);
+	if (greeted && strcmp(act, want) == 0) {
+		*version = RECORD_VERSION + 1;
+		*type = (uint16_t)stray_ready[peer];
+		return true;
+	}
+	return false;
+}
+
+void
+test_hook_stray(struct channel *ch, const char *role, bool greeted)
+{
+	const char *hook = getenv("SP_TEST_HOOK");
+	uint8_t rec[RECORD_HEADER_LEN + 8];
+	uint16_t version, type;
+	size_t n = strlen(role);
+	int peer;
+
+	if (hook == NULL || strncmp(hook, role, n) != 0 || hook[n] != ':')
+		return;
+	for (peer = RECORD_ROLE_BROKER; peer <= RECORD_ROLE_EXECUTOR; peer++) {
+		if (channel_fd(ch, (enum record_role)peer) < 0 ||
+		    !stray_header(hook + n + 1, (enum record_role)peer,
+		    greeted, &version, &type))
+			continue;
+		memset(rec, 0, sizeof(rec));
+		rec[0] = (uint8_t)(version >> 8);
+		rec[1] = (uint8_t)version;
+		rec[2] = (uint8_t)(type >> 8);
+		rec[3] = (uint8_t)type;
+		log_info("test hook: record version %u type %u to the %s",
+		    (unsigned)version, (unsigned)type,
+		    record_role_name((enum record_role)peer));
+		/* Past our own table, as a compromised process would. */
+		(void)send(channel_fd(ch, (enum record_role)peer), rec,
+		    sizeof(rec), MSG_NOSIGNAL);
+	}
 }
 
 enum forge_case {
@@ -262,7 +335,8 @@ forge_burst(const struct child_context *ctx, int action_fd)
 		a.arg_count = 1;
 		buf_init_writer(&out, RECORD_MAX_BYTES);
 		if (record_action_encode(&a, &ctx->limits, &out) == RECORD_OK)
-			(void)child_send_record(action_fd, &out);
+			(void)channel_send_encoded(ctx->chan,
+			    RECORD_ROLE_EXECUTOR, buf_ptr(&out), buf_len(&out));
 		buf_free(&out);
 		value_free(&v);
 	}
@@ -271,10 +345,11 @@ forge_burst(const struct child_context *ctx, int action_fd)
 }
 
 void
-test_hook_forge(const struct child_context *ctx, int action_fd)
+test_hook_forge(const struct child_context *ctx)
 {
 	static const uint8_t garbage[] = { 0, 1, 0, 2, 0xff, 0xff };
 	const char *hook = getenv("SP_TEST_HOOK");
+	int action_fd = channel_fd(ctx->chan, RECORD_ROLE_EXECUTOR);
 	struct buf out;
 	int c;
 
@@ -285,7 +360,8 @@ test_hook_forge(const struct child_context *ctx, int action_fd)
 	for (c = 0; c < FORGE_COUNT; c++) {
 		buf_init_writer(&out, RECORD_MAX_BYTES);
 		if (forge_encode(ctx, (enum forge_case)c, &out) &&
-		    child_send_record(action_fd, &out))
+		    channel_send_encoded(ctx->chan, RECORD_ROLE_EXECUTOR,
+		    buf_ptr(&out), buf_len(&out)))
 			forge_reply(ctx, action_fd, forge_names[c]);
 		buf_free(&out);
 	}
@@ -346,18 +422,23 @@ test_hook_run(const char *role)
 }
 
 void
-test_hook_forge(const struct child_context *ctx, int action_fd)
+test_hook_forge(const struct child_context *ctx)
 {
 	(void)ctx;
-	(void)action_fd;
 }
 
-bool
-test_hook_hello_to_frontend(struct record_hello *h, struct buf *out)
+void
+test_hook_hello_to_frontend(struct record_hello *h)
 {
 	(void)h;
-	(void)out;
-	return true;
+}
+
+void
+test_hook_stray(struct channel *ch, const char *role, bool greeted)
+{
+	(void)ch;
+	(void)role;
+	(void)greeted;
 }
 
 void
