@@ -41,6 +41,10 @@ struct audit_log {
 	size_t own_line_len;
 	cJSON *held_start;		/* owned: session-start not yet written */
 	uint64_t bytes;			/* appended by this handle */
+	uint64_t last_seq;		/* of this handle's last record */
+	char last_prev[HASH_SHA256_HEX_LEN + 1];
+	audit_log_observer *observer;	/* NULL: none */
+	void *observer_arg;		/* borrowed */
 };
 
 static const char *const audit_log_reserved[] = {
@@ -506,6 +510,8 @@ audit_log_append_locked(struct audit_log *log, const char *kind,
 	if (ok) {
 		log->bytes += len;
 		memcpy(log->last_hash, hash, sizeof(log->last_hash));
+		memcpy(log->last_prev, tail.digest, sizeof(log->last_prev));
+		log->last_seq = tail.seq + 1;
 		audit_log_remember_tail(log, &tail, line, len);
 	} else
 		free(line);
@@ -524,10 +530,40 @@ audit_log_sync(struct audit_log *log, uint64_t now_ms)
 	return true;
 }
 
+/* What the observer is told of a record: copied when it is appended. */
+struct audit_log_mark {
+	uint64_t seq;
+	char prev[HASH_SHA256_HEX_LEN + 1];
+	char hash[HASH_SHA256_HEX_LEN + 1];
+};
+
+static void
+audit_log_mark(const struct audit_log *log, struct audit_log_mark *mark)
+{
+	mark->seq = log->last_seq;
+	memcpy(mark->prev, log->last_prev, sizeof(mark->prev));
+	memcpy(mark->hash, log->last_hash, sizeof(mark->hash));
+}
+
+static void
+audit_log_notify(const struct audit_log *log, const char *kind,
+    const cJSON *members, const struct audit_log_mark *mark)
+{
+	struct audit_log_note note = {
+		.session = log->session, .kind = kind, .members = members,
+		.seq = mark->seq, .prev = mark->prev, .hash = mark->hash,
+	};
+
+	if (log->observer != NULL)
+		log->observer(log->observer_arg, &note);
+}
+
 bool
 audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
     bool durable)
 {
+	struct audit_log_mark start_mark, mark;
+	cJSON *start = NULL;		/* the held start, once in the file */
 	bool ok;
 
 	if (!audit_log_kind_ok(kind) || !audit_log_members_ok(members)) {
@@ -542,19 +578,36 @@ audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
 	ok = log->held_start == NULL || audit_log_append_locked(log,
 	    "session-start", log->held_start);
 	if (ok && log->held_start != NULL) {
-		cJSON_Delete(log->held_start);	/* it is in the file */
+		start = log->held_start;	/* it is in the file */
 		log->held_start = NULL;
+		audit_log_mark(log, &start_mark);
 	}
 	ok = ok && audit_log_append_locked(log, kind, members);
+	if (ok)
+		audit_log_mark(log, &mark);
 	if (flock(log->fd, LOCK_UN) == -1)
 		log_error("flock unlock: %s", strerror(errno));
-	if (!ok)
-		return false;
-	log->pending = true;
-	/* Syncing after unlocking keeps other writers from waiting on the disk. */
-	if (durable)
-		return audit_log_sync(log, audit_log_now_ms());
-	return audit_log_tick(log, audit_log_now_ms());
+	if (ok) {
+		log->pending = true;
+		/* Syncing after unlocking keeps other writers from waiting on
+		 * the disk. */
+		ok = durable ? audit_log_sync(log, audit_log_now_ms()) :
+		    audit_log_tick(log, audit_log_now_ms());
+	}
+	/* Both records are told, in order, once they are in the file. */
+	if (ok && start != NULL)
+		audit_log_notify(log, "session-start", start, &start_mark);
+	if (ok)
+		audit_log_notify(log, kind, members, &mark);
+	cJSON_Delete(start);
+	return ok;
+}
+
+void
+audit_log_observe(struct audit_log *log, audit_log_observer *fn, void *arg)
+{
+	log->observer = fn;
+	log->observer_arg = arg;
 }
 
 bool

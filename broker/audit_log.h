@@ -93,6 +93,30 @@ uint64_t audit_log_now_ms(void);
  * session end), or 64 zeros before the first; owned by log. */
 const char *audit_log_last_hash(const struct audit_log *log);
 
+/*
+ * What an observer learns of one record this handle appended: all
+ * borrowed for the call.  members are the caller's (never a credential:
+ * see above).
+ */
+struct audit_log_note {
+	const char *session;
+	const char *kind;
+	const cJSON *members;		/* NULL for none */
+	uint64_t seq;
+	const char *prev;		/* HASH_SHA256_HEX_LEN hex digits */
+	const char *hash;
+};
+
+typedef void audit_log_observer(void *arg, const struct audit_log_note *note);
+
+/*
+ * After each record this handle appends (and, when durable, syncs),
+ * calls fn(arg, note): how the anchors leave the host
+ * (broker/audit_journal.h).  arg is borrowed; fn NULL stops.
+ */
+void audit_log_observe(struct audit_log *log, audit_log_observer *fn,
+    void *arg);
+
 /* Bytes this handle has appended, newlines included. */
 uint64_t audit_log_bytes(const struct audit_log *log);
 

@@ -1,5 +1,6 @@
 /*
  * sp audit verify [--key FILE] FILE
+ * sp audit verify [--key FILE] --anchors JOURNAL FILE...
  *
  * Exit statuses: 0 the chain holds (a torn tail alone is reported on a
  * warning line and still exits 0: a killed writer is not tampering);
@@ -15,10 +16,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "broker/audit_anchors.h"
 #include "broker/audit_log.h"
 #include "broker/audit_verify.h"
 #include "broker/commands.h"
 #include "common/log.h"
+
+#define CMD_AUDIT_USAGE \
+	"usage: sp audit verify [--key FILE] FILE | " \
+	"sp audit verify [--key FILE] --anchors JOURNAL FILE..."
 
 /* Results go through common/log.h too: one sanitized line each. */
 static void
@@ -71,23 +77,53 @@ cmd_audit_verify(const char *path, const char *key_path)
 	return SP_EXIT_NOINPUT;
 }
 
+/* The anchors after the chain: a broken chain's status stands. */
+static int
+cmd_audit_anchors(const char *journal, char *const *logs, size_t n,
+    int status)
+{
+	switch (audit_anchors_check(journal, logs, n)) {
+	case AUDIT_ANCHORS_HELD:
+		return status;
+	case AUDIT_ANCHORS_NOT_HELD:
+		return status == SP_EXIT_OK ? SP_EXIT_AUDIT_BROKEN : status;
+	case AUDIT_ANCHORS_MALFORMED:
+		return status == SP_EXIT_OK ? SP_EXIT_MALFORMED : status;
+	case AUDIT_ANCHORS_UNREADABLE:
+		break;
+	}
+	return SP_EXIT_NOINPUT;
+}
+
 int
 cmd_audit(int argc, char **argv)
 {
-	const char *key_path = NULL;
-	int i = 2;
+	const char *key_path = NULL, *anchors = NULL;
+	int i, f, rc, status;
 
 	if (argc < 2 || strcmp(argv[1], "verify") != 0) {
-		log_error("usage: sp audit verify [--key FILE] FILE");
+		log_error(CMD_AUDIT_USAGE);
 		return SP_EXIT_USAGE;
 	}
-	if (argc == 5 && strcmp(argv[2], "--key") == 0) {
-		key_path = argv[3];
-		i = 4;
-	}
-	if (i != argc - 1) {
-		log_error("usage: sp audit verify [--key FILE] FILE");
+	for (i = 2; i + 1 < argc && strncmp(argv[i], "--", 2) == 0; i += 2)
+		if (strcmp(argv[i], "--key") == 0)
+			key_path = argv[i + 1];
+		else if (strcmp(argv[i], "--anchors") == 0)
+			anchors = argv[i + 1];
+		else
+			break;
+	if (i >= argc || (anchors == NULL && i != argc - 1)) {
+		log_error(CMD_AUDIT_USAGE);
 		return SP_EXIT_USAGE;
 	}
-	return cmd_audit_verify(argv[i], key_path);
+	/* With --anchors, several files (rotated ones): each chain, then
+	 * the anchors against them all. */
+	for (status = SP_EXIT_OK, f = i; f < argc; f++)
+		if ((rc = cmd_audit_verify(argv[f], key_path)) != SP_EXIT_OK &&
+		    status == SP_EXIT_OK)
+			status = rc;
+	if (anchors != NULL)
+		status = cmd_audit_anchors(anchors, &argv[i],
+		    (size_t)(argc - i), status);
+	return status;
 }

@@ -8,6 +8,9 @@ AUDIT_SOURCES = \
 	broker/audit_log.c broker/audit_log.h \
 	broker/audit_verify.c broker/audit_verify.h
 sp_SOURCES += $(AUDIT_SOURCES) broker/cmd_audit.c
+# audit anchors off the host: sent (journald or syslog), and checked
+sp_SOURCES += broker/audit_journal.c broker/audit_journal.h \
+	broker/audit_anchors.c broker/audit_anchors.h
 sp_SOURCES += broker/cmd_check.c
 sp_SOURCES += broker/cmd_catalog.c
 # sp mcp: the broker, its children and their supervision

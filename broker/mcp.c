@@ -20,6 +20,7 @@
 
 #include <event2/event.h>
 
+#include "broker/audit_journal.h"
 #include "broker/audit_log.h"
 #include "child/child.h"
 #include "broker/children.h"
@@ -53,6 +54,7 @@ struct mcp_session {
 	struct record_limits limits;
 	char id[MCP_SESSION_BYTES * 2 + 1];
 	struct audit_log *log;
+	struct audit_journal *journal;	/* NULL: audit.journal false */
 	struct event_base *base;
 	struct supervisor *sv;
 	struct child kids[CHILD_COUNT];
@@ -145,7 +147,17 @@ mcp_open_audit(struct mcp_session *s)
 	s->log = audit_log_open(s->policy->audit_path,
 	    key_len > 0 ? key : NULL, key_len, s->id);
 	explicit_bzero(key, sizeof(key));
-	return s->log != NULL;
+	if (s->log == NULL)
+		return false;
+	/* Opened now, while the broker may still make a socket
+	 * (audit_journal.h). */
+	s->journal = audit_journal_open(s->policy->audit_journal,
+	    s->policy->audit_path, s->profile != NULL ? s->profile->name : NULL,
+	    s->id);
+	if (s->journal == NULL && s->policy->audit_journal != POLICY_JOURNAL_OFF)
+		return false;
+	audit_journal_attach(s->journal, s->log);
+	return true;
 }
 
 static bool
@@ -251,6 +263,7 @@ mcp_session_free(struct mcp_session *s)
 		event_base_free(s->base);
 	if (s->log != NULL && !audit_log_close(s->log))
 		log_error("the audit log could not be synced");
+	audit_journal_free(s->journal);
 	policy_free(s->policy);
 	free(s->bytes);
 }

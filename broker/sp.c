@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "broker/audit_journal.h"
 #include "broker/commands.h"
 #include "executor/executor.h"
 #include "frontend/frontend.h"
@@ -112,8 +113,9 @@ sp_help(int argc, char **argv)
 
 /*
  * The features a bug report needs: sanitizers (from configure's CFLAGS),
- * the test hooks (tests/sp-test only), and journald, which this build
- * never writes to (diagnostics reach it as stderr under systemd).
+ * the test hooks (tests/sp-test only), and journald: yes when the audit
+ * anchors go there (built with libsystemd), no when they go to syslog(3)
+ * (broker/audit_journal.h).
  */
 static int
 sp_version(int argc, char **argv)
@@ -129,8 +131,9 @@ sp_version(int argc, char **argv)
 	hooks = true;
 #endif
 	printf("sp (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
-	printf("features: sanitizers=%s test-hooks=%s journald=no\n",
-	    SP_BUILD_SANITIZERS, hooks ? "yes" : "no");
+	printf("features: sanitizers=%s test-hooks=%s journald=%s\n",
+	    SP_BUILD_SANITIZERS, hooks ? "yes" : "no",
+	    strcmp(audit_journal_feature, "journald") == 0 ? "yes" : "no");
 	return sp_stdout_status();
 }
 

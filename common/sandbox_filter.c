@@ -34,6 +34,7 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -171,6 +172,17 @@ static const struct filter_rule executor_rules[] = {
  * writer cuts a torn tail left by a killed writer (and its own short
  * write) under the lock: without it a confined broker would be killed by
  * the first append after a crash.  No open, no socket, no exec, no fork.
+ *
+ * The audit anchors (broker/audit_journal.h, docs/design.md section 6)
+ * go out on a socket made before this filter: sendmsg (libsystemd, to
+ * journald's path) and sendto (glibc's syslog(3)) are already listed.
+ * A new AF_UNIX socket is refused with EACCES, not killed: glibc's
+ * syslog(3) makes one again after a failed send (syslogd restarted), and
+ * libsystemd after a failed first one; either then drops the message
+ * instead of ending the session.  libsystemd sends a datagram the socket
+ * will not take (ENOBUFS) as a memfd: it reads the thread's name first
+ * (prctl PR_GET_NAME, asserted to succeed), then memfd_create is refused
+ * with EPERM and the send fails softly.
  */
 static const struct filter_rule broker_rules[] = {
 	ALLOW(read), ALLOW(write), ALLOW(readv), ALLOW(writev),
@@ -193,6 +205,8 @@ static const struct filter_rule broker_rules[] = {
 	ALLOW_EQ(fcntl, 1, F_SETLK), ALLOW_EQ(fcntl, 1, F_SETLKW),
 	ALLOW_EQ(fcntl, 1, F_OFD_SETLK), ALLOW_EQ(fcntl, 1, F_OFD_SETLKW),
 	ALLOW_EQ(ioctl, 1, FIONREAD),
+	REFUSE_EQ(socket, 0, AF_UNIX, EACCES),
+	ALLOW_EQ(prctl, 0, PR_GET_NAME), REFUSE(memfd_create, EPERM),
 };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))

@@ -59,3 +59,8 @@ tests/fuzz/fuzz_audit_line: $(srcdir)/tests/fuzz/fuzz_audit_line.c \
 	    $(srcdir)/tests/fuzz/fuzz_audit_line.c $(srcdir)/common/audit_chain.c \
 	    $(srcdir)/common/hash.c $(srcdir)/common/log.c \
 	    $(CJSON_LIBS) $(LIBCRYPTO_LIBS)
+
+# audit anchors off the host: journald's (or syslog's) socket stood in
+# for by the test, in a private mount namespace; sp audit verify --anchors
+TESTS += tests/integration/audit_journal.py
+EXTRA_DIST += tests/integration/audit_journal.py

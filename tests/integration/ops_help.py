@@ -108,10 +108,14 @@ def test_version():
     feats = dict(re.findall(r"(\S+)=(\S+)", lines[1] if len(lines) > 1
                             else ""))
     want = build_sanitizers()
+    with open(os.path.join(BUILD, "config.h")) as f:
+        journald = "yes" if "#define SP_HAVE_LIBSYSTEMD 1" in f.read() \
+            else "no"
     check("features: sanitizers=%s as in the build's CFLAGS, test-hooks=no,"
-          " journald=no" % want, len(lines) == 2 and
+          " journald=%s as configured" % (want, journald),
+          len(lines) == 2 and
           lines[1].startswith("features: ") and feats == {
-              "sanitizers": want, "test-hooks": "no", "journald": "no"},
+              "sanitizers": want, "test-hooks": "no", "journald": journald},
           out)
     check("sanitizers name address exactly when sp is an ASan build",
           ("address" in feats.get("sanitizers", "").split(",")) ==
