@@ -21,5 +21,5 @@ libspcommon_a_SOURCES += \
 	common/json.c common/json.h \
 	common/json_tree.c common/json_tree.h \
 	common/jsonrpc.c common/jsonrpc.h
-libspcommon_a_SOURCES += common/hash_const.h
+libspcommon_a_SOURCES += common/hash_const.h common/exit.h
 libspcommon_a_SOURCES += common/base64.c common/base64.h
