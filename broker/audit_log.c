@@ -34,6 +34,7 @@ struct audit_tail {
 struct audit_log {
 	int fd;
 	int dirfd;			/* O_PATH of the log's directory */
+	uid_t uid;			/* the running uid, at open */
 	char *base;			/* owned: the log's name in it */
 	dev_t dev;			/* of fd, to see it renamed away */
 	ino_t ino;
@@ -78,9 +79,10 @@ audit_log_session_ok(const char *session)
 	return true;
 }
 
+/* uid is the running uid, read before confinement (no geteuid after). */
 static int
 audit_log_open_file(int dirfd, const char *base, const char *path,
-    struct stat *out)
+    uid_t uid, struct stat *out)
 {
 	struct stat st;
 	int fd;
@@ -97,10 +99,10 @@ audit_log_open_file(int dirfd, const char *base, const char *path,
 		return -1;
 	}
 	/* Its owner can rewrite it (and chmod it) whatever the mode says. */
-	if (st.st_uid != geteuid())
+	if (st.st_uid != uid)
 		log_warn("%s: owned by uid %u, not by the running uid %u: "
 		    "its owner can rewrite the audit log", path,
-		    (unsigned)st.st_uid, (unsigned)geteuid());
+		    (unsigned)st.st_uid, (unsigned)uid);
 	if ((st.st_mode & 077) != 0)
 		log_warn("%s: mode %03o opens the audit log to group or "
 		    "others", path, (unsigned)(st.st_mode & 0777));
@@ -166,8 +168,9 @@ audit_log_open(const char *path, const uint8_t *key, size_t key_len,
 	log->last_sync_ms = audit_log_now_ms();
 	log->fd = -1;
 	log->dirfd = -1;
+	log->uid = geteuid();
 	if (!audit_log_open_dir(log, path) || (log->fd = audit_log_open_file(
-	    log->dirfd, log->base, path, &st)) == -1) {
+	    log->dirfd, log->base, path, log->uid, &st)) == -1) {
 		audit_log_close(log);
 		return NULL;
 	}
@@ -615,7 +618,7 @@ audit_log_reopen_locked(struct audit_log *log, struct stat *st)
 
 	for (tries = 0; tries < REOPEN_TRIES; tries++) {
 		if ((fd = audit_log_open_file(log->dirfd, log->base, log->base,
-		    st)) == -1)
+		    log->uid, st)) == -1)
 			return -1;
 		if (flock(fd, LOCK_EX) == -1) {
 			log_error("flock: %s", strerror(errno));

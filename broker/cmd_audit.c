@@ -105,9 +105,10 @@ cmd_audit_print_ok(const struct cmd_audit_opts *o,
     const struct audit_verify_report *rep)
 {
 	printf("ok: %zu file%s, %" PRIu64 " records, %" PRIu64 " sessions, "
-	    "last seq %" PRIu64 ", last hash %s; %s", rep->files,
-	    rep->files == 1 ? "" : "s", rep->records, rep->sessions,
-	    rep->last_seq, rep->last_hash, cmd_audit_hmac_phrase(rep));
+	    "last seq %" PRIu64 ", last hash %s, %" PRIu64 " torn tails cut by "
+	    "later writers; %s", rep->files, rep->files == 1 ? "" : "s",
+	    rep->records, rep->sessions, rep->last_seq, rep->last_hash,
+	    rep->repaired, cmd_audit_hmac_phrase(rep));
 	if (rep->continues)
 		printf("; %s continues from seq %" PRIu64 " (hash %s) of a "
 		    "file not given", o->files[0], rep->continues_seq,
@@ -218,6 +219,7 @@ cmd_audit_print_json(const struct cmd_audit_opts *o,
 	cJSON_AddNumberToObject(j, "last_seq", (double)rep->last_seq);
 	cJSON_AddStringToObject(j, "last_hash", rep->last_hash);
 	cJSON_AddNumberToObject(j, "new_chains", (double)rep->new_chains);
+	cJSON_AddNumberToObject(j, "torn_tails_cut", (double)rep->repaired);
 	cmd_audit_json_link(j, o, rep);
 	cmd_audit_json_torn(j, o, rep);
 	cmd_audit_json_break(j, o, rep, strcmp(verdict, "broken") == 0);

@@ -19,7 +19,7 @@ struct sp_command {
 };
 
 static const struct sp_command sp_commands[] = {
-	{ "audit", cmd_audit, "audit verify [--key FILE] FILE" },
+	{ "audit", cmd_audit, "audit verify [--key FILE] [--json] FILE..." },
 	{ "check", cmd_check, "check [--config FILE]" },
 	{ "catalog", cmd_catalog, "catalog [--config FILE] [--profile NAME]" },
 	{ "mcp", cmd_mcp, "mcp [--config FILE] [--profile NAME]" },
