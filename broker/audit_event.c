@@ -21,6 +21,7 @@ audit_event_kind_name(enum record_audit_kind kind)
 	case RECORD_AUDIT_EXECUTION: return "execution";
 	case RECORD_AUDIT_VIOLATION: return "violation";
 	case RECORD_AUDIT_CANCELLATION: return "cancellation";
+	case RECORD_AUDIT_OPENED: return "session-start";
 	case RECORD_AUDIT_CLIENT: return "client";
 	}
 	return NULL;
@@ -48,6 +49,7 @@ audit_event_role_may(const char *role, enum record_audit_kind kind)
 		return true;
 	if (strcmp(role, "frontend") == 0)
 		return kind == RECORD_AUDIT_REJECTION ||
+		    kind == RECORD_AUDIT_OPENED ||
 		    kind == RECORD_AUDIT_CLIENT;
 	return kind == RECORD_AUDIT_INTENT || kind == RECORD_AUDIT_EXECUTION ||
 	    kind == RECORD_AUDIT_VIOLATION;
@@ -69,6 +71,7 @@ audit_event_plan(const struct policy *policy, const char *role,
 	memset(plan, 0, sizeof(*plan));
 	plan->kind = audit_event_kind_name(ev->kind);
 	plan->acked = ev->kind == RECORD_AUDIT_INTENT;
+	plan->opens = ev->kind == RECORD_AUDIT_OPENED;
 	if (plan->kind == NULL || !audit_event_role_may(role, ev->kind)) {
 		log_error("%s may not send %s events", role,
 		    plan->kind != NULL ? plan->kind : "unknown");
@@ -390,7 +393,8 @@ bool
 audit_event_flush(struct audit_event_session *as, struct audit_log *log,
     const struct policy *policy)
 {
-	const struct audit_event_plan plan = { "rejection", false, false, true };
+	const struct audit_event_plan plan = { .kind = "rejection",
+	    .note = true };
 	struct record_audit_event ev;
 	cJSON *m;
 	bool ok;

@@ -12,8 +12,8 @@
  * prints again escaped.  The offending bytes of a rejection or violation never
  * reach the log, only their SHA-256.
  *
- * Which role may send which kind: the frontend rejections and
- * cancellations, the executor intents, executions, violations and
+ * Which role may send which kind: the frontend rejections, cancellations
+ * and the one OPENED that says its session is in use, the executor intents, executions, violations and
  * cancellations.
  *
  * Acks (AUDIT_ACK, same call id): every INTENT is answered, and every
@@ -49,6 +49,8 @@ struct audit_event_plan {
 	const char *kind;	/* log record kind ("intent"), static */
 	bool durable;		/* fsync before the ack */
 	bool acked;		/* the child waits for an AUDIT_ACK */
+	bool opens;		/* OPENED: write the held session-start
+				 * (audit_log_begin()), no record of its own */
 	bool note;		/* a rejection or violation: may be dropped */
 };
 

@@ -48,7 +48,12 @@ struct audit_log {
 	struct audit_tail own_tail;
 	char *own_line;			/* owned: that line, '\n' last */
 	size_t own_line_len;
+	cJSON *held_start;		/* owned: session-start not yet written */
 	uint64_t bytes;			/* appended by this handle */
+	uint64_t last_seq;		/* of this handle's last record */
+	char last_prev[HASH_SHA256_HEX_LEN + 1];
+	audit_log_observer *observer;	/* NULL: none */
+	void *observer_arg;		/* borrowed */
 };
 
 static const char *const audit_log_reserved[] = {
@@ -166,6 +171,10 @@ audit_log_open(const char *path, const uint8_t *key, size_t key_len,
 	memcpy(log->session, session, strlen(session) + 1);	/* checked above */
 	audit_chain_genesis(log->last_hash);
 	log->last_sync_ms = audit_log_now_ms();
+	/* glibc's gmtime_r() reads the zone file at its first call: make
+	 * that call now, since the first record may come after the broker's
+	 * confinement (session-start is written late). */
+	tzset();
 	log->fd = -1;
 	log->dirfd = -1;
 	log->uid = geteuid();
@@ -582,6 +591,8 @@ audit_log_append_locked(struct audit_log *log, const char *kind,
 	if (ok) {
 		log->bytes += len;
 		memcpy(log->last_hash, hash, sizeof(log->last_hash));
+		memcpy(log->last_prev, tail.digest, sizeof(log->last_prev));
+		log->last_seq = tail.seq + 1;
 		audit_log_remember_tail(log, &tail, line, len);
 		if (tail.rotated)
 			log_info("audit: the log was rotated; its new file "
@@ -637,54 +648,40 @@ audit_log_reopen_locked(struct audit_log *log, struct stat *st)
 }
 
 /*
- * A rotation: the old file (locked by the caller) was renamed away.  Its
- * tail is read under its lock, so no record can follow it there once
- * the new file links to it: every writer checks the path under that same
- * lock before it writes.  The new file is locked while the old still is;
- * writers take the old before the new, never the reverse.
+ * Called with log->fd locked, before a locked turn's appends: when the
+ * path no longer names that file (a rotation), reads the old file's tail
+ * into *from, under its lock, then locks the file now at the path before
+ * letting go of the old one, and appends go there.  So no record can
+ * follow *from in the old file (every writer checks the path under the
+ * old lock before it writes), and the writer that links the new file
+ * holds it before any other writer of the old one can look.  *rotated
+ * says whether *from is to be linked; the caller's unlock then goes to
+ * the new fd.
  */
 static bool
-audit_log_rotate(struct audit_log *log, const char *kind,
-    const cJSON *members)
+audit_log_follow(struct audit_log *log, struct audit_tail *from,
+    bool *rotated)
 {
-	struct audit_tail from;
 	struct stat st;
-	int fd, old = log->fd;
-	bool ok;
+	int fd, r;
 
-	if (!audit_log_find_tail(log, &from))
+	*rotated = false;
+	if ((r = audit_log_renamed(log->dirfd, log->base, log->dev,
+	    log->ino)) != 1)
+		return r == 0;
+	if (!audit_log_find_tail(log, from))
 		return false;
 	if ((fd = audit_log_reopen_locked(log, &st)) == -1)
 		return false;
-	log->fd = fd;
-	log->own_tail_valid = false;
-	ok = audit_log_append_locked(log, kind, members, &from);
-	if (ok && log->pending && fdatasync(old) == -1)
+	if (log->pending && fdatasync(log->fd) == -1)
 		log_error("fdatasync of the rotated file: %s", strerror(errno));
-	if (!ok) {
-		/* keep the old handle: the next append tries again */
-		log->fd = old;
-		close(fd);
-		return false;
-	}
-	close(old);	/* unlocks it; the caller's unlock goes to the new fd */
+	close(log->fd);		/* unlocks the old file */
+	log->fd = fd;
 	log->dev = st.st_dev;
 	log->ino = st.st_ino;
+	log->own_tail_valid = false;
+	*rotated = true;
 	return true;
-}
-
-/* Called with log->fd locked: appends to the file the path names. */
-static bool
-audit_log_append_current(struct audit_log *log, const char *kind,
-    const cJSON *members)
-{
-	switch (audit_log_renamed(log->dirfd, log->base, log->dev, log->ino)) {
-	case 0:
-		return audit_log_append_locked(log, kind, members, NULL);
-	case 1:
-		return audit_log_rotate(log, kind, members);
-	}
-	return false;
 }
 
 static bool
@@ -699,11 +696,43 @@ audit_log_sync(struct audit_log *log, uint64_t now_ms)
 	return true;
 }
 
+/* What the observer is told of a record: copied when it is appended. */
+struct audit_log_mark {
+	uint64_t seq;
+	char prev[HASH_SHA256_HEX_LEN + 1];
+	char hash[HASH_SHA256_HEX_LEN + 1];
+};
+
+static void
+audit_log_mark(const struct audit_log *log, struct audit_log_mark *mark)
+{
+	mark->seq = log->last_seq;
+	memcpy(mark->prev, log->last_prev, sizeof(mark->prev));
+	memcpy(mark->hash, log->last_hash, sizeof(mark->hash));
+}
+
+static void
+audit_log_notify(const struct audit_log *log, const char *kind,
+    const cJSON *members, const struct audit_log_mark *mark)
+{
+	struct audit_log_note note = {
+		.session = log->session, .kind = kind, .members = members,
+		.seq = mark->seq, .prev = mark->prev, .hash = mark->hash,
+	};
+
+	if (log->observer != NULL)
+		log->observer(log->observer_arg, &note);
+}
+
 bool
 audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
     bool durable)
 {
-	bool ok;
+	struct audit_log_mark start_mark, mark;
+	cJSON *start = NULL;		/* the held start, once in the file */
+	struct audit_tail from;
+	const struct audit_tail *link;
+	bool ok, rotated;
 
 	if (!audit_log_kind_ok(kind) || !audit_log_members_ok(members)) {
 		log_error("bad kind or members");
@@ -713,16 +742,81 @@ audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
 		log_error("flock: %s", strerror(errno));
 		return false;
 	}
-	ok = audit_log_append_current(log, kind, members);
+	/* a rotation is followed first: both records go to the new file */
+	ok = audit_log_follow(log, &from, &rotated);
+	link = rotated ? &from : NULL;
+	/* the held session-start goes first, in the same locked turn */
+	ok = ok && (log->held_start == NULL || audit_log_append_locked(log,
+	    "session-start", log->held_start, link));
+	if (ok && log->held_start != NULL) {
+		start = log->held_start;	/* it is in the file */
+		log->held_start = NULL;
+		audit_log_mark(log, &start_mark);
+	}
+	ok = ok && audit_log_append_locked(log, kind, members, link);
+	if (ok)
+		audit_log_mark(log, &mark);
 	if (flock(log->fd, LOCK_UN) == -1)
 		log_error("flock unlock: %s", strerror(errno));
-	if (!ok)
+	if (ok) {
+		log->pending = true;
+		/* Syncing after unlocking keeps other writers from waiting on
+		 * the disk. */
+		ok = durable ? audit_log_sync(log, audit_log_now_ms()) :
+		    audit_log_tick(log, audit_log_now_ms());
+	}
+	/* Both records are told, in order, once they are in the file. */
+	if (ok && start != NULL)
+		audit_log_notify(log, "session-start", start, &start_mark);
+	if (ok)
+		audit_log_notify(log, kind, members, &mark);
+	cJSON_Delete(start);
+	return ok;
+}
+
+void
+audit_log_observe(struct audit_log *log, audit_log_observer *fn, void *arg)
+{
+	log->observer = fn;
+	log->observer_arg = arg;
+}
+
+bool
+audit_log_hold_start(struct audit_log *log, const cJSON *members)
+{
+	if (!audit_log_members_ok(members)) {
+		log_error("bad session-start members");
 		return false;
-	log->pending = true;
-	/* Syncing after unlocking keeps other writers from waiting on the disk. */
-	if (durable)
-		return audit_log_sync(log, audit_log_now_ms());
-	return audit_log_tick(log, audit_log_now_ms());
+	}
+	cJSON_Delete(log->held_start);
+	if ((log->held_start = cJSON_Duplicate(members, true)) == NULL) {
+		log_error("out of memory");
+		return false;
+	}
+	return true;
+}
+
+bool
+audit_log_begin(struct audit_log *log)
+{
+	cJSON *start = log->held_start;
+	bool ok;
+
+	if (start == NULL)
+		return true;
+	log->held_start = NULL;
+	ok = audit_log_append(log, "session-start", start, true);
+	if (!ok)
+		log->held_start = start;	/* the next record tries again */
+	else
+		cJSON_Delete(start);
+	return ok;
+}
+
+bool
+audit_log_start_held(const struct audit_log *log)
+{
+	return log->held_start != NULL;
 }
 
 bool
@@ -772,6 +866,7 @@ audit_log_close(struct audit_log *log)
 		free(log->key);
 	}
 	free(log->own_line);
+	cJSON_Delete(log->held_start);
 	free(log);
 	return ok;
 }

@@ -1,5 +1,5 @@
 /*
- * The audit log writer (DESIGN.md section 6; line format in
+ * The audit log writer (docs/design.md section 6; line format in
  * common/audit_chain.h).  Only the broker writes the log; it calls
  * audit_log_append() once per record.
  *
@@ -67,6 +67,24 @@ struct audit_log *audit_log_open(const char *path, const uint8_t *key,
 bool audit_log_append(struct audit_log *log, const char *kind,
     const cJSON *members, bool durable);
 
+/*
+ * A session's start, written late (docs/design.md section 6): members
+ * (borrowed, copied) become the session-start record written by
+ * audit_log_begin(), or by the first audit_log_append() before its own
+ * record in the same locked turn, whichever comes first; so no record of
+ * the session can precede it.  false after logging (memory).
+ */
+bool audit_log_hold_start(struct audit_log *log, const cJSON *members);
+
+/*
+ * Writes the held session-start now, synced; true when it is in the file
+ * or none is held.  On failure it stays held and false is returned.
+ */
+bool audit_log_begin(struct audit_log *log);
+
+/* Whether a session-start is held and not yet in the file. */
+bool audit_log_start_held(const struct audit_log *log);
+
 /* Syncs when records are pending and AUDIT_LOG_SYNC_MS have passed since
  * the last sync; now_ms is CLOCK_MONOTONIC in milliseconds.  false if the
  * sync failed. */
@@ -82,6 +100,30 @@ const char *audit_log_last_hash(const struct audit_log *log);
 /* The O_PATH fd of the log's directory, which rotation reopens the log
  * in (for the broker's seccomp filter); owned by log. */
 int audit_log_dir_fd(const struct audit_log *log);
+
+/*
+ * What an observer learns of one record this handle appended: all
+ * borrowed for the call.  members are the caller's (never a credential:
+ * see above).
+ */
+struct audit_log_note {
+	const char *session;
+	const char *kind;
+	const cJSON *members;		/* NULL for none */
+	uint64_t seq;
+	const char *prev;		/* HASH_SHA256_HEX_LEN hex digits */
+	const char *hash;
+};
+
+typedef void audit_log_observer(void *arg, const struct audit_log_note *note);
+
+/*
+ * After each record this handle appends (and, when durable, syncs),
+ * calls fn(arg, note): how the anchors leave the host
+ * (broker/audit_journal.h).  arg is borrowed; fn NULL stops.
+ */
+void audit_log_observe(struct audit_log *log, audit_log_observer *fn,
+    void *arg);
 
 /* Bytes this handle has appended, newlines included. */
 uint64_t audit_log_bytes(const struct audit_log *log);

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "broker/child_role.h"
+#include "child/child.h"
 #include "broker/child_stderr.h"
 #include "broker/children.h"
 #include "common/log.h"
@@ -163,11 +163,11 @@ empty_dir_ready(void)
 }
 
 static pid_t
-start_one(const char *role, const char *profile, const struct spawn_fd *map,
-    size_t n)
+start_one(enum record_role role, const char *profile,
+    const struct spawn_fd *map, size_t n)
 {
-	char *const argv[] = { (char *)"sp", (char *)role, (char *)profile,
-	    NULL };
+	char *const argv[] = { (char *)"sp", (char *)record_role_argv(role),
+	    (char *)profile, NULL };
 
 	return spawn_child(SELF_EXE, argv, map, n);
 }
@@ -192,11 +192,11 @@ start_both(struct start_fds *f, const char *profile, int client_out,
 		{ f->control[CHILD_EXECUTOR][1], CHILD_FD_CONTROL },
 	};
 
-	kids[CHILD_EXECUTOR].pid = start_one(CHILD_ROLE_EXECUTOR, profile,
+	kids[CHILD_EXECUTOR].pid = start_one(RECORD_ROLE_EXECUTOR, profile,
 	    ex_map, sizeof(ex_map) / sizeof(ex_map[0]));
 	if (kids[CHILD_EXECUTOR].pid == -1)
 		return false;
-	kids[CHILD_FRONTEND].pid = start_one(CHILD_ROLE_FRONTEND, profile,
+	kids[CHILD_FRONTEND].pid = start_one(RECORD_ROLE_FRONTEND, profile,
 	    fe_map, sizeof(fe_map) / sizeof(fe_map[0]));
 	return kids[CHILD_FRONTEND].pid != -1;
 }
@@ -217,8 +217,8 @@ children_kill(struct child kids[CHILD_COUNT])
 			(void)close(kids[i].control);
 		kids[i].control = -1;
 		/* What it said before it was killed is still said. */
-		child_stderr_init(&cs, kids[i].role, kids[i].err,
-		    STDERR_FILENO);
+		child_stderr_init(&cs, record_role_name(kids[i].role),
+		    kids[i].err, STDERR_FILENO);
 		child_stderr_drain(&cs);
 		kids[i].err = -1;
 	}
@@ -234,8 +234,8 @@ children_start(const char *policy, size_t len, const char *profile,
 
 	memset(kids, 0, sizeof(*kids) * CHILD_COUNT);
 	memset(&f, -1, sizeof(f));
-	kids[CHILD_FRONTEND].role = "frontend";
-	kids[CHILD_EXECUTOR].role = "executor";
+	kids[CHILD_FRONTEND].role = RECORD_ROLE_FRONTEND;
+	kids[CHILD_EXECUTOR].role = RECORD_ROLE_EXECUTOR;
 	ok = empty_dir_ready() && start_fds_open(&f, policy, len) &&
 	    start_both(&f, profile, client_out, kids);
 	for (i = 0; i < CHILD_COUNT; i++) {

@@ -1,8 +1,8 @@
 /*
- * Starting the two children of a session (DESIGN.md section 1,
+ * Starting the two children of a session (docs/design.md section 1,
  * invariants 5 and 7): the broker forks and execs itself
  * (/proc/self/exe) as `sp .frontend PROFILE` and `sp .executor PROFILE`,
- * each with exactly the fds of broker/child_role.h:
+ * each with exactly the fds of child/child.h:
  *
  *   frontend  0 client's stdin  1 client's stdout  2 its stderr pipe
  *   executor  0 /dev/null       1 its stderr pipe  2 its stderr pipe
@@ -26,7 +26,7 @@ enum child_slot { CHILD_FRONTEND = 0, CHILD_EXECUTOR = 1, CHILD_COUNT = 2 };
 
 /* A started child; control is the broker's end of its channel (owned). */
 struct child {
-	const char *role;	/* "frontend" or "executor", static */
+	enum record_role role;	/* RECORD_ROLE_FRONTEND or _EXECUTOR */
 	pid_t pid;		/* 0 once reaped */
 	int control;		/* -1 once closed */
 	int err;		/* read end of its stderr pipe, -1 once

@@ -1,5 +1,5 @@
 /*
- * sp audit verify [--key FILE] [--json] FILE...
+ * sp audit verify [--key FILE] [--json] [--anchors JOURNAL] FILE...
  *
  * FILEs are one log's files in rotation order, oldest first
  * ("a.2 a.1 a"); the chain is checked across them (broker/audit_verify.h).
@@ -7,12 +7,15 @@
  * says whether HMACs were checked ("HMACs checked", or "HMACs not checked
  * (no --key)") and names the last hash, to compare with the anchor a
  * session printed when it ended.  Diagnostics (a file that cannot be
- * read, a torn tail) also go to stderr, one line each.
+ * read, a torn tail) also go to stderr, one line each.  With --anchors,
+ * the anchors the journal holds and the files do not are then named on
+ * stdout, one line each (broker/audit_anchors.h).
  *
  * Exit statuses (docs/sp.1): 0 the chain holds (a torn tail alone is a
  * warning: a killed writer is not tampering); 1 the chain is broken, the
- * first broken record named by file, line and seq; 64 usage; 66 a log
- * or the key cannot be read.
+ * first broken record named by file, line and seq, or an anchor not
+ * held; 64 usage; 65 the journal is not journalctl -o json; 66 a log,
+ * the key or the journal cannot be read.
  */
 #include "config.h"
 
@@ -23,15 +26,18 @@
 
 #include <cjson/cJSON.h>
 
+#include "broker/audit_anchors.h"
 #include "broker/audit_log.h"
 #include "broker/audit_verify.h"
 #include "broker/commands.h"
 #include "common/log.h"
 
-#define CMD_AUDIT_USAGE "usage: sp audit verify [--key FILE] [--json] FILE..."
+#define CMD_AUDIT_USAGE "usage: sp audit verify [--key FILE] [--json] " \
+	"[--anchors JOURNAL] FILE..."
 
 struct cmd_audit_opts {
 	const char *key_path;
+	const char *anchors;		/* journalctl -o json output, or NULL */
 	bool json;
 	const char *const *files;	/* borrowed from argv */
 	size_t file_count;
@@ -50,6 +56,7 @@ struct cmd_audit_option {
 static const struct cmd_audit_option cmd_audit_options[] = {
 	{ "--key", offsetof(struct cmd_audit_opts, key_path), 0 },
 	{ "--json", 0, offsetof(struct cmd_audit_opts, json) },
+	{ "--anchors", offsetof(struct cmd_audit_opts, anchors), 0 },
 };
 
 static const struct cmd_audit_option *
@@ -265,15 +272,37 @@ cmd_audit_verify(const struct cmd_audit_opts *o)
 	return status;
 }
 
+/* The anchors after the chain: a broken chain's status stands. */
+static int
+cmd_audit_anchors(const struct cmd_audit_opts *o, int status)
+{
+	switch (audit_anchors_check(o->anchors, (char *const *)o->files,
+	    o->file_count)) {
+	case AUDIT_ANCHORS_HELD:
+		return status;
+	case AUDIT_ANCHORS_NOT_HELD:
+		return status == SP_EXIT_OK ? SP_EXIT_AUDIT_BROKEN : status;
+	case AUDIT_ANCHORS_MALFORMED:
+		return status == SP_EXIT_OK ? SP_EXIT_MALFORMED : status;
+	case AUDIT_ANCHORS_UNREADABLE:
+		break;
+	}
+	return SP_EXIT_NOINPUT;
+}
+
 int
 cmd_audit(int argc, char **argv)
 {
 	struct cmd_audit_opts o;
+	int status;
 
 	if (argc < 2 || strcmp(argv[1], "verify") != 0 ||
 	    !cmd_audit_parse(argc, argv, &o)) {
 		log_error(CMD_AUDIT_USAGE);
 		return SP_EXIT_USAGE;
 	}
-	return cmd_audit_verify(&o);
+	status = cmd_audit_verify(&o);
+	if (o.anchors != NULL && status != SP_EXIT_NOINPUT)
+		status = cmd_audit_anchors(&o, status);
+	return status;
 }

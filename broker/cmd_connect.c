@@ -1,6 +1,6 @@
 /*
  * sp connect SOCKET: relay stdin/stdout to a Sallyport unix socket
- * (DESIGN.md section 7), for a client whose assistant config cannot speak
+ * (docs/design.md section 7), for a client whose assistant config cannot speak
  * to a socket itself.  The socket is a system instance's
  * (contrib/systemd/sallyport.socket): each connection is its own `sp mcp`,
  * which picks the profile from this process's uid by SO_PEERCRED.

@@ -1,5 +1,5 @@
 /*
- * sp demo (DESIGN.md section 3): a real MCP session through Sallyport,
+ * sp demo (docs/design.md section 3): a real MCP session through Sallyport,
  * with nothing to set up.  A local HTTP target (broker/demo_target.h, in a
  * child process on 127.0.0.1, a free port) stands for an API that wants
  * a bearer token; a temporary directory holds the token (0600), the
@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -49,7 +50,40 @@ struct demo {
 	char *pending;			/* bytes read past the last line (owned) */
 	size_t pending_len;
 	bool failed;			/* a step did not go as expected */
+	const char *run_as;		/* server.run_as when root, or NULL */
 };
+
+/*
+ * The user a root demo's executor drops to.  As root, sp mcp needs a
+ * server.run_as of the executor's own, apart from the frontend's nobody
+ * (docs/sp.1); Debian's base system always has daemon, a user with no
+ * login and no files of its own, so the demo names it.  NULL after
+ * logging when there is none to use.
+ */
+#define DEMO_ROOT_RUN_AS "daemon"
+
+static const char *
+demo_root_run_as(void)
+{
+	const struct passwd *pw = getpwnam(DEMO_ROOT_RUN_AS);
+	const struct passwd *nobody;
+	uid_t uid;
+
+	if (pw == NULL || pw->pw_uid == 0) {
+		log_error("sp demo as root needs the system user %s for its "
+		    "executor, and there is none; run it as an unprivileged "
+		    "user", DEMO_ROOT_RUN_AS);
+		return NULL;
+	}
+	uid = pw->pw_uid;
+	nobody = getpwnam("nobody");
+	if (nobody != NULL && nobody->pw_uid == uid) {
+		log_error("sp demo as root: %s has nobody's uid; run it as an "
+		    "unprivileged user", DEMO_ROOT_RUN_AS);
+		return NULL;
+	}
+	return DEMO_ROOT_RUN_AS;
+}
 
 /* A random hex token: what an operator's API token would be. */
 static bool
@@ -134,6 +168,8 @@ demo_policy_text(const struct demo *d)
 	o = cJSON_AddObjectToObject(p, "server");
 	cJSON_AddStringToObject(o, "name", "sallyport-demo");
 	cJSON_AddStringToObject(o, "on_invalid", "close");
+	if (d->run_as != NULL)
+		cJSON_AddStringToObject(o, "run_as", d->run_as);
 	cJSON_AddNumberToObject(cJSON_AddObjectToObject(p, "limits"),
 	    "call_timeout_ms", 5000);
 	(void)snprintf(buf, sizeof(buf), "%s/audit.jsonl", d->dir);
@@ -496,15 +532,9 @@ cmd_demo(int argc, char **argv)
 		fprintf(stderr, "usage: sp demo\n");
 		return SP_EXIT_USAGE;
 	}
-	/* As root its session would need a server.run_as of the executor's
-	 * own (broker/child_role.h), a user only the operator can name. */
-	if (geteuid() == 0) {
-		log_error("sp demo does not run as root: its sp mcp would need "
-		    "server.run_as, a user of the executor's own; run it as an "
-		    "unprivileged user");
-		return SP_EXIT_CONFIG;
-	}
 	memset(&d, 0, sizeof(d));
+	if (geteuid() == 0 && (d.run_as = demo_root_run_as()) == NULL)
+		return SP_EXIT_CONFIG;
 	d.to_mcp = d.from_mcp = d.target.hits_fd = -1;
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR || !demo_make_token(&d) ||
 	    !demo_target_start(&d.target, d.token) || !demo_setup_files(&d) ||

@@ -6,9 +6,11 @@ sp_LDADD = libspfrontend.a libsppolicy.a libspcommon.a $(SP_BIN_LIBS)
 # the audit log: writer, argument rendering, verifier, `sp audit`
 AUDIT_SOURCES = \
 	broker/audit_log.c broker/audit_log.h \
-	broker/audit_args.c broker/audit_args.h \
 	broker/audit_verify.c broker/audit_verify.h
 sp_SOURCES += $(AUDIT_SOURCES) broker/cmd_audit.c
+# audit anchors off the host: sent (journald or syslog), and checked
+sp_SOURCES += broker/audit_journal.c broker/audit_journal.h \
+	broker/audit_anchors.c broker/audit_anchors.h
 sp_SOURCES += broker/cmd_check.c
 sp_SOURCES += broker/cmd_catalog.c
 # sp mcp: the broker, its children and their supervision
@@ -16,12 +18,10 @@ PROC_SOURCES = \
 	broker/mcp.c \
 	broker/children.c broker/children.h \
 	broker/child_stderr.c broker/child_stderr.h \
-	broker/child_role.c broker/child_role.h \
 	broker/supervise.c broker/supervise.h \
 	broker/open_calls.c broker/open_calls.h \
 	broker/peer.c broker/peer.h \
-	broker/test_hook.c broker/test_hook.h \
-	$(FRONTEND_SOURCES) $(EXECUTOR_MAIN_SOURCES)
+	$(CHILD_SOURCES) $(FRONTEND_SOURCES) $(EXECUTOR_MAIN_SOURCES)
 sp_SOURCES += $(PROC_SOURCES)
 # the broker's side of children's audit events
 sp_SOURCES += broker/audit_event.c broker/audit_event.h

@@ -1,9 +1,10 @@
 /*
- * sp mcp [--config FILE] [--profile NAME]: the broker (DESIGN.md
+ * sp mcp [--config FILE] [--profile NAME]: the broker (docs/design.md
  * section 1).  In order: fd 1 saved for the frontend and pointed at
  * stderr; the policy read once and validated; the profile fixed; the
  * audit log opened; both children started with the same policy bytes;
- * session-start written while they start; the broker confined; then
+ * session-start held, to be written when the frontend says the session
+ * is in use (docs/design.md section 6); the broker confined; then
  * supervision (the only reader of intents) until the session ends.
  */
 #include "config.h"
@@ -19,14 +20,15 @@
 
 #include <event2/event.h>
 
+#include "broker/audit_journal.h"
 #include "broker/audit_log.h"
-#include "broker/child_role.h"
+#include "child/child.h"
 #include "broker/children.h"
 #include "broker/cmd_args.h"
 #include "broker/commands.h"
 #include "broker/peer.h"
 #include "broker/supervise.h"
-#include "broker/test_hook.h"
+#include "child/test_hook.h"
 #include "common/log.h"
 #include "common/sandbox.h"
 #include "policy/catalog.h"
@@ -55,12 +57,13 @@ struct mcp_session {
 	struct record_limits limits;
 	char id[MCP_SESSION_BYTES * 2 + 1];
 	struct audit_log *log;
+	struct audit_journal *journal;	/* NULL: audit.journal false */
 	struct event_base *base;
 	struct supervisor *sv;
 	struct child kids[CHILD_COUNT];
 };
 
-/* The policy text by the lookup order of DESIGN.md section 3. */
+/* The policy text by the lookup order of docs/design.md section 3. */
 static bool
 mcp_read_policy(const char *option, struct mcp_session *s)
 {
@@ -147,7 +150,17 @@ mcp_open_audit(struct mcp_session *s)
 	s->log = audit_log_open(s->policy->audit_path,
 	    key_len > 0 ? key : NULL, key_len, s->id);
 	explicit_bzero(key, sizeof(key));
-	return s->log != NULL;
+	if (s->log == NULL)
+		return false;
+	/* Opened now, while the broker may still make a socket
+	 * (audit_journal.h). */
+	s->journal = audit_journal_open(s->policy->audit_journal,
+	    s->policy->audit_path, s->profile != NULL ? s->profile->name : NULL,
+	    s->id);
+	if (s->journal == NULL && s->policy->audit_journal != POLICY_JOURNAL_OFF)
+		return false;
+	audit_journal_attach(s->journal, s->log);
+	return true;
 }
 
 /*
@@ -200,7 +213,7 @@ mcp_audit_start(struct mcp_session *s)
 	    cJSON_AddStringToObject(m, "profile_from", s->profile_from) !=
 	    NULL && mcp_audit_add_peer(m, s) && mcp_audit_add_digests(m, s) &&
 	    cJSON_AddStringToObject(m, "version", PACKAGE_VERSION) != NULL &&
-	    audit_log_append(s->log, "session-start", m, true);
+	    audit_log_hold_start(s->log, m);
 	cJSON_Delete(m);
 	return ok;
 }
@@ -212,6 +225,21 @@ mcp_audit_end(struct mcp_session *s, const struct supervise_summary *sum)
 
 	if (s->log == NULL)
 		return;
+	/*
+	 * A session that never said it was in use (it answered nothing but
+	 * server/discover and ping: the v2 SDK's probe) and ended cleanly
+	 * leaves nothing; one that ended otherwise, or whose records could
+	 * not all be written, is recorded, start and end.
+	 */
+	if (audit_log_start_held(s->log) && sum->status == SP_EXIT_OK &&
+	    sum->audit_failures == 0) {
+		/* in the anchor's place, so every session says how it ended */
+		log_info("audit: session %s ended unused (no request but "
+		    "server/discover or ping): nothing recorded", s->id);
+		return;
+	}
+	if (!audit_log_begin(s->log))
+		log_error("session-start could not be audited");
 	if ((m = cJSON_CreateObject()) != NULL) {
 		cJSON_AddStringToObject(m, "why", sum->why);
 		cJSON_AddNumberToObject(m, "status", sum->status);
@@ -229,7 +257,7 @@ mcp_audit_end(struct mcp_session *s, const struct supervise_summary *sum)
 			log_error("session-end could not be audited");
 	}
 	cJSON_Delete(m);
-	/* The anchor kept outside the file (DESIGN.md section 6). */
+	/* The anchor kept outside the file (docs/design.md section 6). */
 	log_info("audit: session %s ended, last hash %s", s->id,
 	    audit_log_last_hash(s->log));
 }
@@ -269,6 +297,7 @@ mcp_session_free(struct mcp_session *s)
 		event_base_free(s->base);
 	if (s->log != NULL && !audit_log_close(s->log))
 		log_error("the audit log could not be synced");
+	audit_journal_free(s->journal);
 	policy_free(s->policy);
 	free(s->bytes);
 }
@@ -323,14 +352,14 @@ mcp_run(struct mcp_session *s, int client_out)
 	    s->profile->name : "", client_out, s->kids))
 		return SP_EXIT_INTERNAL;
 	/*
-	 * session-start is synced while the children start, not before:
-	 * its fdatasync() stays off the cold start.  It still precedes any
-	 * action, since intents are read only by supervise_run().
+	 * session-start is held, not written: the frontend's OPENED event
+	 * (its first request other than server/discover or ping) or the
+	 * session's first record writes it, so its fdatasync() stays off the
+	 * cold start and a probe leaves nothing.  It still precedes any
+	 * action: the audit log writes it before any other record.
 	 */
 	if (!mcp_audit_start(s)) {
-		/* The append named the system error; this names the record
-		 * and what it costs: the session, before any action. */
-		log_error("session-start could not be audited: ending the "
+		log_error("session-start could not be prepared: ending the "
 		    "session");
 		children_kill(s->kids);
 		return SP_EXIT_INTERNAL;
@@ -357,7 +386,7 @@ cmd_mcp(int argc, char **argv)
 	 * alone, since a person, not a parser, reads it. */
 	if (!log_keep_off_stdout())
 		_exit(SP_EXIT_INTERNAL);	/* no silent place to say so */
-	/* DESIGN.md section 4: files created under umask 077, whatever the
+	/* docs/design.md section 4: files created under umask 077, whatever the
 	 * caller's; the children inherit it across exec. */
 	(void)umask(077);
 	/* Before anything else: fd 1 is the frontend's alone. */

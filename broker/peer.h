@@ -1,5 +1,5 @@
 /*
- * Which profile a session gets (DESIGN.md sections 3 and 7).  The client
+ * Which profile a session gets (docs/design.md sections 3 and 7).  The client
  * is identified by SO_PEERCRED when fd 0 is a unix socket (systemd socket
  * activation, sp connect), else by the running process's real uid and gid
  * (a local assistant started sp mcp itself).

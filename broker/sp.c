@@ -1,12 +1,18 @@
 /*
- * sp: the one binary.  The first argument names a subcommand (DESIGN.md
- * section 3); each lives in its own file and is listed in sp_commands.
+ * sp: the one binary.  The first argument names a subcommand
+ * (docs/design.md section 3); each lives in its own file and is listed in
+ * sp_commands.
+ * `sp help`, `sp COMMAND --help` and `sp --version` write to stdout:
+ * they are asked for by a person, never by an MCP client, and stdout
+ * carries the protocol only inside `sp mcp` (docs/design.md section 3).
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "broker/audit_journal.h"
 #include "broker/commands.h"
 #include "executor/executor.h"
 #include "frontend/frontend.h"
@@ -15,31 +21,132 @@
 struct sp_command {
 	const char *name;
 	int (*run)(int argc, char **argv);
-	const char *usage;
+	const char *usage;	/* NULL: an internal role, not for people */
+	const char *summary;	/* one line for `sp help COMMAND` */
 };
+
+static int sp_help(int, char **);
+static int sp_version(int, char **);
 
 static const struct sp_command sp_commands[] = {
-	{ "audit", cmd_audit, "audit verify [--key FILE] [--json] FILE..." },
-	{ "check", cmd_check, "check [--config FILE]" },
-	{ "catalog", cmd_catalog, "catalog [--config FILE] [--profile NAME]" },
-	{ "mcp", cmd_mcp, "mcp [--config FILE] [--profile NAME]" },
-	{ "demo", cmd_demo, "demo" },
-	{ "connect", cmd_connect, "connect SOCKET" },
-	/* Internal roles the broker execs; not for people, so no usage. */
-	{ ".frontend", frontend_main, NULL },
-	{ ".executor", executor_main, NULL },
-	{ NULL, NULL, NULL },
+	{ "audit", cmd_audit, "audit verify [--key FILE] [--json] [--anchors JOURNAL] FILE...",
+	    "Check an audit log's hash chain (and its HMACs with --key)." },
+	{ "check", cmd_check, "check [--config FILE]",
+	    "Validate a policy file; one line per problem on stderr." },
+	{ "catalog", cmd_catalog, "catalog [--config FILE] [--profile NAME]",
+	    "Print the tools a profile is offered, as an MCP client sees them." },
+	{ "mcp", cmd_mcp, "mcp [--config FILE] [--profile NAME]",
+	    "Serve MCP on stdin and stdout (what an MCP client starts)." },
+	{ "demo", cmd_demo, "demo",
+	    "Run a short MCP session against a local target and print it." },
+	{ "connect", cmd_connect, "connect SOCKET",
+	    "Relay stdin and stdout to a system instance's unix socket." },
+	{ "help", sp_help, "help [COMMAND]",
+	    "Print the usage of every command, or of one." },
+	{ "--version", sp_version, "--version",
+	    "Print the version and the features this sp was built with." },
+	/* Internal roles the broker execs. */
+	{ ".frontend", frontend_main, NULL, NULL },
+	{ ".executor", executor_main, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
-static void
-sp_usage(void)
+/* The command a person may name, or NULL (internal roles are not). */
+static const struct sp_command *
+sp_command_find(const char *name)
 {
 	const struct sp_command *c;
 
-	fprintf(stderr, "usage: sp COMMAND [ARGS]\n");
+	for (c = sp_commands; c->name != NULL; c++)
+		if (c->usage != NULL && strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+static void
+sp_usage(FILE *fp)
+{
+	const struct sp_command *c;
+
+	fprintf(fp, "usage: sp COMMAND [ARGS]\n");
 	for (c = sp_commands; c->name != NULL; c++)
 		if (c->usage != NULL)
-			fprintf(stderr, "       sp %s\n", c->usage);
+			fprintf(fp, "       sp %s\n", c->usage);
+}
+
+/* Output a person asked for: a failed write is an I/O error (sp(1)). */
+static int
+sp_stdout_status(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		log_error("cannot write to standard output");
+		return SP_EXIT_IOERR;
+	}
+	return SP_EXIT_OK;
+}
+
+static int
+sp_command_help(const struct sp_command *c)
+{
+	printf("usage: sp %s\n%s\nSee sp(1) for the details.\n", c->usage,
+	    c->summary);
+	return sp_stdout_status();
+}
+
+/* sp help [COMMAND] (argv[0] is "help" or "--help") */
+static int
+sp_help(int argc, char **argv)
+{
+	const struct sp_command *c;
+
+	if (argc == 1) {
+		sp_usage(stdout);
+		return sp_stdout_status();
+	}
+	if (argc == 2 && (c = sp_command_find(argv[1])) != NULL)
+		return sp_command_help(c);
+	if (argc == 2)
+		log_error("unknown command '%s'", argv[1]);
+	sp_usage(stderr);
+	return SP_EXIT_USAGE;
+}
+
+/*
+ * The features a bug report needs: sanitizers (from configure's CFLAGS),
+ * the test hooks (tests/sp-test only), and journald: yes when the audit
+ * anchors go there (built with libsystemd), no when they go to syslog(3)
+ * (broker/audit_journal.h).
+ */
+static int
+sp_version(int argc, char **argv)
+{
+	bool hooks = false;
+
+	(void)argv;
+	if (argc != 1) {
+		sp_usage(stderr);
+		return SP_EXIT_USAGE;
+	}
+#ifdef SP_TEST_HOOKS
+	hooks = true;
+#endif
+	printf("sp (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+	printf("features: sanitizers=%s test-hooks=%s journald=%s\n",
+	    SP_BUILD_SANITIZERS, hooks ? "yes" : "no",
+	    strcmp(audit_journal_feature, "journald") == 0 ? "yes" : "no");
+	return sp_stdout_status();
+}
+
+/* True if --help is one of the command's words (argv[0] is its name). */
+static bool
+sp_asks_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0)
+			return true;
+	return false;
 }
 
 int
@@ -49,13 +156,20 @@ main(int argc, char **argv)
 
 	log_init("sp", LOG_LEVEL_INFO);
 	if (argc < 2) {
-		sp_usage();
+		sp_usage(stderr);
 		return SP_EXIT_USAGE;
 	}
+	if (strcmp(argv[1], "--help") == 0)
+		return sp_help(argc - 1, argv + 1);
+	c = sp_command_find(argv[1]);
+	if (c != NULL && sp_asks_help(argc - 1, argv + 1))
+		return sp_command_help(c);
+	if (c != NULL)
+		return c->run(argc - 1, argv + 1);
 	for (c = sp_commands; c->name != NULL; c++)
 		if (strcmp(c->name, argv[1]) == 0)
 			return c->run(argc - 1, argv + 1);
 	log_error("unknown command '%s'", argv[1]);
-	sp_usage();
+	sp_usage(stderr);
 	return SP_EXIT_USAGE;
 }

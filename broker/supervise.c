@@ -16,12 +16,13 @@
 #include <event2/event.h>
 
 #include "broker/audit_event.h"
-#include "broker/child_role.h"
+#include "child/child.h"
 #include "broker/child_stderr.h"
 #include "broker/open_calls.h"
 #include "broker/commands.h"
 #include "broker/supervise.h"
-#include "broker/test_hook.h"
+#include "child/test_hook.h"
+#include "common/channel.h"
 #include "common/log.h"
 #include "common/spawn.h"
 
@@ -34,7 +35,7 @@
  * (closed channel) is then not mistaken for the cause.
  */
 #define SUPERVISE_SETTLE_MS 50
-#define SUPERVISE_LATE_ACK_MS 400	/* test hook broker:late-ack */
+#define SUPERVISE_LATE_ACK_MS 3000	/* test hook broker:late-ack; tests/integration/auditint_intent.py */
 /* Records taken per wake-up: a busy child cannot starve the signals. */
 #define SUPERVISE_RECORDS_PER_WAKEUP 64
 
@@ -53,10 +54,9 @@ struct supervisor {
 	struct event *ev_grace;		/* ends what is left, at once */
 	struct event *ev_settle;	/* ends the rest after a death */
 	struct event *ev_tick;		/* audit group sync */
-	bool greeted[CHILD_COUNT];
+	struct channel *chan;		/* to both children */
 	bool killed[CHILD_COUNT];	/* ended by the broker: expected */
 	bool abnormal;			/* a child died unasked */
-	uint8_t *recbuf;		/* RECORD_MAX_BYTES */
 	bool ending;			/* the session is ending in order */
 	char end_why[32];		/* "signal TERM" when ending */
 	bool status_set;
@@ -77,8 +77,8 @@ supervise_kill_all(struct supervisor *sv)
 			continue;
 		sv->killed[i] = true;
 		if (kill(sv->kids[i].pid, SIGKILL) == -1)
-			log_error("kill %s: %s", sv->kids[i].role,
-			    strerror(errno));
+			log_error("kill %s: %s",
+			    record_role_name(sv->kids[i].role), strerror(errno));
 	}
 }
 
@@ -130,10 +130,12 @@ supervise_report_death(struct supervisor *sv)
 	int code = SP_EXIT_INTERNAL;
 
 	spawn_describe_exit(c->status, how, sizeof(how));
-	log_error("%s died: %s; the session ended", c->role, how);
+	log_error("%s died: %s; the session ended", record_role_name(c->role),
+	    how);
 	if (WIFEXITED(c->status) && WEXITSTATUS(c->status) == SP_EXIT_SANDBOX)
 		code = SP_EXIT_SANDBOX;
-	(void)snprintf(why, sizeof(why), "%s %s", c->role, how);
+	(void)snprintf(why, sizeof(why), "%s %s", record_role_name(c->role),
+	    how);
 	sv->status_set = false;
 	supervise_set_status(sv, code, why);
 }
@@ -269,21 +271,17 @@ supervise_on_tick(evutil_socket_t fd, short what, void *arg)
 
 
 static void
-supervise_send_ack(int fd, const char *role, const struct record_audit_ack *ack)
+supervise_send_ack(struct supervisor *sv, enum record_role role,
+    const struct record_audit_ack *ack)
 {
-	struct buf out;
-
-	buf_init_writer(&out, RECORD_MAX_BYTES);
-	if (record_audit_ack_encode(ack, &out) != RECORD_OK ||
-	    !child_send_record(fd, &out))
-		log_error("%s not answered", role);
-	buf_free(&out);
+	if (!channel_send(sv->chan, role, RECORD_AUDIT_ACK, ack))
+		log_error("%s not answered", record_role_name(role));
 }
 
 /* An ack held back by the test hook broker:late-ack. */
 struct supervise_late_ack {
-	int fd;
-	const char *role;
+	struct supervisor *sv;
+	enum record_role role;
 	struct record_audit_ack ack;
 };
 
@@ -294,7 +292,7 @@ supervise_on_late_ack(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	supervise_send_ack(late->fd, late->role, &late->ack);
+	supervise_send_ack(late->sv, late->role, &late->ack);
 	free(late);
 }
 
@@ -309,14 +307,15 @@ static bool
 supervise_ack_late(struct supervisor *sv, const struct child *c,
     const struct record_audit_event *ev, const struct record_audit_ack *ack)
 {
-	struct timeval tv = { 0, SUPERVISE_LATE_ACK_MS * 1000 };
+	struct timeval tv = { SUPERVISE_LATE_ACK_MS / 1000,
+	    (SUPERVISE_LATE_ACK_MS % 1000) * 1000 };
 	struct supervise_late_ack *late;
 
 	if (!test_hook_is("broker", ev->kind == RECORD_AUDIT_EXECUTION ?
 	    "late-ack" : "late-intent-ack") ||
 	    (late = malloc(sizeof(*late))) == NULL)
 		return false;
-	late->fd = c->control;
+	late->sv = sv;
 	late->role = c->role;
 	late->ack = *ack;
 	if (event_base_once(sv->base, -1, EV_TIMEOUT, supervise_on_late_ack,
@@ -339,7 +338,7 @@ supervise_ack(struct supervisor *sv, const struct child *c,
 		return;
 	if (supervise_ack_late(sv, c, ev, &ack))
 		return;
-	supervise_send_ack(c->control, c->role, &ack);
+	supervise_send_ack(sv, c->role, &ack);
 }
 
 static void
@@ -351,6 +350,7 @@ supervise_count(struct supervise_summary *sum, enum record_audit_kind kind)
 	case RECORD_AUDIT_INTENT: sum->intents++; break;
 	case RECORD_AUDIT_EXECUTION: sum->executions++; break;
 	case RECORD_AUDIT_CANCELLATION: sum->cancellations++; break;
+	case RECORD_AUDIT_OPENED: break;
 	case RECORD_AUDIT_CLIENT: break;
 	}
 }
@@ -385,6 +385,24 @@ supervise_call_written(struct supervisor *sv,
 }
 
 /*
+ * The frontend's OPENED: the held session-start goes into the log now
+ * (docs/design.md section 6).  One that cannot be written ends the
+ * session before any action, as a session never runs unaudited.
+ */
+static void
+supervise_opened(struct supervisor *sv)
+{
+	if (sv->log == NULL || audit_log_begin(sv->log))
+		return;
+	/* The append named the system error; this names the record and
+	 * what it costs: the session, before any action. */
+	log_error("session-start could not be audited: ending the session");
+	sv->sum->audit_failures++;
+	supervise_set_status(sv, SP_EXIT_INTERNAL, "session-start not audited");
+	supervise_kill_all(sv);
+}
+
+/*
  * Writes the record, then acks what the child waits for: WRITTEN only
  * once the record is in the file (synced, for a mutating tool).  Without
  * a log nothing is audited and the broker said so at start.
@@ -396,12 +414,15 @@ supervise_record_event(struct supervisor *sv, const struct child *c,
 	struct audit_event_plan plan;
 	enum audit_event_fate fate = AUDIT_EVENT_WRITTEN;
 
-	if (!audit_event_plan(sv->policy, c->role, ev, &plan) ||
-	    !supervise_call_admit(sv, ev))
+	if (!audit_event_plan(sv->policy, record_role_name(c->role), ev,
+	    &plan) || !supervise_call_admit(sv, ev))
 		fate = AUDIT_EVENT_FAILED;
-	else if (sv->log != NULL)
+	else if (plan.opens) {
+		supervise_opened(sv);
+		return;
+	} else if (sv->log != NULL)
 		fate = audit_event_write(&sv->audit, sv->log, sv->policy,
-		    c->role, ev, &plan);
+		    record_role_name(c->role), ev, &plan);
 	if (fate == AUDIT_EVENT_FAILED)
 		sv->sum->audit_failures++;
 	else {
@@ -423,8 +444,8 @@ supervise_audit_event(struct supervisor *sv, const struct child *c,
 
 	if ((e = record_audit_event_decode(rec, len, sv->limits, &ev)) !=
 	    RECORD_OK) {
-		log_error("%s sent a bad audit event: %s", c->role,
-		    record_error_str(e));
+		log_error("%s sent a bad audit event: %s",
+		    record_role_name(c->role), record_error_str(e));
 		sv->sum->audit_failures++;
 		return;
 	}
@@ -432,22 +453,12 @@ supervise_audit_event(struct supervisor *sv, const struct child *c,
 	record_audit_event_free(&ev);
 }
 
-static bool
-supervise_hello(struct supervisor *sv, int slot, const uint8_t *rec,
-    size_t len)
+/* The child at the other end of a channel; from is one of ours. */
+static int
+supervise_slot(const struct supervisor *sv, enum record_role from)
 {
-	static const enum record_role roles[CHILD_COUNT] = {
-		[CHILD_FRONTEND] = RECORD_ROLE_FRONTEND,
-		[CHILD_EXECUTOR] = RECORD_ROLE_EXECUTOR,
-	};
-	struct record_hello h;
-
-	if (record_hello_decode(rec, len, &h) != RECORD_OK ||
-	    h.role != roles[slot] ||
-	    memcmp(h.fingerprint, sv->fingerprint, HASH_SHA256_LEN) != 0)
-		return false;
-	sv->greeted[slot] = true;
-	return true;
+	return sv->kids[CHILD_FRONTEND].role == from ? CHILD_FRONTEND :
+	    CHILD_EXECUTOR;
 }
 
 static void
@@ -456,49 +467,99 @@ supervise_control_closed(struct supervisor *sv, int slot)
 	(void)event_del(sv->ev_control[slot]);
 	(void)close(sv->kids[slot].control);
 	sv->kids[slot].control = -1;
+	channel_attach(sv->chan, sv->kids[slot].role, -1);
 }
+
+/*
+ * A child that broke the protocol ends the session, status 70, whatever
+ * was set before: a frontend that ended on its own input may have sent
+ * the record last.
+ */
+static void
+supervise_broken(struct supervisor *sv, enum record_role from)
+{
+	sv->status_set = false;
+	supervise_set_status(sv, SP_EXIT_INTERNAL, "protocol broken");
+	supervise_kill_all(sv);
+	supervise_control_closed(sv, supervise_slot(sv, from));
+}
+
+static bool
+supervise_refused(void *arg, enum record_role from, const uint8_t *rec,
+    size_t len, enum record_error e)
+{
+	(void)rec;
+	(void)len;
+	(void)e;
+	supervise_broken(arg, from);
+	return true;
+}
+
+/* A child's first record: its role and our catalog. */
+static bool
+supervise_hello(void *arg, enum record_role from, const uint8_t *rec,
+    size_t len)
+{
+	struct supervisor *sv = arg;
+	struct record_hello h;
+
+	if (record_hello_decode(rec, len, &h) != RECORD_OK || h.role != from ||
+	    memcmp(h.fingerprint, sv->fingerprint, HASH_SHA256_LEN) != 0) {
+		log_error("%s broke the control protocol",
+		    record_role_name(from));
+		supervise_broken(sv, from);
+		return false;
+	}
+	channel_set_state(sv->chan, from, CHANNEL_READY);
+	return true;
+}
+
+static bool
+supervise_on_event(void *arg, enum record_role from, const uint8_t *rec,
+    size_t len)
+{
+	struct supervisor *sv = arg;
+
+	supervise_audit_event(sv, &sv->kids[supervise_slot(sv, from)], rec,
+	    len);
+	return true;
+}
+
+/* Each child greets, then sends audit events; it is answered with acks. */
+static const struct channel_peer supervise_peers[] = {
+	{
+		.role = RECORD_ROLE_FRONTEND,
+		.start = CHANNEL_HELLO,
+		.accept = {
+			[CHANNEL_HELLO] = CHANNEL_TYPE(RECORD_HELLO),
+			[CHANNEL_READY] = CHANNEL_TYPE(RECORD_AUDIT_EVENT),
+		},
+		.sends = CHANNEL_TYPE(RECORD_AUDIT_ACK),
+		.on = {
+			[RECORD_HELLO] = supervise_hello,
+			[RECORD_AUDIT_EVENT] = supervise_on_event,
+		},
+	},
+	{
+		.role = RECORD_ROLE_EXECUTOR,
+		.start = CHANNEL_HELLO,
+		.accept = {
+			[CHANNEL_HELLO] = CHANNEL_TYPE(RECORD_HELLO),
+			[CHANNEL_READY] = CHANNEL_TYPE(RECORD_AUDIT_EVENT),
+		},
+		.sends = CHANNEL_TYPE(RECORD_AUDIT_ACK),
+		.on = {
+			[RECORD_HELLO] = supervise_hello,
+			[RECORD_AUDIT_EVENT] = supervise_on_event,
+		},
+	},
+};
 
 /* After the children are gone: what they sent last is still audited. */
 static void
 supervise_drain(struct supervisor *sv, int slot)
 {
-	enum record_type type;
-	ssize_t n;
-
-	while ((n = recv(sv->kids[slot].control, sv->recbuf, RECORD_MAX_BYTES,
-	    MSG_DONTWAIT | MSG_TRUNC)) > 0) {
-		if ((size_t)n <= RECORD_MAX_BYTES && sv->greeted[slot] &&
-		    record_peek(sv->recbuf, (size_t)n, NULL, &type) ==
-		    RECORD_OK && type == RECORD_AUDIT_EVENT)
-			supervise_audit_event(sv, &sv->kids[slot], sv->recbuf,
-			    (size_t)n);
-		else if (!sv->greeted[slot])
-			(void)supervise_hello(sv, slot, sv->recbuf, (size_t)n);
-	}
-}
-
-/*
- * One record from a child's control channel: its hello first, then audit
- * events.  false when the child broke the protocol (then everything is
- * ended).
- */
-static bool
-supervise_control_record(struct supervisor *sv, int slot, size_t n)
-{
-	enum record_type type;
-
-	if (n > RECORD_MAX_BYTES ||
-	    (!sv->greeted[slot] && !supervise_hello(sv, slot, sv->recbuf, n))) {
-		log_error("%s broke the control protocol", sv->kids[slot].role);
-		supervise_set_status(sv, SP_EXIT_INTERNAL, "protocol broken");
-		supervise_kill_all(sv);
-		supervise_control_closed(sv, slot);
-		return false;
-	}
-	if (record_peek(sv->recbuf, n, NULL, &type) == RECORD_OK &&
-	    type == RECORD_AUDIT_EVENT)
-		supervise_audit_event(sv, &sv->kids[slot], sv->recbuf, n);
-	return true;
+	(void)channel_read(sv->chan, sv->kids[slot].role, SIZE_MAX);
 }
 
 /*
@@ -512,24 +573,13 @@ supervise_on_control(evutil_socket_t fd, short what, void *arg)
 	struct supervisor *sv = arg;
 	int slot = sv->kids[CHILD_FRONTEND].control == fd ? CHILD_FRONTEND :
 	    CHILD_EXECUTOR;
-	ssize_t n;
-	int taken;
+	enum channel_read end;
 
 	(void)what;
-	for (taken = 0; taken < SUPERVISE_RECORDS_PER_WAKEUP; taken++) {
-		n = recv(fd, sv->recbuf, RECORD_MAX_BYTES,
-		    MSG_TRUNC | MSG_DONTWAIT);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && errno == EAGAIN)
-			return;
-		if (n <= 0) {
-			supervise_control_closed(sv, slot);
-			return;
-		}
-		if (!supervise_control_record(sv, slot, (size_t)n))
-			return;
-	}
+	end = channel_read(sv->chan, sv->kids[slot].role,
+	    SUPERVISE_RECORDS_PER_WAKEUP);
+	if (end == CHANNEL_CLOSED || end == CHANNEL_BROKEN)
+		supervise_control_closed(sv, slot);
 }
 
 struct supervisor *
@@ -537,6 +587,14 @@ supervise_new(struct event_base *base, struct audit_log *log,
     const struct policy *policy, const struct record_limits *limits,
     const uint8_t fingerprint[HASH_SHA256_LEN], uint32_t call_timeout_ms)
 {
+	struct channel_config chan = {
+		.peers = supervise_peers,
+		.peer_count = sizeof(supervise_peers) /
+		    sizeof(supervise_peers[0]),
+		.limits = limits,
+		.exit_status = SP_EXIT_INTERNAL,
+		.refused = supervise_refused,
+	};
 	struct supervisor *sv;
 	size_t i;
 
@@ -558,9 +616,10 @@ supervise_new(struct event_base *base, struct audit_log *log,
 	sv->ev_grace = evtimer_new(base, supervise_on_grace, sv);
 	sv->ev_settle = evtimer_new(base, supervise_on_settle, sv);
 	sv->ev_tick = event_new(base, -1, EV_PERSIST, supervise_on_tick, sv);
-	sv->recbuf = malloc(RECORD_MAX_BYTES);
+	chan.arg = sv;
+	sv->chan = channel_new(&chan);
 	if (sv->ev_grace != NULL && sv->ev_settle != NULL &&
-	    sv->ev_tick != NULL && sv->recbuf != NULL &&
+	    sv->ev_tick != NULL && sv->chan != NULL &&
 	    open_calls_init(&sv->open, policy->limits.max_inflight))
 		return sv;
 fail:
@@ -624,8 +683,9 @@ supervise_stderr_watch(struct supervisor *sv)
 	int i;
 
 	for (i = 0; i < CHILD_COUNT; i++) {
-		child_stderr_init(&sv->err[i], sv->kids[i].role,
-		    sv->kids[i].err, STDERR_FILENO);
+		child_stderr_init(&sv->err[i],
+		    record_role_name(sv->kids[i].role), sv->kids[i].err,
+		    STDERR_FILENO);
 		sv->kids[i].err = -1;
 		if (!child_stderr_watch(&sv->err[i], sv->base))
 			return false;
@@ -656,12 +716,14 @@ supervise_run(struct supervisor *sv, struct child kids[CHILD_COUNT],
 	if (!supervise_stderr_watch(sv))
 		return false;
 	for (i = 0; i < CHILD_COUNT; i++) {
+		channel_attach(sv->chan, kids[i].role, kids[i].control);
 		sv->ev_control[i] = event_new(sv->base, kids[i].control,
 		    EV_READ | EV_PERSIST, supervise_on_control, sv);
 		if (sv->ev_control[i] == NULL ||
 		    event_add(sv->ev_control[i], NULL) == -1)
 			return false;
 	}
+	test_hook_stray(sv->chan, "broker", true);	/* no hello: greeted */
 	/* Group syncs of the audit log; without one, nothing to wake for. */
 	if (sv->log != NULL && event_add(sv->ev_tick, &tick) == -1)
 		return false;
@@ -705,7 +767,7 @@ supervise_free(struct supervisor *sv)
 		event_free(sv->ev_settle);
 	if (sv->ev_tick != NULL)
 		event_free(sv->ev_tick);
-	free(sv->recbuf);
+	channel_free(sv->chan);
 	open_calls_free(&sv->open);
 	free(sv);
 }

@@ -1,5 +1,5 @@
 /*
- * Supervision of a session's two children on a libevent loop (DESIGN.md
+ * Supervision of a session's two children on a libevent loop (docs/design.md
  * section 1, invariant 6).  The broker reads each child's control
  * channel (a hello, then audit events, written to the audit log), reaps
  * children on SIGCHLD, and ends the session:

@@ -1,5 +1,5 @@
 /*
- * The audit log's record format (DESIGN.md section 6), shared by the
+ * The audit log's record format (docs/design.md section 6), shared by the
  * writer (broker/audit_log.c) and the verifier (broker/audit_verify.c).
  *
  * A record is one line of JSON ending in "\n".  Its members are, in this

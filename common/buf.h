@@ -8,7 +8,7 @@
  * keeps alive; it is never written to).  Both are read from the front: each
  * successful get consumes what it returned.
  *
- * Every function returns BUF_OK or an error and, on error, leaves the buffer
+ * Every function returns RECORD_OK or an error and, on error, leaves the buffer
  * exactly as it was: nothing consumed, nothing appended, no output written.
  * Getters never read past the end; string getters check the declared length
  * against the caller's maximum before allocating or touching the bytes.
@@ -26,14 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum buf_error {
-	BUF_OK = 0,
-	BUF_ERR_SHORT,		/* fewer bytes left than the field needs */
-	BUF_ERR_TOO_LONG,	/* a length above its maximum, or the buffer's */
-	BUF_ERR_NUL,		/* a NUL byte inside a string that forbids it */
-	BUF_ERR_NOMEM,
-	BUF_ERR_READONLY,	/* a put on a reader */
-};
+#include "common/record_error.h"
 
 struct buf {
 	const uint8_t *rdata;	/* what getters read: wdata, or the caller's */
@@ -58,30 +51,27 @@ void buf_free(struct buf *b);
 const uint8_t *buf_ptr(const struct buf *b);
 size_t buf_len(const struct buf *b);
 
-/* One line for a diagnostic; never NULL. */
-const char *buf_error_str(enum buf_error e);
-
-enum buf_error buf_put_u8(struct buf *b, uint8_t v);
-enum buf_error buf_put_u16(struct buf *b, uint16_t v);
-enum buf_error buf_put_u32(struct buf *b, uint32_t v);
-enum buf_error buf_put_u64(struct buf *b, uint64_t v);
+enum record_error buf_put_u8(struct buf *b, uint8_t v);
+enum record_error buf_put_u16(struct buf *b, uint16_t v);
+enum record_error buf_put_u32(struct buf *b, uint32_t v);
+enum record_error buf_put_u64(struct buf *b, uint64_t v);
 /* len bytes as they are, with no length prefix (fixed-size fields). */
-enum buf_error buf_put_raw(struct buf *b, const void *data, size_t len);
+enum record_error buf_put_raw(struct buf *b, const void *data, size_t len);
 /* u32 length, then the bytes; data may be NULL when len is 0. */
-enum buf_error buf_put_string(struct buf *b, const void *data, size_t len);
+enum record_error buf_put_string(struct buf *b, const void *data, size_t len);
 
-enum buf_error buf_get_u8(struct buf *b, uint8_t *v);
-enum buf_error buf_get_u16(struct buf *b, uint16_t *v);
-enum buf_error buf_get_u32(struct buf *b, uint32_t *v);
-enum buf_error buf_get_u64(struct buf *b, uint64_t *v);
+enum record_error buf_get_u8(struct buf *b, uint8_t *v);
+enum record_error buf_get_u16(struct buf *b, uint16_t *v);
+enum record_error buf_get_u32(struct buf *b, uint32_t *v);
+enum record_error buf_get_u64(struct buf *b, uint64_t *v);
 /* Exactly len bytes into out (fixed-size fields). */
-enum buf_error buf_get_raw(struct buf *b, void *out, size_t len);
+enum record_error buf_get_raw(struct buf *b, void *out, size_t len);
 
 /*
  * A length-prefixed string of at most max bytes, borrowed: *data points
  * into b (NULL when the length is 0).  Any byte value is allowed.
  */
-enum buf_error buf_get_string_view(struct buf *b, size_t max,
+enum record_error buf_get_string_view(struct buf *b, size_t max,
     const uint8_t **data, size_t *len);
 
 /*
@@ -89,14 +79,14 @@ enum buf_error buf_get_string_view(struct buf *b, size_t max,
  * NUL appended (not counted in *len); any byte value is allowed inside.
  * The caller frees *data.
  */
-enum buf_error buf_get_string(struct buf *b, size_t max, uint8_t **data,
+enum record_error buf_get_string(struct buf *b, size_t max, uint8_t **data,
     size_t *len);
 
 /*
- * Like buf_get_string() but a NUL inside is BUF_ERR_NUL, so *data is a C
+ * Like buf_get_string() but a NUL inside is RECORD_ERR_CHAR, so *data is a C
  * string of exactly *len bytes.  The caller frees *data.
  */
-enum buf_error buf_get_cstring(struct buf *b, size_t max, char **data,
+enum record_error buf_get_cstring(struct buf *b, size_t max, char **data,
     size_t *len);
 
 #endif

@@ -7,6 +7,8 @@ libspcommon_a_SOURCES += common/audit_chain.c common/audit_chain.h
 libspcommon_a_SOURCES += \
 	common/buf.c common/buf.h \
 	common/record.c common/record.h common/record_field.h \
+	common/record_error.h \
+	common/channel.c common/channel.h \
 	common/record_action.c common/record_result.c common/record_audit.c
 libspcommon_a_SOURCES += \
 	common/sandbox.c common/sandbox.h \

@@ -44,27 +44,37 @@ record_error_str(enum record_error e)
 		return "fields contradict each other";
 	case RECORD_ERR_NOMEM:
 		return "out of memory";
+	case RECORD_ERR_READONLY:
+		return "write to a read-only buffer";
 	}
 	return "unknown record error";
 }
 
-enum record_error
-record_from_buf(enum buf_error e)
+static const struct {
+	const char *name;
+	const char *argv;
+} record_roles[] = {
+	[RECORD_ROLE_BROKER] = { "broker", NULL },
+	[RECORD_ROLE_FRONTEND] = { "frontend", ".frontend" },
+	[RECORD_ROLE_EXECUTOR] = { "executor", ".executor" },
+};
+
+static bool
+record_role_valid(unsigned role)
 {
-	switch (e) {
-	case BUF_OK:
-		return RECORD_OK;
-	case BUF_ERR_SHORT:
-		return RECORD_ERR_SHORT;
-	case BUF_ERR_TOO_LONG:
-		return RECORD_ERR_TOO_LONG;
-	case BUF_ERR_NUL:
-		return RECORD_ERR_CHAR;
-	case BUF_ERR_NOMEM:
-	case BUF_ERR_READONLY:
-		break;
-	}
-	return RECORD_ERR_NOMEM;
+	return role >= RECORD_ROLE_BROKER && role <= RECORD_ROLE_EXECUTOR;
+}
+
+const char *
+record_role_name(enum record_role role)
+{
+	return record_role_valid(role) ? record_roles[role].name : "unknown";
+}
+
+const char *
+record_role_argv(enum record_role role)
+{
+	return record_role_valid(role) ? record_roles[role].argv : NULL;
 }
 
 size_t
@@ -87,7 +97,7 @@ record_peek(const uint8_t *data, size_t len, uint16_t *version,
 	uint16_t v, t;
 
 	buf_init_reader(&in, data, len);
-	if (buf_get_u16(&in, &v) != BUF_OK || buf_get_u16(&in, &t) != BUF_OK)
+	if (buf_get_u16(&in, &v) != RECORD_OK || buf_get_u16(&in, &t) != RECORD_OK)
 		return RECORD_ERR_SHORT;
 	if (version != NULL)
 		*version = v;
@@ -105,12 +115,12 @@ record_peek(const uint8_t *data, size_t len, uint16_t *version,
 enum record_error
 record_begin_encode(struct buf *tmp, enum record_type type)
 {
-	enum buf_error e;
+	enum record_error e;
 
 	buf_init_writer(tmp, RECORD_MAX_BYTES);
-	if ((e = buf_put_u16(tmp, RECORD_VERSION)) != BUF_OK ||
-	    (e = buf_put_u16(tmp, (uint16_t)type)) != BUF_OK)
-		return record_from_buf(e);
+	if ((e = buf_put_u16(tmp, RECORD_VERSION)) != RECORD_OK ||
+	    (e = buf_put_u16(tmp, (uint16_t)type)) != RECORD_OK)
+		return e;
 	return RECORD_OK;
 }
 
@@ -119,7 +129,7 @@ record_end_encode(struct buf *tmp, struct buf *out, enum record_error e,
     const char *func)
 {
 	if (e == RECORD_OK)
-		e = record_from_buf(buf_put_raw(out, buf_ptr(tmp), buf_len(tmp)));
+		e = buf_put_raw(out, buf_ptr(tmp), buf_len(tmp));
 	buf_free(tmp);
 	if (e != RECORD_OK)
 		log_msg(LOG_LEVEL_ERROR, func, "%s", record_error_str(e));
@@ -139,7 +149,7 @@ record_begin_decode(struct buf *in, const uint8_t *data, size_t len,
 	if (found != type)
 		return RECORD_ERR_TYPE;
 	buf_init_reader(in, data, len);
-	return record_from_buf(buf_get_raw(in, header, sizeof(header)));
+	return buf_get_raw(in, header, sizeof(header));
 }
 
 enum record_error
@@ -155,13 +165,13 @@ record_put_text(struct buf *b, const struct record_text *t, size_t max)
 		return RECORD_ERR_TOO_LONG;
 	if (t->len > 0 && memchr(t->ptr, '\0', t->len) != NULL)
 		return RECORD_ERR_CHAR;
-	return record_from_buf(buf_put_string(b, t->ptr, t->len));
+	return buf_put_string(b, t->ptr, t->len);
 }
 
 enum record_error
 record_get_text(struct buf *in, size_t max, struct record_text *t)
 {
-	return record_from_buf(buf_get_cstring(in, max, &t->ptr, &t->len));
+	return buf_get_cstring(in, max, &t->ptr, &t->len);
 }
 
 enum record_error
@@ -169,14 +179,14 @@ record_put_bytes(struct buf *b, const struct record_bytes *bytes, size_t max)
 {
 	if (bytes->len > max)
 		return RECORD_ERR_TOO_LONG;
-	return record_from_buf(buf_put_string(b, bytes->ptr, bytes->len));
+	return buf_put_string(b, bytes->ptr, bytes->len);
 }
 
 enum record_error
 record_get_bytes(struct buf *in, size_t max, struct record_bytes *bytes)
 {
-	return record_from_buf(buf_get_string(in, max, &bytes->ptr,
-	    &bytes->len));
+	return buf_get_string(in, max, &bytes->ptr,
+	    &bytes->len);
 }
 
 static bool
@@ -213,7 +223,7 @@ record_put_token(struct buf *b, const struct record_text *t,
 		return RECORD_ERR_TOO_LONG;
 	if ((e = record_token_check(t, alphabet)) != RECORD_OK)
 		return e;
-	return record_from_buf(buf_put_string(b, t->ptr, t->len));
+	return buf_put_string(b, t->ptr, t->len);
 }
 
 enum record_error
@@ -252,13 +262,12 @@ record_hello_encode(const struct record_hello *in, struct buf *out)
 	enum record_error e;
 
 	if ((e = record_begin_encode(&tmp, RECORD_HELLO)) == RECORD_OK) {
-		if (in->role < RECORD_ROLE_BROKER ||
-		    in->role > RECORD_ROLE_EXECUTOR)
+		if (!record_role_valid(in->role))
 			e = RECORD_ERR_RANGE;
-		else if ((e = record_from_buf(buf_put_u8(&tmp,
-		    (uint8_t)in->role))) == RECORD_OK)
-			e = record_from_buf(buf_put_raw(&tmp, in->fingerprint,
-			    HASH_SHA256_LEN));
+		else if ((e = buf_put_u8(&tmp,
+		    (uint8_t)in->role)) == RECORD_OK)
+			e = buf_put_raw(&tmp, in->fingerprint,
+			    HASH_SHA256_LEN);
 	}
 	return record_end_encode(&tmp, out, e, __func__);
 }
@@ -273,11 +282,11 @@ record_hello_decode(const uint8_t *data, size_t len, struct record_hello *out)
 	memset(out, 0, sizeof(*out));
 	if ((e = record_begin_decode(&in, data, len, RECORD_HELLO)) != RECORD_OK)
 		return e;
-	if ((e = record_from_buf(buf_get_u8(&in, &role))) != RECORD_OK ||
-	    (e = record_from_buf(buf_get_raw(&in, out->fingerprint,
-	    HASH_SHA256_LEN))) != RECORD_OK)
+	if ((e = buf_get_u8(&in, &role)) != RECORD_OK ||
+	    (e = buf_get_raw(&in, out->fingerprint,
+	    HASH_SHA256_LEN)) != RECORD_OK)
 		goto fail;
-	if (role < RECORD_ROLE_BROKER || role > RECORD_ROLE_EXECUTOR) {
+	if (!record_role_valid(role)) {
 		e = RECORD_ERR_RANGE;
 		goto fail;
 	}
@@ -296,7 +305,7 @@ record_cancel_encode(const struct record_cancel *in, struct buf *out)
 	enum record_error e;
 
 	if ((e = record_begin_encode(&tmp, RECORD_CANCEL)) == RECORD_OK)
-		e = record_from_buf(buf_put_u64(&tmp, in->call_id));
+		e = buf_put_u64(&tmp, in->call_id);
 	return record_end_encode(&tmp, out, e, __func__);
 }
 
@@ -309,7 +318,7 @@ record_cancel_decode(const uint8_t *data, size_t len, struct record_cancel *out)
 	memset(out, 0, sizeof(*out));
 	if ((e = record_begin_decode(&in, data, len, RECORD_CANCEL)) != RECORD_OK)
 		return e;
-	if ((e = record_from_buf(buf_get_u64(&in, &out->call_id))) == RECORD_OK &&
+	if ((e = buf_get_u64(&in, &out->call_id)) == RECORD_OK &&
 	    (e = record_end_decode(&in)) == RECORD_OK)
 		return RECORD_OK;
 	memset(out, 0, sizeof(*out));
@@ -331,10 +340,10 @@ record_audit_ack_encode(const struct record_audit_ack *in, struct buf *out)
 	if ((e = record_begin_encode(&tmp, RECORD_AUDIT_ACK)) == RECORD_OK) {
 		if (!record_ack_status_valid(in->status))
 			e = RECORD_ERR_RANGE;
-		else if ((e = record_from_buf(buf_put_u64(&tmp,
-		    in->call_id))) == RECORD_OK)
-			e = record_from_buf(buf_put_u8(&tmp,
-			    (uint8_t)in->status));
+		else if ((e = buf_put_u64(&tmp,
+		    in->call_id)) == RECORD_OK)
+			e = buf_put_u8(&tmp,
+			    (uint8_t)in->status);
 	}
 	return record_end_encode(&tmp, out, e, __func__);
 }
@@ -351,8 +360,8 @@ record_audit_ack_decode(const uint8_t *data, size_t len,
 	if ((e = record_begin_decode(&in, data, len, RECORD_AUDIT_ACK)) !=
 	    RECORD_OK)
 		return e;
-	if ((e = record_from_buf(buf_get_u64(&in, &out->call_id))) != RECORD_OK ||
-	    (e = record_from_buf(buf_get_u8(&in, &status))) != RECORD_OK)
+	if ((e = buf_get_u64(&in, &out->call_id)) != RECORD_OK ||
+	    (e = buf_get_u8(&in, &status)) != RECORD_OK)
 		goto fail;
 	if (!record_ack_status_valid(status)) {
 		e = RECORD_ERR_RANGE;

@@ -53,6 +53,7 @@
 
 #include "common/buf.h"
 #include "common/hash.h"
+#include "common/record_error.h"
 #include "common/value.h"
 
 #define RECORD_VERSION 1
@@ -81,19 +82,6 @@ enum record_type {
 					 * (broker/audit_event.h) */
 };
 
-enum record_error {
-	RECORD_OK = 0,
-	RECORD_ERR_SHORT,		/* ends before a field does */
-	RECORD_ERR_TRAILING,		/* bytes after the last field */
-	RECORD_ERR_VERSION,		/* another protocol version */
-	RECORD_ERR_TYPE,		/* unknown type, or not the one expected */
-	RECORD_ERR_RANGE,		/* enum, kind, flag, boolean or number out of range */
-	RECORD_ERR_TOO_LONG,		/* length or count above its limit */
-	RECORD_ERR_CHAR,		/* NUL in a text, or outside a token's alphabet */
-	RECORD_ERR_INCONSISTENT,	/* fields contradict each other */
-	RECORD_ERR_NOMEM,
-};
-
 /*
  * Per-channel maxima, from the policy; each is clamped to its cap above.
  * A caller derives them from its policy: max_args from the largest
@@ -107,6 +95,11 @@ struct record_limits {
 	size_t max_text_bytes;
 };
 
+/*
+ * The one spelling of a process's role: on the wire (a hello), in the
+ * sandbox's filter tables, in the broker's children and in every line
+ * and audit record that names one (record_role_name()).
+ */
 enum record_role {
 	RECORD_ROLE_BROKER = 1,
 	RECORD_ROLE_FRONTEND = 2,
@@ -152,10 +145,12 @@ enum record_audit_kind {
 	RECORD_AUDIT_EXECUTION = 3,	/* + outcome (required), status, duration_us */
 	RECORD_AUDIT_VIOLATION = 4,	/* record refused: reason, sha256 */
 	RECORD_AUDIT_CANCELLATION = 5,	/* call_id, tool_index, AUDIT_STARTED */
+	RECORD_AUDIT_OPENED = 6,	/* frontend: the session is in use, no
+					 * fields (docs/design.md section 6) */
 	/* initialize read: method, and exactly RECORD_AUDIT_CLIENT_TEXTS
 	 * shapes, clientInfo's name and version and the protocolVersion
 	 * asked, each a text the broker sanitizes (may be empty) */
-	RECORD_AUDIT_CLIENT = 6,
+	RECORD_AUDIT_CLIENT = 7,
 };
 
 #define RECORD_AUDIT_CLIENT_TEXTS 3
@@ -271,8 +266,18 @@ struct record_audit_ack {
 /* Every limit at its cap. */
 void record_limits_default(struct record_limits *limits);
 
-/* One line for a diagnostic; never NULL. */
-const char *record_error_str(enum record_error e);
+/*
+ * "broker", "frontend", "executor": in diagnostics and in the audit
+ * log's "from"; "unknown" for any other value.  A string literal, never
+ * NULL (log_init() may keep it).
+ */
+const char *record_role_name(enum record_role role);
+
+/*
+ * The argument that starts a child in its role, `sp .frontend PROFILE`
+ * (child/child.h); NULL for the broker and any other value.
+ */
+const char *record_role_argv(enum record_role role);
 
 /*
  * Reads the header only, to pick a decoder: *type is set on RECORD_OK

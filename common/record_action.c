@@ -20,18 +20,18 @@ record_value_put(struct buf *b, const struct value *v, size_t max_bytes)
 
 	if ((unsigned)v->kind > VALUE_DECIMAL)
 		return RECORD_ERR_RANGE;
-	if ((e = record_from_buf(buf_put_u8(b, (uint8_t)v->kind))) != RECORD_OK)
+	if ((e = buf_put_u8(b, (uint8_t)v->kind)) != RECORD_OK)
 		return e;
 	switch (v->kind) {
 	case VALUE_STRING:
 		return record_put_text(b, &text, max_bytes);
 	case VALUE_INTEGER:
-		return record_from_buf(buf_put_u64(b, (uint64_t)v->u.integer));
+		return buf_put_u64(b, (uint64_t)v->u.integer);
 	case VALUE_DECIMAL:
-		return record_from_buf(buf_put_u64(b,
-		    (uint64_t)v->u.decimal_minor));
+		return buf_put_u64(b,
+		    (uint64_t)v->u.decimal_minor);
 	case VALUE_BOOLEAN:
-		return record_from_buf(buf_put_u8(b, v->u.boolean ? 1 : 0));
+		return buf_put_u8(b, v->u.boolean ? 1 : 0);
 	case VALUE_ABSENT:
 		break;
 	}
@@ -45,7 +45,7 @@ record_int64_get(struct buf *in, int64_t *v)
 	uint64_t u;
 	enum record_error e;
 
-	if ((e = record_from_buf(buf_get_u64(in, &u))) != RECORD_OK)
+	if ((e = buf_get_u64(in, &u)) != RECORD_OK)
 		return e;
 	memcpy(v, &u, sizeof(*v));
 	return RECORD_OK;
@@ -57,7 +57,7 @@ record_boolean_get(struct buf *in, bool *v)
 	uint8_t u;
 	enum record_error e;
 
-	if ((e = record_from_buf(buf_get_u8(in, &u))) != RECORD_OK)
+	if ((e = buf_get_u8(in, &u)) != RECORD_OK)
 		return e;
 	if (u > 1)
 		return RECORD_ERR_RANGE;
@@ -73,7 +73,7 @@ record_value_get(struct buf *in, size_t max_bytes, struct value *v)
 	uint8_t kind;
 	enum record_error e;
 
-	if ((e = record_from_buf(buf_get_u8(in, &kind))) != RECORD_OK)
+	if ((e = buf_get_u8(in, &kind)) != RECORD_OK)
 		return e;
 	switch (kind) {
 	case VALUE_ABSENT:
@@ -116,11 +116,11 @@ record_action_put(struct buf *b, const struct record_action *in,
 
 	if (in->arg_count > max_args)
 		return RECORD_ERR_TOO_LONG;
-	if ((e = record_from_buf(buf_put_u64(b, in->call_id))) != RECORD_OK ||
-	    (e = record_from_buf(buf_put_u32(b, in->tool_index))) != RECORD_OK ||
-	    (e = record_from_buf(buf_put_raw(b, in->fingerprint,
-	    HASH_SHA256_LEN))) != RECORD_OK ||
-	    (e = record_from_buf(buf_put_u16(b, (uint16_t)in->arg_count))) !=
+	if ((e = buf_put_u64(b, in->call_id)) != RECORD_OK ||
+	    (e = buf_put_u32(b, in->tool_index)) != RECORD_OK ||
+	    (e = buf_put_raw(b, in->fingerprint,
+	    HASH_SHA256_LEN)) != RECORD_OK ||
+	    (e = buf_put_u16(b, (uint16_t)in->arg_count)) !=
 	    RECORD_OK)
 		return e;
 	for (i = 0; i < in->arg_count; i++)
@@ -153,12 +153,12 @@ record_action_get(struct buf *in, const struct record_limits *limits,
 	size_t i;
 	enum record_error e;
 
-	if ((e = record_from_buf(buf_get_u64(in, &out->call_id))) != RECORD_OK ||
-	    (e = record_from_buf(buf_get_u32(in, &out->tool_index))) !=
+	if ((e = buf_get_u64(in, &out->call_id)) != RECORD_OK ||
+	    (e = buf_get_u32(in, &out->tool_index)) !=
 	    RECORD_OK ||
-	    (e = record_from_buf(buf_get_raw(in, out->fingerprint,
-	    HASH_SHA256_LEN))) != RECORD_OK ||
-	    (e = record_from_buf(buf_get_u16(in, &count))) != RECORD_OK)
+	    (e = buf_get_raw(in, out->fingerprint,
+	    HASH_SHA256_LEN)) != RECORD_OK ||
+	    (e = buf_get_u16(in, &count)) != RECORD_OK)
 		return e;
 	if (count > max_args)
 		return RECORD_ERR_TOO_LONG;

@@ -69,7 +69,7 @@ record_shapes_put(struct buf *b, const struct record_audit_event *ev,
 
 	if (ev->shape_count > max_count)
 		return RECORD_ERR_TOO_LONG;
-	if ((e = record_from_buf(buf_put_u16(b, (uint16_t)ev->shape_count))) !=
+	if ((e = buf_put_u16(b, (uint16_t)ev->shape_count)) !=
 	    RECORD_OK)
 		return e;
 	for (i = 0; i < ev->shape_count; i++)
@@ -89,7 +89,7 @@ record_shapes_get(struct buf *in, const struct record_limits *limits,
 	size_t i;
 	enum record_error e;
 
-	if ((e = record_from_buf(buf_get_u16(in, &count))) != RECORD_OK)
+	if ((e = buf_get_u16(in, &count)) != RECORD_OK)
 		return e;
 	if (count > max_count)
 		return RECORD_ERR_TOO_LONG;
@@ -113,30 +113,30 @@ record_audit_put(struct buf *b, const struct record_audit_event *ev,
 
 	if ((e = record_audit_check(ev)) != RECORD_OK)
 		return e;
-	if ((e = record_from_buf(buf_put_u8(b, (uint8_t)ev->kind))) !=
+	if ((e = buf_put_u8(b, (uint8_t)ev->kind)) !=
 	    RECORD_OK ||
-	    (e = record_from_buf(buf_put_u8(b, (uint8_t)ev->flags))) !=
+	    (e = buf_put_u8(b, (uint8_t)ev->flags)) !=
 	    RECORD_OK ||
-	    (e = record_from_buf(buf_put_u64(b, ev->frame_no))) != RECORD_OK ||
+	    (e = buf_put_u64(b, ev->frame_no)) != RECORD_OK ||
 	    (e = record_put_token(b, &ev->reason, RECORD_ALPHABET_REASON)) !=
 	    RECORD_OK ||
-	    (e = record_from_buf(buf_put_u32(b, (uint32_t)ev->code))) !=
+	    (e = buf_put_u32(b, (uint32_t)ev->code)) !=
 	    RECORD_OK ||
 	    (e = record_put_token(b, &ev->method, RECORD_ALPHABET_METHOD)) !=
 	    RECORD_OK)
 		return e;
 	if ((ev->flags & AUDIT_HAS_SHA256) != 0 &&
-	    (e = record_from_buf(buf_put_raw(b, ev->sha256,
-	    HASH_SHA256_LEN))) != RECORD_OK)
+	    (e = buf_put_raw(b, ev->sha256,
+	    HASH_SHA256_LEN)) != RECORD_OK)
 		return e;
-	if ((e = record_from_buf(buf_put_u64(b, ev->call_id))) != RECORD_OK ||
-	    (e = record_from_buf(buf_put_u32(b, ev->tool_index))) !=
+	if ((e = buf_put_u64(b, ev->call_id)) != RECORD_OK ||
+	    (e = buf_put_u32(b, ev->tool_index)) !=
 	    RECORD_OK ||
-	    (e = record_from_buf(buf_put_u8(b, (uint8_t)ev->outcome))) !=
+	    (e = buf_put_u8(b, (uint8_t)ev->outcome)) !=
 	    RECORD_OK ||
-	    (e = record_from_buf(buf_put_u32(b, (uint32_t)ev->status))) !=
+	    (e = buf_put_u32(b, (uint32_t)ev->status)) !=
 	    RECORD_OK ||
-	    (e = record_from_buf(buf_put_u64(b, ev->duration_us))) != RECORD_OK)
+	    (e = buf_put_u64(b, ev->duration_us)) != RECORD_OK)
 		return e;
 	return record_shapes_put(b, ev, limits);
 }
@@ -160,7 +160,7 @@ record_int32_get(struct buf *in, int32_t *v)
 	uint32_t u;
 	enum record_error e;
 
-	if ((e = record_from_buf(buf_get_u32(in, &u))) != RECORD_OK)
+	if ((e = buf_get_u32(in, &u)) != RECORD_OK)
 		return e;
 	memcpy(v, &u, sizeof(*v));
 	return RECORD_OK;
@@ -173,15 +173,15 @@ record_audit_get(struct buf *in, const struct record_limits *limits,
 	uint8_t kind, flags, outcome;
 	enum record_error e;
 
-	if ((e = record_from_buf(buf_get_u8(in, &kind))) != RECORD_OK ||
-	    (e = record_from_buf(buf_get_u8(in, &flags))) != RECORD_OK)
+	if ((e = buf_get_u8(in, &kind)) != RECORD_OK ||
+	    (e = buf_get_u8(in, &flags)) != RECORD_OK)
 		return e;
 	/* The flags decide what follows, so they are checked now. */
 	if ((flags & ~AUDIT_FLAGS_ALL) != 0)
 		return RECORD_ERR_RANGE;
 	ev->kind = (enum record_audit_kind)kind;
 	ev->flags = flags;
-	if ((e = record_from_buf(buf_get_u64(in, &ev->frame_no))) != RECORD_OK ||
+	if ((e = buf_get_u64(in, &ev->frame_no)) != RECORD_OK ||
 	    (e = record_get_token(in, &ev->reason, RECORD_ALPHABET_REASON)) !=
 	    RECORD_OK ||
 	    (e = record_int32_get(in, &ev->code)) != RECORD_OK ||
@@ -189,15 +189,15 @@ record_audit_get(struct buf *in, const struct record_limits *limits,
 	    RECORD_OK)
 		return e;
 	if ((flags & AUDIT_HAS_SHA256) != 0 &&
-	    (e = record_from_buf(buf_get_raw(in, ev->sha256,
-	    HASH_SHA256_LEN))) != RECORD_OK)
+	    (e = buf_get_raw(in, ev->sha256,
+	    HASH_SHA256_LEN)) != RECORD_OK)
 		return e;
-	if ((e = record_from_buf(buf_get_u64(in, &ev->call_id))) != RECORD_OK ||
-	    (e = record_from_buf(buf_get_u32(in, &ev->tool_index))) !=
+	if ((e = buf_get_u64(in, &ev->call_id)) != RECORD_OK ||
+	    (e = buf_get_u32(in, &ev->tool_index)) !=
 	    RECORD_OK ||
-	    (e = record_from_buf(buf_get_u8(in, &outcome))) != RECORD_OK ||
+	    (e = buf_get_u8(in, &outcome)) != RECORD_OK ||
 	    (e = record_int32_get(in, &ev->status)) != RECORD_OK ||
-	    (e = record_from_buf(buf_get_u64(in, &ev->duration_us))) !=
+	    (e = buf_get_u64(in, &ev->duration_us)) !=
 	    RECORD_OK)
 		return e;
 	ev->outcome = (enum record_outcome)outcome;

@@ -20,8 +20,6 @@ enum record_alphabet {
 	RECORD_ALPHABET_METHOD,		/* [A-Za-z0-9/_-]: a JSON-RPC method */
 };
 
-enum record_error record_from_buf(enum buf_error e);
-
 /* The smaller of what the policy asked for and the absolute cap. */
 size_t record_limit(size_t asked, size_t cap);
 

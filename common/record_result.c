@@ -85,16 +85,16 @@ record_http_put(struct buf *b, const struct record_http_result *h,
 	    RECORD_PAYLOAD_CAP);
 	enum record_error e;
 
-	if ((e = record_from_buf(buf_put_u16(b, h->status))) != RECORD_OK ||
-	    (e = record_from_buf(buf_put_u32(b, h->retry_after_s))) !=
+	if ((e = buf_put_u16(b, h->status)) != RECORD_OK ||
+	    (e = buf_put_u32(b, h->retry_after_s)) !=
 	    RECORD_OK ||
 	    (e = record_put_text(b, &h->content_type, text_max)) != RECORD_OK ||
 	    (e = record_put_text(b, &h->location, text_max)) != RECORD_OK ||
 	    (e = record_put_bytes(b, &h->body, body_max)) != RECORD_OK ||
-	    (e = record_from_buf(buf_put_u64(b, h->body_total))) != RECORD_OK ||
-	    (e = record_from_buf(buf_put_u64(b, h->connect_us))) != RECORD_OK)
+	    (e = buf_put_u64(b, h->body_total)) != RECORD_OK ||
+	    (e = buf_put_u64(b, h->connect_us)) != RECORD_OK)
 		return e;
-	return record_from_buf(buf_put_u64(b, h->first_byte_us));
+	return buf_put_u64(b, h->first_byte_us);
 }
 
 static enum record_error
@@ -106,17 +106,17 @@ record_http_get(struct buf *in, const struct record_limits *limits,
 	    RECORD_PAYLOAD_CAP);
 	enum record_error e;
 
-	if ((e = record_from_buf(buf_get_u16(in, &h->status))) != RECORD_OK ||
-	    (e = record_from_buf(buf_get_u32(in, &h->retry_after_s))) !=
+	if ((e = buf_get_u16(in, &h->status)) != RECORD_OK ||
+	    (e = buf_get_u32(in, &h->retry_after_s)) !=
 	    RECORD_OK ||
 	    (e = record_get_text(in, text_max, &h->content_type)) != RECORD_OK ||
 	    (e = record_get_text(in, text_max, &h->location)) != RECORD_OK ||
 	    (e = record_get_bytes(in, body_max, &h->body)) != RECORD_OK ||
-	    (e = record_from_buf(buf_get_u64(in, &h->body_total))) !=
+	    (e = buf_get_u64(in, &h->body_total)) !=
 	    RECORD_OK ||
-	    (e = record_from_buf(buf_get_u64(in, &h->connect_us))) != RECORD_OK)
+	    (e = buf_get_u64(in, &h->connect_us)) != RECORD_OK)
 		return e;
-	return record_from_buf(buf_get_u64(in, &h->first_byte_us));
+	return buf_get_u64(in, &h->first_byte_us);
 }
 
 static enum record_error
@@ -127,16 +127,16 @@ record_ssh_put(struct buf *b, const struct record_ssh_result *s,
 	    RECORD_PAYLOAD_CAP);
 	enum record_error e;
 
-	if ((e = record_from_buf(buf_put_u8(b, (uint8_t)s->end))) != RECORD_OK ||
-	    (e = record_from_buf(buf_put_u32(b, (uint32_t)s->exit_status))) !=
+	if ((e = buf_put_u8(b, (uint8_t)s->end)) != RECORD_OK ||
+	    (e = buf_put_u32(b, (uint32_t)s->exit_status)) !=
 	    RECORD_OK ||
 	    (e = record_put_token(b, &s->signal, RECORD_ALPHABET_SIGNAL)) !=
 	    RECORD_OK ||
 	    (e = record_put_bytes(b, &s->out, max)) != RECORD_OK ||
-	    (e = record_from_buf(buf_put_u64(b, s->out_total))) != RECORD_OK ||
+	    (e = buf_put_u64(b, s->out_total)) != RECORD_OK ||
 	    (e = record_put_bytes(b, &s->err, max)) != RECORD_OK)
 		return e;
-	return record_from_buf(buf_put_u64(b, s->err_total));
+	return buf_put_u64(b, s->err_total);
 }
 
 static enum record_error
@@ -149,14 +149,14 @@ record_ssh_get(struct buf *in, const struct record_limits *limits,
 	uint32_t status;
 	enum record_error e;
 
-	if ((e = record_from_buf(buf_get_u8(in, &end))) != RECORD_OK ||
-	    (e = record_from_buf(buf_get_u32(in, &status))) != RECORD_OK ||
+	if ((e = buf_get_u8(in, &end)) != RECORD_OK ||
+	    (e = buf_get_u32(in, &status)) != RECORD_OK ||
 	    (e = record_get_token(in, &s->signal, RECORD_ALPHABET_SIGNAL)) !=
 	    RECORD_OK ||
 	    (e = record_get_bytes(in, max, &s->out)) != RECORD_OK ||
-	    (e = record_from_buf(buf_get_u64(in, &s->out_total))) != RECORD_OK ||
+	    (e = buf_get_u64(in, &s->out_total)) != RECORD_OK ||
 	    (e = record_get_bytes(in, max, &s->err)) != RECORD_OK ||
-	    (e = record_from_buf(buf_get_u64(in, &s->err_total))) != RECORD_OK)
+	    (e = buf_get_u64(in, &s->err_total)) != RECORD_OK)
 		return e;
 	/* Range-checked by record_ssh_check(). */
 	s->end = (enum record_ssh_end)end;
@@ -173,12 +173,12 @@ record_result_put(struct buf *b, const struct record_result *r,
 
 	if ((e = record_result_check(r)) != RECORD_OK)
 		return e;
-	if ((e = record_from_buf(buf_put_u64(b, r->call_id))) != RECORD_OK ||
-	    (e = record_from_buf(buf_put_u8(b, (uint8_t)r->outcome))) !=
+	if ((e = buf_put_u64(b, r->call_id)) != RECORD_OK ||
+	    (e = buf_put_u8(b, (uint8_t)r->outcome)) !=
 	    RECORD_OK ||
-	    (e = record_from_buf(buf_put_u8(b, (uint8_t)r->kind))) != RECORD_OK ||
-	    (e = record_from_buf(buf_put_u32(b, r->flags))) != RECORD_OK ||
-	    (e = record_from_buf(buf_put_u64(b, r->duration_us))) != RECORD_OK ||
+	    (e = buf_put_u8(b, (uint8_t)r->kind)) != RECORD_OK ||
+	    (e = buf_put_u32(b, r->flags)) != RECORD_OK ||
+	    (e = buf_put_u64(b, r->duration_us)) != RECORD_OK ||
 	    (e = record_put_text(b, &r->message, text_max)) != RECORD_OK)
 		return e;
 	if (r->kind == RECORD_RESULT_HTTP)
@@ -208,11 +208,11 @@ record_result_get(struct buf *in, const struct record_limits *limits,
 	uint8_t outcome, kind;
 	enum record_error e;
 
-	if ((e = record_from_buf(buf_get_u64(in, &r->call_id))) != RECORD_OK ||
-	    (e = record_from_buf(buf_get_u8(in, &outcome))) != RECORD_OK ||
-	    (e = record_from_buf(buf_get_u8(in, &kind))) != RECORD_OK ||
-	    (e = record_from_buf(buf_get_u32(in, &r->flags))) != RECORD_OK ||
-	    (e = record_from_buf(buf_get_u64(in, &r->duration_us))) !=
+	if ((e = buf_get_u64(in, &r->call_id)) != RECORD_OK ||
+	    (e = buf_get_u8(in, &outcome)) != RECORD_OK ||
+	    (e = buf_get_u8(in, &kind)) != RECORD_OK ||
+	    (e = buf_get_u32(in, &r->flags)) != RECORD_OK ||
+	    (e = buf_get_u64(in, &r->duration_us)) !=
 	    RECORD_OK ||
 	    (e = record_get_text(in, text_max, &r->message)) != RECORD_OK)
 		return e;

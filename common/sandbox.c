@@ -1,5 +1,5 @@
 /*
- * The fixed confinement order of DESIGN.md invariant 5, and the small
+ * The fixed confinement order of docs/design.md invariant 5, and the small
  * process-attribute steps it is made of.  The filter tables live in
  * sandbox_filter.c, the uid/chroot steps in privdrop.c.
  */

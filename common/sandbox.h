@@ -1,5 +1,5 @@
 /*
- * Confinement of the three Sallyport processes (DESIGN.md section 1,
+ * Confinement of the three Sallyport processes (docs/design.md section 1,
  * invariant 5).  A child, freshly exec'd with its fds already placed by
  * spawn_place_fds() (common/spawn.h), does in this order:
  *
@@ -29,11 +29,13 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-enum sandbox_role {
-	SANDBOX_ROLE_FRONTEND,	/* compute and protocol I/O only */
-	SANDBOX_ROLE_EXECUTOR,	/* network, threads, read-only files */
-	SANDBOX_ROLE_BROKER,	/* supervision and the open audit log */
-};
+/*
+ * A role's filter (enum record_role, common/record.h): the frontend
+ * computes and does protocol I/O only; the executor has network,
+ * threads and read-only files; the broker supervises and holds the open
+ * audit log.
+ */
+#include "common/record.h"
 
 enum sandbox_mode {
 	SANDBOX_REQUIRED,	/* any missing step is a failure (exit 71) */
@@ -41,7 +43,7 @@ enum sandbox_mode {
 };
 
 struct sandbox_spec {
-	enum sandbox_role role;
+	enum record_role role;
 	enum sandbox_mode mode;
 	/*
 	 * Used only when the process runs as root.  chroot_dir (borrowed,
@@ -111,7 +113,7 @@ bool sandbox_no_new_privs(void);
  * the only pids the broker may signal.  Returns false with errno set when
  * the kernel or libseccomp refuses.
  */
-bool sandbox_load_filter(enum sandbox_role role, const pid_t *children,
+bool sandbox_load_filter(enum record_role role, const pid_t *children,
     size_t n_children);
 
 /* How the broker (re)opens its audit log, relative to its directory. */
@@ -119,7 +121,7 @@ bool sandbox_load_filter(enum sandbox_role role, const pid_t *children,
 	(O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW)
 
 /*
- * The broker's filter, as sandbox_load_filter(SANDBOX_ROLE_BROKER, ...)
+ * The broker's filter, as sandbox_load_filter(RECORD_ROLE_BROKER, ...)
  * plus, when audit_dir is not -1, openat(2) relative to that directory
  * fd with exactly SANDBOX_AUDIT_LOG_FLAGS and fstatat(2) in it: what
  * following a rotated audit log needs (broker/audit_log.h), and no other

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -173,6 +174,17 @@ static const struct filter_rule executor_rules[] = {
  * writer cuts a torn tail left by a killed writer (and its own short
  * write) under the lock: without it a confined broker would be killed by
  * the first append after a crash.  No open, no socket, no exec, no fork.
+ *
+ * The audit anchors (broker/audit_journal.h, docs/design.md section 6)
+ * go out on a socket made before this filter: sendmsg (libsystemd, to
+ * journald's path) and sendto (glibc's syslog(3)) are already listed.
+ * A new AF_UNIX socket is refused with EACCES, not killed: glibc's
+ * syslog(3) makes one again after a failed send (syslogd restarted), and
+ * libsystemd after a failed first one; either then drops the message
+ * instead of ending the session.  libsystemd sends a datagram the socket
+ * will not take (ENOBUFS) as a memfd: it reads the thread's name first
+ * (prctl PR_GET_NAME, asserted to succeed), then memfd_create is refused
+ * with EPERM and the send fails softly.
  */
 static const struct filter_rule broker_rules[] = {
 	ALLOW(read), ALLOW(write), ALLOW(readv), ALLOW(writev),
@@ -195,6 +207,8 @@ static const struct filter_rule broker_rules[] = {
 	ALLOW_EQ(fcntl, 1, F_SETLK), ALLOW_EQ(fcntl, 1, F_SETLKW),
 	ALLOW_EQ(fcntl, 1, F_OFD_SETLK), ALLOW_EQ(fcntl, 1, F_OFD_SETLKW),
 	ALLOW_EQ(ioctl, 1, FIONREAD),
+	REFUSE_EQ(socket, 0, AF_UNIX, EACCES),
+	ALLOW_EQ(prctl, 0, PR_GET_NAME), REFUSE(memfd_create, EPERM),
 	/*
 	 * Rotation under a running session (docs/design.md section 6): when
 	 * the audit log was renamed away, the writer stats its name and
@@ -216,16 +230,16 @@ static const struct filter_rule broker_rules[] = {
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct filter_rule *
-filter_rules_for(enum sandbox_role role, size_t *n)
+filter_rules_for(enum record_role role, size_t *n)
 {
 	switch (role) {
-	case SANDBOX_ROLE_FRONTEND:
+	case RECORD_ROLE_FRONTEND:
 		*n = NELEM(frontend_rules);
 		return frontend_rules;
-	case SANDBOX_ROLE_EXECUTOR:
+	case RECORD_ROLE_EXECUTOR:
 		*n = NELEM(executor_rules);
 		return executor_rules;
-	case SANDBOX_ROLE_BROKER:
+	case RECORD_ROLE_BROKER:
 		*n = NELEM(broker_rules);
 		return broker_rules;
 	}
@@ -286,7 +300,7 @@ filter_add_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
 }
 
 static int
-filter_build(scmp_filter_ctx ctx, enum sandbox_role role,
+filter_build(scmp_filter_ctx ctx, enum record_role role,
     const pid_t *children, size_t n_children, int audit_dir)
 {
 	const struct filter_rule *rules;
@@ -310,7 +324,7 @@ filter_build(scmp_filter_ctx ctx, enum sandbox_role role,
 }
 
 static bool
-filter_load(enum sandbox_role role, const pid_t *children, size_t n_children,
+filter_load(enum record_role role, const pid_t *children, size_t n_children,
     int audit_dir)
 {
 	scmp_filter_ctx ctx;
@@ -342,7 +356,7 @@ filter_load(enum sandbox_role role, const pid_t *children, size_t n_children,
 }
 
 bool
-sandbox_load_filter(enum sandbox_role role, const pid_t *children,
+sandbox_load_filter(enum record_role role, const pid_t *children,
     size_t n_children)
 {
 	return filter_load(role, children, n_children, -1);
@@ -352,6 +366,6 @@ bool
 sandbox_load_broker_filter(const pid_t *children, size_t n_children,
     int audit_dir)
 {
-	return filter_load(SANDBOX_ROLE_BROKER, children, n_children,
+	return filter_load(RECORD_ROLE_BROKER, children, n_children,
 	    audit_dir);
 }

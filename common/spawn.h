@@ -1,5 +1,5 @@
 /*
- * Starting a child with exactly the fds it is meant to have (DESIGN.md
+ * Starting a child with exactly the fds it is meant to have (docs/design.md
  * section 1, invariants 5 and 7): the listed fds at fixed numbers, fds 0-2
  * as they are, every other fd closed; then a fresh image by exec.
  */

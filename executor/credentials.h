@@ -1,7 +1,7 @@
 /*
  * The executor's credential store: every file the policy names that the
  * executor needs at run time, read once at start-up, before confinement
- * (DESIGN.md invariant 5), so the confined executor opens nothing.
+ * (docs/design.md invariant 5), so the confined executor opens nothing.
  *
  * Secrets (token, "user:password", header value, SSH private key,
  * passphrase) live in common/secret.h memory: out of core dumps, locked

@@ -12,7 +12,7 @@
 
 #include <event2/event.h>
 
-#include "broker/commands.h"
+#include "common/exit.h"
 #include "common/log.h"
 #include "executor/dispatch_int.h"
 
@@ -74,7 +74,8 @@ dispatch_call_find(struct dispatch *d, uint64_t call_id)
 static void
 dispatch_send_result(struct dispatch_call *c)
 {
-	if (!child_send_record(CHILD_FD_ACTION, &c->result)) {
+	if (!channel_send_encoded(c->d->ctx->chan, RECORD_ROLE_FRONTEND,
+	    buf_ptr(&c->result), buf_len(&c->result))) {
 		log_error("call %llu not answered",
 		    (unsigned long long)c->call_id);
 		c->d->status = SP_EXIT_INTERNAL;
@@ -83,7 +84,7 @@ dispatch_send_result(struct dispatch_call *c)
 }
 
 /*
- * A read-only tool's execution record is not waited for (DESIGN.md
+ * A read-only tool's execution record is not waited for (docs/design.md
  * section 6: written at once, synced in groups), so the result goes
  * first: the frontend wakes while the broker is still being woken for
  * the record, one wake-up earlier on the client's path.
@@ -92,7 +93,8 @@ static void
 dispatch_send_result_then_audit(struct dispatch_call *c,
     enum record_outcome outcome, int32_t status, uint64_t duration_us)
 {
-	if (!child_send_record(CHILD_FD_ACTION, &c->result)) {
+	if (!channel_send_encoded(c->d->ctx->chan, RECORD_ROLE_FRONTEND,
+	    buf_ptr(&c->result), buf_len(&c->result))) {
 		log_error("call %llu not answered",
 		    (unsigned long long)c->call_id);
 		c->d->status = SP_EXIT_INTERNAL;
@@ -119,7 +121,7 @@ dispatch_on_record_timeout(evutil_socket_t fd, short what, void *arg)
 }
 
 /* A mutating tool's result waits for its synced execution record
- * (DESIGN.md section 6). */
+ * (docs/design.md section 6). */
 static void
 dispatch_hold_result(struct dispatch_call *c)
 {

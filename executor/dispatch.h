@@ -1,5 +1,5 @@
 /*
- * The executor's dispatch (DESIGN.md section 1): an action that passed
+ * The executor's dispatch (docs/design.md section 1): an action that passed
  * the executor's own checks is audited as an intent, waits for the
  * broker's acknowledgement, is expanded from the policy's templates and
  * run by the HTTP or SSH engine, and is answered with one result record;
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "broker/child_role.h"
+#include "child/child.h"
 #include "common/record.h"
 #include "executor/credentials.h"
 

@@ -1,9 +1,9 @@
 /*
  * The executor's audit events, sent to the broker on the control
- * channel (DESIGN.md section 6):
+ * channel (docs/design.md section 6):
  *
  *   INTENT     before acting: call id, tool index, and one shape per
- *              param, each the compact JSON of broker/audit_args.h's
+ *              param, each the compact JSON of policy/audit_args.h's
  *              rendering ("\"string(36)\"", "42", "\"…1234\""), so the
  *              broker can parse it back and never sees a raw value the
  *              param did not allow.  The call then waits for the
@@ -22,7 +22,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "broker/audit_args.h"
+#include "policy/audit_args.h"
 #include "common/log.h"
 #include "executor/dispatch_int.h"
 
@@ -69,14 +69,8 @@ static bool
 exec_audit_send(const struct dispatch_call *c,
     const struct record_audit_event *ev)
 {
-	struct buf out;
-	bool ok;
-
-	buf_init_writer(&out, RECORD_MAX_BYTES);
-	ok = record_audit_event_encode(ev, &c->d->ctx->limits, &out) ==
-	    RECORD_OK && child_send_record(CHILD_FD_CONTROL, &out);
-	buf_free(&out);
-	return ok;
+	return channel_send(c->d->ctx->chan, RECORD_ROLE_BROKER,
+	    RECORD_AUDIT_EVENT, ev);
 }
 
 /* The shapes of c's arguments, rendered on first use and kept in c. */

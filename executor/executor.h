@@ -1,6 +1,6 @@
 /*
- * The executor role (DESIGN.md section 1): `sp .executor PROFILE`,
- * started by the broker with the fds of broker/child_role.h.  Trusts no
+ * The executor role (docs/design.md section 1): `sp .executor PROFILE`,
+ * started by the broker with the fds of child/child.h.  Trusts no
  * record: each action is checked again against its own copy of the policy
  * before anything is done with it.
  */

@@ -1,44 +1,59 @@
 /*
- * The HTTP engine: curl multi driven by libevent, and the life of one call
- * (resolve and check, attempts, Retry-After wait, same-origin redirects,
- * one result).  Shaped after curl's hiperfifo example: the socket callback
- * maps CURL_POLL_* to persistent events (executor/http_sock.h), the timer
- * callback arms one timer, and every path back from libcurl drains
- * curl_multi_info_read.
+ * The HTTP engine: curl's multi handle driven by libevent, the watches on
+ * curl's sockets, the pool of easy handles and the engine's resolver and
+ * names.  Shaped after curl's hiperfifo example: the socket callback maps
+ * CURL_POLL_* to persistent events, the timer callback arms one timer,
+ * and every path back from libcurl drains curl_multi_info_read.  A call's
+ * own life is executor/http_call.c.
+ *
+ * A kept-alive connection's socket stays registered with the loop between
+ * transfers: when curl stops watching it (CURL_POLL_REMOVE at the end of a
+ * transfer) it is "parked" with read interest instead of deleted, and the
+ * next transfer on it finds it registered already.  That saves an
+ * epoll_ctl DEL and ADD per call on a reused connection.  A parked socket
+ * that becomes readable (the peer closed it, or sent bytes nobody asked
+ * for) is unregistered once; curl's own check before reuse then finds the
+ * connection dead.  Parking is safe only for sockets whose close the
+ * engine sees: those it opened for curl (http_engine_socket_open), which
+ * curl closes through http_engine_socket_close.  Any other socket is
+ * unregistered when curl stops watching it.
  */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <event2/event.h>
-#include <netdb.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/queue.h>
-#include <time.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "executor/http.h"
-#include "executor/http_addr.h"
-#include "executor/http_build.h"
-#include "executor/http_call.h"
-#include "executor/http_names.h"
+#include "executor/http_int.h"
 #include "executor/http_resolve.h"
-#include "executor/http_sock.h"
+
+/* One socket curl holds; a short list, bounded by the multi handle's
+ * connection limits. */
+struct sock_watch {
+	struct sock_watch *next;
+	struct http_engine *engine;
+	curl_socket_t fd;
+	struct event *ev;	/* NULL until curl first asks to watch */
+	bool owned;		/* opened by the engine: its close is seen */
+	bool parked;		/* curl is not watching it now */
+};
 
 struct http_engine {
 	struct event_base *base;	/* borrowed */
 	CURLM *multi;
-	struct http_socks *socks;	/* curl's sockets on the loop */
 	struct event *timer;
+	struct sock_watch *watches;	/* curl's sockets on the loop */
 	http_resolve_fn resolve;
 	void *resolve_arg;
 	struct http_resolver *resolver;	/* lives until the process ends */
 	struct http_names *names;	/* recent answers of resolve */
 	struct http_engine_stats stats;
-	TAILQ_HEAD(, http_call) calls;
-	size_t ncalls;
+	struct http_calls calls;
 	/* Reset handles for later attempts: curl_easy_init and freeing per
 	 * attempt showed up in the profile.  Each was curl_easy_reset, which
 	 * clears every option (URL, method, body, header list with the
@@ -47,41 +62,6 @@ struct http_engine {
 	size_t easy_pooled;
 	size_t easy_pool_max;		/* <= HTTP_EASY_POOL_MAX */
 };
-
-static bool resolve_getaddrinfo(void *, const char *, uint16_t,
-    struct sockaddr_storage *, size_t, size_t *);
-
-/* libcurl asks to watch (or stop watching) socket s. */
-static int
-engine_socket_cb(CURL *easy, curl_socket_t s, int what, void *userp,
-    void *socketp)
-{
-	struct http_engine *e = userp;
-
-	(void)easy;
-	return http_socks_update(e->socks, s, what, socketp);
-}
-
-/* libcurl asks for a call-back in timeout_ms; libcurl is not called here. */
-static int
-engine_timer_cb(CURLM *multi, long timeout_ms, void *userp)
-{
-	struct http_engine *e = userp;
-	struct timeval tv;
-
-	(void)multi;
-	if (timeout_ms < 0) {
-		evtimer_del(e->timer);
-		return 0;
-	}
-	tv.tv_sec = timeout_ms / 1000;
-	tv.tv_usec = (timeout_ms % 1000) * 1000;
-	if (evtimer_add(e->timer, &tv) == -1) {
-		log_error("evtimer_add failed");
-		return -1;
-	}
-	return 0;
-}
 
 static void
 engine_drain(struct http_engine *e)
@@ -106,9 +86,8 @@ engine_drain(struct http_engine *e)
 }
 
 static void
-engine_socket_ready(curl_socket_t s, int action, void *arg)
+engine_socket_action(struct http_engine *e, curl_socket_t s, int action)
 {
-	struct http_engine *e = arg;
 	int running;
 
 	if (curl_multi_socket_action(e->multi, s, action, &running) !=
@@ -120,15 +99,197 @@ engine_socket_ready(curl_socket_t s, int action, void *arg)
 static void
 engine_timer_fired(evutil_socket_t fd, short what, void *arg)
 {
-	struct http_engine *e = arg;
-	int running;
-
 	(void)fd;
 	(void)what;
-	if (curl_multi_socket_action(e->multi, CURL_SOCKET_TIMEOUT, 0,
-	    &running) != CURLM_OK)
-		log_error("curl_multi_socket_action failed");
-	engine_drain(e);
+	engine_socket_action(arg, CURL_SOCKET_TIMEOUT, 0);
+}
+
+/* libcurl asks for a call-back in timeout_ms; libcurl is not called here. */
+static int
+engine_timer_cb(CURLM *multi, long timeout_ms, void *userp)
+{
+	struct http_engine *e = userp;
+	struct timeval tv;
+
+	(void)multi;
+	if (timeout_ms < 0) {
+		evtimer_del(e->timer);
+		return 0;
+	}
+	tv.tv_sec = timeout_ms / 1000;
+	tv.tv_usec = (timeout_ms % 1000) * 1000;
+	if (evtimer_add(e->timer, &tv) == -1) {
+		log_error("evtimer_add failed");
+		return -1;
+	}
+	return 0;
+}
+
+static struct sock_watch *
+watch_find(const struct http_engine *e, curl_socket_t fd)
+{
+	struct sock_watch *w;
+
+	for (w = e->watches; w != NULL; w = w->next)
+		if (w->fd == fd)
+			return w;
+	return NULL;
+}
+
+static struct sock_watch *
+watch_new(struct http_engine *e, curl_socket_t fd, bool owned)
+{
+	struct sock_watch *w;
+
+	if ((w = calloc(1, sizeof(*w))) == NULL) {
+		log_error("watch_new: out of memory");
+		return NULL;
+	}
+	w->engine = e;
+	w->fd = fd;
+	w->owned = owned;
+	w->next = e->watches;
+	e->watches = w;
+	return w;
+}
+
+static void
+watch_free(struct sock_watch *w)
+{
+	struct sock_watch **pp;
+
+	for (pp = &w->engine->watches; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == w) {
+			*pp = w->next;
+			break;
+		}
+	if (w->ev != NULL)
+		event_free(w->ev);
+	free(w);
+}
+
+static void
+watch_ready(evutil_socket_t fd, short what, void *arg)
+{
+	struct sock_watch *w = arg;
+	int action = 0;
+
+	if (w->parked) {
+		/* Not curl's to hear now: stop the wake-ups (a closed peer
+		 * stays readable); curl finds the connection dead itself. */
+		event_del(w->ev);
+		return;
+	}
+	if (what & EV_READ)
+		action |= CURL_CSELECT_IN;
+	if (what & EV_WRITE)
+		action |= CURL_CSELECT_OUT;
+	engine_socket_action(w->engine, fd, action);
+}
+
+/* Registers w for flags unless it is registered for exactly that. */
+static int
+watch_set(struct sock_watch *w, short flags)
+{
+	struct event_base *base = w->engine->base;
+
+	if (w->ev != NULL && event_get_events(w->ev) == flags &&
+	    event_pending(w->ev, EV_READ | EV_WRITE, NULL))
+		return 0;
+	if (w->ev == NULL)
+		w->ev = event_new(base, w->fd, flags, watch_ready, w);
+	else {
+		event_del(w->ev);
+		event_assign(w->ev, base, w->fd, flags, watch_ready, w);
+	}
+	if (w->ev == NULL || event_add(w->ev, NULL) == -1) {
+		log_error("watch_set: cannot watch socket %d", (int)w->fd);
+		return -1;
+	}
+	return 0;
+}
+
+/* curl stopped watching w: park an owned, read-only watch, else drop it. */
+static void
+watch_release(struct sock_watch *w)
+{
+	curl_multi_assign(w->engine->multi, w->fd, NULL);
+	if (w->owned && w->ev != NULL &&
+	    event_get_events(w->ev) == (EV_READ | EV_PERSIST)) {
+		w->parked = true;
+		return;
+	}
+	if (w->owned) {
+		/* Writable would wake at once: unregister, keep the entry. */
+		if (w->ev != NULL)
+			event_free(w->ev);
+		w->ev = NULL;
+		w->parked = true;
+		return;
+	}
+	watch_free(w);
+}
+
+/* libcurl asks to watch (or stop watching) socket s: 0, or -1 on failure. */
+static int
+engine_socket_cb(CURL *easy, curl_socket_t s, int what, void *userp,
+    void *socketp)
+{
+	struct http_engine *e = userp;
+	struct sock_watch *w = socketp;
+	short flags = EV_PERSIST;
+
+	(void)easy;
+	if (w == NULL)
+		w = watch_find(e, s);
+	if (what == CURL_POLL_REMOVE) {
+		if (w != NULL)
+			watch_release(w);
+		return 0;
+	}
+	if (w == NULL && (w = watch_new(e, s, false)) == NULL)
+		return -1;
+	if (what & CURL_POLL_IN)
+		flags |= EV_READ;
+	if (what & CURL_POLL_OUT)
+		flags |= EV_WRITE;
+	w->parked = false;
+	curl_multi_assign(e->multi, s, w);
+	return watch_set(w, flags);
+}
+
+curl_socket_t
+http_engine_socket_open(struct http_engine *e, const struct curl_sockaddr *a)
+{
+	curl_socket_t s;
+
+	s = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+	if (s == -1)
+		return CURL_SOCKET_BAD;
+	if (watch_new(e, s, true) == NULL) {
+		(void)close(s);
+		return CURL_SOCKET_BAD;
+	}
+	e->stats.connections_opened++;
+	return s;
+}
+
+int
+http_engine_socket_close(void *engine, curl_socket_t s)
+{
+	struct sock_watch *w = watch_find(engine, s);
+
+	/* Unregistered before the close, so the loop never holds a number
+	 * the kernel may hand out again. */
+	if (w != NULL)
+		watch_free(w);
+	return close(s);
+}
+
+void
+http_engine_socket_refused(struct http_engine *e)
+{
+	e->stats.connections_refused++;
 }
 
 static bool
@@ -162,14 +323,12 @@ http_engine_new(struct event_base *base, long max_host_connections)
 		return NULL;
 	}
 	e->base = base;
-	TAILQ_INIT(&e->calls);
+	http_calls_init(&e->calls);
 	e->easy_pool_max = HTTP_EASY_POOL_DEFAULT;
-	e->resolve = resolve_getaddrinfo;
+	e->resolve = http_resolve_getaddrinfo;
 	if ((e->resolver = http_resolver_new()) == NULL ||
 	    (e->names = http_names_new()) == NULL ||
 	    (e->multi = curl_multi_init()) == NULL ||
-	    (e->socks = http_socks_new(base, e->multi, engine_socket_ready,
-	    e)) == NULL ||
 	    (e->timer = evtimer_new(base, engine_timer_fired, e)) == NULL ||
 	    !engine_multi_setup(e, max_host_connections)) {
 		log_error("cannot set up the engine");
@@ -180,9 +339,29 @@ http_engine_new(struct event_base *base, long max_host_connections)
 }
 
 void
+http_engine_free(struct http_engine *e)
+{
+	if (e == NULL)
+		return;
+	http_calls_abort(&e->calls);
+	/* Cleanup calls the socket and close callbacks, which need e and
+	 * its watches intact. */
+	if (e->multi != NULL)
+		curl_multi_cleanup(e->multi);
+	while (e->watches != NULL)
+		watch_free(e->watches);
+	http_names_free(e->names);
+	while (e->easy_pooled > 0)
+		curl_easy_cleanup(e->easy_pool[--e->easy_pooled]);
+	if (e->timer != NULL)
+		event_free(e->timer);
+	free(e);
+}
+
+void
 http_engine_set_resolver(struct http_engine *e, http_resolve_fn fn, void *arg)
 {
-	e->resolve = fn != NULL ? fn : resolve_getaddrinfo;
+	e->resolve = fn != NULL ? fn : http_resolve_getaddrinfo;
 	e->resolve_arg = fn != NULL ? arg : NULL;
 	http_names_clear(e->names);
 }
@@ -191,12 +370,6 @@ void
 http_engine_set_name_ttl(struct http_engine *e, uint32_t ttl_ms)
 {
 	http_names_set_ttl(e->names, ttl_ms);
-}
-
-struct http_names *
-http_engine_names(const struct http_engine *e)
-{
-	return e->names;
 }
 
 void
@@ -209,90 +382,10 @@ http_engine_set_easy_pool(struct http_engine *e, size_t max)
 	e->easy_pool_max = max;
 }
 
-CURL *
-http_engine_easy_get(struct http_engine *e)
-{
-	if (e->easy_pooled > 0)
-		return e->easy_pool[--e->easy_pooled];
-	return curl_easy_init();
-}
-
-void
-http_engine_easy_put(struct http_engine *e, CURL *easy)
-{
-	if (e->easy_pooled >= e->easy_pool_max) {
-		curl_easy_cleanup(easy);
-		return;
-	}
-	curl_easy_reset(easy);
-	e->easy_pool[e->easy_pooled++] = easy;
-}
-
-int
-http_engine_submit(struct http_engine *e, const struct http_request *req,
-    http_done_fn done, void *arg)
-{
-	struct http_call *c;
-
-	if ((c = http_call_new(e, req, done, arg)) == NULL)
-		return -1;
-	TAILQ_INSERT_TAIL(&e->calls, c, entry);
-	e->ncalls++;
-	return 0;
-}
-
-bool
-http_engine_cancel(struct http_engine *e, const void *arg, bool *maybe_sent)
-{
-	struct http_call *c;
-
-	TAILQ_FOREACH(c, &e->calls, entry)
-		if (c->arg == arg)
-			break;
-	if (c == NULL)
-		return false;
-	*maybe_sent = c->attempt_sends > 0 || c->mutation_sent || c->waited ||
-	    c->result.redirects > 0;
-	http_engine_call_ended(e, c);
-	http_call_free(c);
-	return true;
-}
-
-void
-http_engine_call_ended(struct http_engine *e, struct http_call *c)
-{
-	TAILQ_REMOVE(&e->calls, c, entry);
-	e->ncalls--;
-}
-
-CURLM *
-http_engine_multi(const struct http_engine *e)
-{
-	return e->multi;
-}
-
-struct http_socks *
-http_engine_socks(const struct http_engine *e)
-{
-	return e->socks;
-}
-
-struct event_base *
-http_engine_base(const struct http_engine *e)
-{
-	return e->base;
-}
-
-struct http_engine_stats *
-http_engine_stats_mut(struct http_engine *e)
-{
-	return &e->stats;
-}
-
 size_t
 http_engine_inflight(const struct http_engine *e)
 {
-	return e->ncalls;
+	return e->calls.n;
 }
 
 void
@@ -301,63 +394,57 @@ http_engine_stats(const struct http_engine *e, struct http_engine_stats *out)
 	*out = e->stats;
 }
 
-void
-http_engine_free(struct http_engine *e)
+struct event_base *
+http_engine_base(const struct http_engine *e)
 {
-	struct http_call *c;
+	return e->base;
+}
 
-	if (e == NULL)
-		return;
-	while ((c = TAILQ_FIRST(&e->calls)) != NULL) {
-		http_engine_call_ended(e, c);
-		http_call_free(c);
-	}
-	/* Cleanup calls the socket and close callbacks, which need e and
-	 * its table intact. */
-	if (e->multi != NULL)
-		curl_multi_cleanup(e->multi);
-	http_socks_free(e->socks);
-	http_names_free(e->names);
-	while (e->easy_pooled > 0)
-		curl_easy_cleanup(e->easy_pool[--e->easy_pooled]);
-	if (e->timer != NULL)
-		event_free(e->timer);
-	free(e);
+struct http_calls *
+http_engine_calls(struct http_engine *e)
+{
+	return &e->calls;
+}
+
+struct http_names *
+http_engine_names(const struct http_engine *e)
+{
+	return e->names;
 }
 
 struct http_resolve_job *
 http_engine_resolve_start(struct http_engine *e, const char *host,
     uint16_t port, size_t max, http_resolved_fn done, void *arg)
 {
-	return http_resolve_start(e->resolver, e->base, e->resolve, e->resolve_arg, host,
-	    port, max, done, arg);
+	return http_resolve_start(e->resolver, e->base, e->resolve,
+	    e->resolve_arg, host, port, max, done, arg);
 }
 
-static bool
-resolve_getaddrinfo(void *arg, const char *host, uint16_t port,
-    struct sockaddr_storage *addrs, size_t max, size_t *n)
+CURL *
+http_engine_easy_get(struct http_engine *e)
 {
-	struct addrinfo hints, *res, *ai;
-	char service[8];
-	int rc;
+	if (e->easy_pooled > 0)
+		return e->easy_pool[--e->easy_pooled];
+	return curl_easy_init();
+}
 
-	(void)arg;
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	snprintf(service, sizeof(service), "%u", (unsigned)port);
-	if ((rc = getaddrinfo(host, service, &hints, &res)) != 0) {
-		log_error("%s: %s", host, gai_strerror(rc));
+bool
+http_engine_easy_add(struct http_engine *e, CURL *easy)
+{
+	if (curl_multi_add_handle(e->multi, easy) != CURLM_OK)
 		return false;
+	e->stats.requests_started++;
+	return true;
+}
+
+void
+http_engine_easy_put(struct http_engine *e, CURL *easy)
+{
+	curl_multi_remove_handle(e->multi, easy);
+	if (e->easy_pooled >= e->easy_pool_max) {
+		curl_easy_cleanup(easy);
+		return;
 	}
-	*n = 0;
-	for (ai = res; ai != NULL && *n < max; ai = ai->ai_next) {
-		if (ai->ai_addrlen > sizeof(addrs[0]))
-			continue;
-		memset(&addrs[*n], 0, sizeof(addrs[0]));
-		memcpy(&addrs[*n], ai->ai_addr, ai->ai_addrlen);
-		(*n)++;
-	}
-	freeaddrinfo(res);
-	return *n > 0;
+	curl_easy_reset(easy);
+	e->easy_pool[e->easy_pooled++] = easy;
 }

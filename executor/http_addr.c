@@ -1,6 +1,7 @@
 /*
- * Address classification for the HTTP engine.  Everything works on the
- * numeric address; nothing here resolves names.
+ * Address rules for the HTTP engine (executor/http_addr.h): classifying
+ * an address and checking a call's addresses against its target's rules.
+ * Everything works on the numeric address; nothing here resolves names.
  */
 #include "config.h"
 
@@ -156,22 +157,48 @@ http_addr_format(const struct sockaddr *sa, socklen_t len, char *buf,
 }
 
 bool
-http_addr_text_permitted(const char *text, unsigned allow)
+http_addr_literal(const char *host, uint16_t port,
+    struct sockaddr_storage *ss)
 {
-	struct sockaddr_in sin;
-	struct sockaddr_in6 sin6;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
 
-	memset(&sin, 0, sizeof(sin));
-	memset(&sin6, 0, sizeof(sin6));
-	if (inet_pton(AF_INET, text, &sin.sin_addr) == 1) {
-		sin.sin_family = AF_INET;
-		return http_addr_permitted(http_addr_classify(
-		    (struct sockaddr *)&sin, sizeof(sin)), allow);
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		return true;
 	}
-	if (inet_pton(AF_INET6, text, &sin6.sin6_addr) == 1) {
-		sin6.sin6_family = AF_INET6;
-		return http_addr_permitted(http_addr_classify(
-		    (struct sockaddr *)&sin6, sizeof(sin6)), allow);
+	if (inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		return true;
 	}
 	return false;
+}
+
+bool
+http_addr_text_permitted(const char *text, unsigned allow)
+{
+	struct sockaddr_storage ss;
+
+	if (!http_addr_literal(text, 0, &ss))
+		return false;
+	return http_addr_permitted(http_addr_classify((struct sockaddr *)&ss,
+	    sizeof(ss)), allow);
+}
+
+const char *
+http_addrs_refusal(const struct sockaddr_storage *addrs, size_t n,
+    unsigned allow, bool plain_http, size_t *i, enum http_addr_class *k)
+{
+	for (*i = 0; *i < n; (*i)++) {
+		*k = http_addr_classify((const struct sockaddr *)&addrs[*i],
+		    sizeof(addrs[*i]));
+		if (!http_addr_permitted(*k, allow))
+			return "the target does not allow it";
+		if (plain_http && *k != HTTP_ADDR_LOOPBACK)
+			return "plain http is for loopback only";
+	}
+	return NULL;
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 /* What a target allows beyond public addresses (bit set in addr_allow). */
@@ -46,6 +47,22 @@ bool http_addr_text_permitted(const char *text, unsigned allow);
 
 /* A static English name for a class, for messages ("link-local"). */
 const char *http_addr_class_name(enum http_addr_class c);
+
+/*
+ * A literal host is its own (only) address: fills *ss with host:port when
+ * host is IPv4 or IPv6 numeric text; false for a name (or v6 with a zone).
+ */
+bool http_addr_literal(const char *host, uint16_t port,
+    struct sockaddr_storage *ss);
+
+/*
+ * The rule the first refused address of addrs[0..n) breaks, its index
+ * and class in *i and *k, or NULL when every address passes: each must be
+ * permitted under allow, and plain http (plain_http) goes to loopback only.
+ */
+const char *http_addrs_refusal(const struct sockaddr_storage *addrs,
+    size_t n, unsigned allow, bool plain_http, size_t *i,
+    enum http_addr_class *k);
 
 /* Numeric text of an address into buf; false when it does not fit. */
 bool http_addr_format(const struct sockaddr *sa, socklen_t len, char *buf,

@@ -1,8 +1,11 @@
 /*
- * Request building and the engine's own checks of request bytes.
+ * Request building and the engine's own checks of request bytes
+ * (executor/http_build.h).
  */
 #include "config.h"
 
+#include <netdb.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,8 @@
 
 #define HEADER_LINE_MAX 8192
 #define HOST_MAX 253
+#define URL_MAX 8192
+#define PIN_ADDRS_MAX 16
 
 /* Headers whose meaning belongs to the engine or to curl's framing. */
 static const char *const reserved_headers[] = {
@@ -186,8 +191,9 @@ http_request_valid(const struct http_request *req, char *why,
 	    credential_valid(req->credential, why, why_size);
 }
 
-bool
-http_build_url(const struct http_request *req, const char *path, char *buf,
+/* scheme://host:port + path into buf; false when it does not fit. */
+static bool
+build_url(const struct http_request *req, const char *path, char *buf,
     size_t size)
 {
 	const char *scheme = req->scheme == HTTP_SCHEME_HTTP ? "http" : "https";
@@ -300,8 +306,13 @@ append_plain(struct curl_slist **list, const char *name, const char *value)
 	return append_line(list, line);
 }
 
-struct curl_slist *
-http_build_headers(const struct http_request *req, bool with_body)
+/*
+ * The header list for one attempt: the request's headers, Content-Type
+ * when a body is sent, the credential, and removal of curl's defaults
+ * (Expect).  NULL on failure (logged).
+ */
+static struct curl_slist *
+build_headers(const struct http_request *req, bool with_body)
 {
 	struct curl_slist *list = NULL;
 	bool ok = true;
@@ -331,4 +342,141 @@ http_headers_free(struct curl_slist *list)
 	for (struct curl_slist *l = list; l != NULL; l = l->next)
 		explicit_bzero(l->data, strlen(l->data));
 	curl_slist_free_all(list);
+}
+
+static bool
+host_is_literal(const char *host)
+{
+	struct sockaddr_storage ss;
+
+	return http_addr_literal(host, 0, &ss);
+}
+
+bool
+http_build_pin(const struct http_request *req,
+    const struct sockaddr_storage *addrs, size_t naddrs,
+    struct curl_slist **pin)
+{
+	char line[PIN_ADDRS_MAX * (NI_MAXHOST + 3) + 300];
+	char text[NI_MAXHOST];
+	size_t off;
+	int n;
+
+	*pin = NULL;
+	if (host_is_literal(req->host))
+		return true;
+	n = snprintf(line, sizeof(line), "%s:%u:", req->host,
+	    (unsigned)req->port);
+	if (n < 0 || (size_t)n >= sizeof(line) || naddrs > PIN_ADDRS_MAX)
+		return false;
+	off = (size_t)n;
+	for (size_t i = 0; i < naddrs; i++) {
+		const struct sockaddr *sa = (const struct sockaddr *)&addrs[i];
+		bool v6 = addrs[i].ss_family == AF_INET6;
+
+		if (!http_addr_format(sa, sizeof(addrs[i]), text, sizeof(text)))
+			return false;
+		n = snprintf(line + off, sizeof(line) - off, "%s%s%s%s",
+		    i > 0 ? "," : "", v6 ? "[" : "", text, v6 ? "]" : "");
+		if (n < 0 || (size_t)n >= sizeof(line) - off)
+			return false;
+		off += (size_t)n;
+	}
+	*pin = curl_slist_append(NULL, line);
+	return *pin != NULL;
+}
+
+static bool
+method_sends_body(enum http_method m, const struct http_request *req)
+{
+	return m == HTTP_METHOD_POST || m == HTTP_METHOD_PUT ||
+	    m == HTTP_METHOD_PATCH ||
+	    (m == HTTP_METHOD_DELETE && req->body_len > 0);
+}
+
+static bool
+easy_set_method(CURL *easy, const struct http_request *req,
+    enum http_method m)
+{
+	static const char *const names[] = { "GET", "HEAD", "POST", "PUT",
+	    "PATCH", "DELETE" };
+	bool ok = true;
+
+	switch (m) {
+	case HTTP_METHOD_GET:
+		return curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L) == CURLE_OK;
+	case HTTP_METHOD_HEAD:
+		return curl_easy_setopt(easy, CURLOPT_NOBODY, 1L) == CURLE_OK;
+	case HTTP_METHOD_DELETE:
+		if (req->body_len == 0)
+			break;
+		/* FALLTHROUGH */
+	case HTTP_METHOD_POST:
+	case HTTP_METHOD_PUT:
+	case HTTP_METHOD_PATCH:
+		/* The caller's bytes, not copied (kept alive per http.h). */
+		ok = curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
+		    (curl_off_t)req->body_len) == CURLE_OK &&
+		    curl_easy_setopt(easy, CURLOPT_POSTFIELDS,
+		    req->body_len > 0 ? req->body : "") == CURLE_OK;
+		break;
+	}
+	if (ok && m != HTTP_METHOD_POST)
+		ok = curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST,
+		    names[m]) == CURLE_OK;
+	return ok;
+}
+
+static bool
+easy_set_transport(CURL *easy, const struct http_request *req,
+    struct curl_slist *pin, uint64_t remaining_ms)
+{
+	bool ok;
+
+	ok = curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https") ==
+	    CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") ==
+	    CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_VERBOSE, 0L) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_PATH_AS_IS, 1L) == CURLE_OK &&
+	    /* No proxy from the environment may see the request. */
+	    curl_easy_setopt(easy, CURLOPT_PROXY, "") == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 1L) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 2L) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, (long)remaining_ms) ==
+	    CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_RESOLVE, pin) == CURLE_OK;
+	if (ok && req->ca_blob != NULL) {
+		/* Not copied per attempt: the bundle outlives the attempt
+		 * (http.h), and curl copies it into each new connection's
+		 * TLS settings itself. */
+		struct curl_blob blob = { (void *)(uintptr_t)req->ca_blob,
+		    req->ca_len, CURL_BLOB_NOCOPY };
+		ok = curl_easy_setopt(easy, CURLOPT_CAINFO_BLOB, &blob) ==
+		    CURLE_OK;
+	}
+	return ok;
+}
+
+bool
+http_build_attempt(CURL *easy, const struct http_request *req,
+    enum http_method method, const char *path, struct curl_slist *pin,
+    uint64_t remaining_ms, struct curl_slist **headers)
+{
+	char url[URL_MAX];
+
+	*headers = NULL;
+	if (!build_url(req, path, url, sizeof(url))) {
+		log_error("URL does not fit");
+		return false;
+	}
+	if ((*headers = build_headers(req, method_sends_body(method,
+	    req))) == NULL)
+		return false;
+	return curl_easy_setopt(easy, CURLOPT_URL, url) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, *headers) == CURLE_OK &&
+	    easy_set_transport(easy, req, pin, remaining_ms) &&
+	    easy_set_method(easy, req, method);
 }

@@ -1,6 +1,8 @@
 /*
- * The life of one HTTP call: check and resolve, then attempts on the
- * engine's multi handle until a result is known, then one callback.
+ * The life of one HTTP call, start to end: check the request, know its
+ * addresses (a literal's own, a recent answer, or a name resolved on a
+ * thread), check and pin them, then attempts on the engine's multi
+ * handle until a result is known, then one callback.
  *
  * Outcomes: a response is always "ok" (its status is data).  Without a
  * response, "failed" when the request provably did not reach the target
@@ -12,26 +14,61 @@
 
 #include <curl/curl.h>
 #include <event2/event.h>
+#include <netdb.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "common/log.h"
+#include "executor/http.h"
 #include "executor/http_addr.h"
 #include "executor/http_build.h"
-#include "executor/http_call.h"
-#include "executor/http_names.h"
-#include "executor/http_retry.h"
+#include "executor/http_int.h"
+#include "executor/http_resolve.h"
+#include "executor/http_response.h"
 
+#define ADDRS_MAX		16
+#define PATH_MAX_LEN		8192	/* a redirect's path and query */
 #define ATTEMPT_MIN_MS		1000	/* an attempt needs at least this */
 #define CONNECT_ATTEMPTS_MAX	3	/* GET/HEAD on connection failure */
 #define BACKOFF_MS		100
 #define REDIRECTS_MAX		5
 #define RETRY_AFTER_HONOURED_S	60
+#define BODY_CHUNK_MIN		16384
+
+struct http_call {
+	TAILQ_ENTRY(http_call) entry;		/* in the engine's calls */
+	struct http_engine *engine;		/* borrowed */
+	const struct http_request *req;		/* borrowed, see http.h */
+	http_done_fn done;
+	void *arg;
+	char *path;				/* current path; owned */
+	enum http_method method;		/* current (303 turns into GET) */
+	CURL *easy;				/* the attempt in flight, owned */
+	struct curl_slist *headers;		/* the attempt's, owned, holds the secret */
+	struct curl_slist *pin;			/* "host:port:addr,..." for curl, owned */
+	struct event *timer;			/* name, back-off, Retry-After, delivery */
+	struct sockaddr_storage addrs[ADDRS_MAX];
+	size_t naddrs;
+	struct http_resolve_job *job;		/* while a name resolves, shared */
+	bool starting;				/* inside submit */
+	bool ended;				/* result final, delivery pending */
+	bool waited;				/* Retry-After honoured once */
+	bool refused_at_connect;
+	unsigned attempt_sends;			/* requests curl began to write this attempt */
+	bool mutation_sent;			/* a mutating attempt may have been applied */
+	uint64_t start_us, deadline_us, resolve_us;
+	uint8_t *body;				/* owned, up to req->body_max */
+	size_t body_cap;
+	char errbuf[CURL_ERROR_SIZE];
+	struct http_result result;
+};
 
 static void call_attempt_start(struct http_call *);
-static bool call_start_now(struct http_call *);
 
 static uint64_t
 now_us(void)
@@ -56,11 +93,24 @@ call_remaining_ms(const struct http_call *c)
 	return now >= c->deadline_us ? 0 : (c->deadline_us - now) / 1000;
 }
 
+void
+http_calls_init(struct http_calls *calls)
+{
+	TAILQ_INIT(&calls->head);
+	calls->n = 0;
+}
+
+static void
+calls_remove(struct http_calls *calls, struct http_call *c)
+{
+	TAILQ_REMOVE(&calls->head, c, entry);
+	calls->n--;
+}
+
 static void
 call_attempt_release(struct http_call *c)
 {
 	if (c->easy != NULL) {
-		curl_multi_remove_handle(http_engine_multi(c->engine), c->easy);
 		http_engine_easy_put(c->engine, c->easy);
 		c->easy = NULL;
 	}
@@ -68,13 +118,13 @@ call_attempt_release(struct http_call *c)
 	c->headers = NULL;
 }
 
-void
-http_call_free(struct http_call *c)
+static void
+call_free(struct http_call *c)
 {
 	call_attempt_release(c);
 	if (c->job != NULL)
 		http_resolve_abandon(c->job);
-	curl_slist_free_all(c->resolve);
+	curl_slist_free_all(c->pin);
 	if (c->timer != NULL)
 		event_free(c->timer);
 	free(c->body);
@@ -82,7 +132,47 @@ http_call_free(struct http_call *c)
 	free(c);
 }
 
-/* Ends the call: one callback, then the call is gone. */
+void
+http_calls_abort(struct http_calls *calls)
+{
+	struct http_call *c;
+
+	while ((c = TAILQ_FIRST(&calls->head)) != NULL) {
+		calls_remove(calls, c);
+		call_free(c);
+	}
+}
+
+static bool
+call_schedule(struct http_call *c, uint64_t delay_ms)
+{
+	struct timeval tv = { (time_t)(delay_ms / 1000),
+	    (suseconds_t)(delay_ms % 1000) * 1000 };
+
+	if (evtimer_add(c->timer, &tv) == -1) {
+		log_error("evtimer_add failed");
+		return false;
+	}
+	return true;
+}
+
+/* The one callback, then the call is gone. */
+static void
+call_deliver(struct http_call *c)
+{
+	c->result.body = c->body;
+	c->result.timings.resolve_us = c->resolve_us;
+	c->result.timings.total_us = now_us() - c->start_us;
+	calls_remove(http_engine_calls(c->engine), c);
+	c->done(&c->result, c->arg);
+	call_free(c);
+}
+
+/*
+ * Ends the call with its result.  Inside submit the delivery waits for
+ * the loop (done never runs inside submit; http_engine_submit schedules
+ * it), elsewhere it happens now.
+ */
 static void
 call_finish(struct http_call *c, enum http_outcome outcome, const char *fmt,
     ...) __attribute__((format(printf, 3, 4)));
@@ -91,22 +181,22 @@ static void
 call_finish(struct http_call *c, enum http_outcome outcome, const char *fmt,
     ...)
 {
-	struct http_engine *e = c->engine;
 	va_list ap;
 
 	call_attempt_release(c);
+	if (c->job != NULL) {
+		http_resolve_abandon(c->job);
+		c->job = NULL;
+	}
 	c->result.outcome = outcome;
 	if (fmt != NULL) {
 		va_start(ap, fmt);
 		vsnprintf(c->result.message, sizeof(c->result.message), fmt, ap);
 		va_end(ap);
 	}
-	c->result.body = c->body;
-	c->result.timings.resolve_us = c->resolve_us;
-	c->result.timings.total_us = now_us() - c->start_us;
-	http_engine_call_ended(e, c);
-	c->done(&c->result, c->arg);
-	http_call_free(c);
+	c->ended = true;
+	if (!c->starting)
+		call_deliver(c);
 }
 
 static void
@@ -129,29 +219,159 @@ call_finish_budget(struct http_call *c)
 	call_finish_unanswered(c, why);
 }
 
+/* The budget ran out while the name was resolving. */
+static void
+call_finish_resolving(struct http_call *c)
+{
+	char why[HTTP_RESULT_TEXT_MAX];
+
+	snprintf(why, sizeof(why), "name resolution of %s did not finish "
+	    "within the %u ms budget", c->req->host,
+	    (unsigned)c->req->budget_ms);
+	call_finish_unanswered(c, why);
+}
+
+/* The call's timer: a delivery, a name's budget, or the next attempt. */
 static void
 call_timer_fired(evutil_socket_t fd, short what, void *arg)
 {
+	struct http_call *c = arg;
+
 	(void)fd;
 	(void)what;
-	call_attempt_start(arg);
+	if (c->ended)
+		call_deliver(c);
+	else if (c->job != NULL)
+		call_finish_resolving(c);
+	else
+		call_attempt_start(c);
 }
 
-static bool
-call_schedule(struct http_call *c, uint64_t delay_ms)
+static void
+call_refuse_address(struct http_call *c, size_t i, enum http_addr_class k,
+    const char *rule)
 {
-	struct timeval tv = { (time_t)(delay_ms / 1000),
-	    (suseconds_t)(delay_ms % 1000) * 1000 };
+	char text[NI_MAXHOST];
 
-	if (evtimer_add(c->timer, &tv) == -1) {
-		log_error("evtimer_add failed");
+	if (!http_addr_format((const struct sockaddr *)&c->addrs[i],
+	    sizeof(c->addrs[i]), text, sizeof(text)))
+		snprintf(text, sizeof(text), "?");
+	call_finish(c, HTTP_OUTCOME_FAILED, "address %s of %s is %s: %s; not "
+	    "connected", text, c->req->host, http_addr_class_name(k), rule);
+}
+
+/*
+ * Every address must pass, or none is used; the passed ones are pinned
+ * for curl, so a second DNS answer cannot move the call.  False when the
+ * call has ended.
+ */
+static bool
+call_addresses_ready(struct http_call *c)
+{
+	enum http_addr_class k;
+	const char *rule;
+	size_t i;
+
+	rule = http_addrs_refusal(c->addrs, c->naddrs, c->req->addr_allow,
+	    c->req->scheme == HTTP_SCHEME_HTTP, &i, &k);
+	if (rule != NULL) {
+		call_refuse_address(c, i, k, rule);
 		return false;
 	}
+	if (!http_build_pin(c->req, c->addrs, c->naddrs, &c->pin)) {
+		call_finish(c, HTTP_OUTCOME_FAILED, "cannot pin the checked "
+		    "addresses");
+		return false;
+	}
+	c->resolve_us = now_us() - c->start_us;
 	return true;
 }
 
-struct http_call *
-http_call_new(struct http_engine *e, const struct http_request *req,
+/* A name's answer from the resolver thread, on the loop. */
+static void
+call_name_answered(void *arg, bool ok, const struct sockaddr_storage *addrs,
+    size_t n)
+{
+	struct http_call *c = arg;
+
+	c->job = NULL;
+	evtimer_del(c->timer);
+	if (!ok) {
+		call_finish(c, HTTP_OUTCOME_FAILED, "cannot resolve %s",
+		    c->req->host);
+		return;
+	}
+	c->naddrs = n < ADDRS_MAX ? n : ADDRS_MAX;
+	memcpy(c->addrs, addrs, c->naddrs * sizeof(c->addrs[0]));
+	/* The answer, not the verdict: the next call checks it again. */
+	http_names_put(http_engine_names(c->engine), c->req->host,
+	    c->req->port, now_us(), c->addrs, c->naddrs);
+	if (call_addresses_ready(c))
+		call_attempt_start(c);
+}
+
+/*
+ * The addresses known without asking the resolver: a literal's own, or a
+ * name's recent answer (executor/http_resolve.h).  False when the name
+ * must be resolved.
+ */
+static bool
+call_known_addresses(struct http_call *c)
+{
+	size_t n;
+
+	if (http_addr_literal(c->req->host, c->req->port, &c->addrs[0])) {
+		c->naddrs = 1;
+		return true;
+	}
+	if (!http_names_get(http_engine_names(c->engine), c->req->host,
+	    c->req->port, now_us(), c->addrs, ADDRS_MAX, &n))
+		return false;
+	c->naddrs = n;
+	return true;
+}
+
+/* A name on a resolver thread, the call's timer set to the budget, so a
+ * stuck resolver neither blocks the loop nor outlives the call. */
+static void
+call_resolve_name(struct http_call *c)
+{
+	c->job = http_engine_resolve_start(c->engine, c->req->host,
+	    c->req->port, ADDRS_MAX, call_name_answered, c);
+	if (c->job == NULL) {
+		call_finish(c, HTTP_OUTCOME_FAILED, "cannot resolve %s",
+		    c->req->host);
+		return;
+	}
+	if (!call_schedule(c, call_remaining_ms(c) + 1))
+		call_finish(c, HTTP_OUTCOME_FAILED, "internal error before "
+		    "sending");
+}
+
+/*
+ * The start, inside submit: check the request, then its addresses; known
+ * ones go straight to the first attempt (no loop turn), a name waits for
+ * its resolver thread.  An end here is delivered from the loop.
+ */
+static void
+call_start(struct http_call *c)
+{
+	char why[HTTP_RESULT_TEXT_MAX];
+
+	if (!http_request_valid(c->req, why, sizeof(why))) {
+		call_finish(c, HTTP_OUTCOME_FAILED, "request refused: %s", why);
+		return;
+	}
+	if (!call_known_addresses(c)) {
+		call_resolve_name(c);
+		return;
+	}
+	if (call_addresses_ready(c))
+		call_attempt_start(c);
+}
+
+static struct http_call *
+call_new(struct http_engine *e, const struct http_request *req,
     http_done_fn done, void *arg)
 {
 	struct http_call *c;
@@ -170,159 +390,165 @@ http_call_new(struct http_engine *e, const struct http_request *req,
 	c->start_us = now_us();
 	c->deadline_us = c->start_us + (uint64_t)req->budget_ms * 1000u;
 	c->result.retry_after_s = -1;
-	/* Otherwise started from the loop, so done never runs inside submit. */
 	if ((c->timer = evtimer_new(http_engine_base(e), call_timer_fired,
-	    c)) == NULL || (!call_start_now(c) && !call_schedule(c, 0))) {
-		log_error("cannot schedule the call");
-		http_call_free(c);
+	    c)) == NULL) {
+		log_error("cannot make the call's timer");
+		call_free(c);
 		return NULL;
 	}
 	return c;
 }
 
-static void
-call_refuse_address(struct http_call *c, size_t i, enum http_addr_class k,
-    const char *rule)
+int
+http_engine_submit(struct http_engine *e, const struct http_request *req,
+    http_done_fn done, void *arg)
 {
-	char text[NI_MAXHOST];
+	struct http_calls *calls = http_engine_calls(e);
+	struct http_call *c;
 
-	if (!http_addr_format((const struct sockaddr *)&c->addrs[i],
-	    sizeof(c->addrs[i]), text, sizeof(text)))
-		snprintf(text, sizeof(text), "?");
-	call_finish(c, HTTP_OUTCOME_FAILED, "address %s of %s is %s: %s; not "
-	    "connected", text, c->req->host, http_addr_class_name(k), rule);
-}
-
-/* Every address must pass, or none is used; false when the call ended. */
-static bool
-call_check_addresses(struct http_call *c)
-{
-	enum http_addr_class k;
-	const char *rule;
-	size_t i;
-
-	if ((rule = http_call_address_refusal(c, &i, &k)) == NULL)
-		return true;
-	call_refuse_address(c, i, k, rule);
-	return false;
-}
-
-/* Checks and pins resolved addresses; false when the call has ended. */
-static bool
-call_resolved(struct http_call *c, uint64_t t0)
-{
-	if (!call_check_addresses(c))
-		return false;
-	if (!http_call_pin_addresses(c)) {
-		call_finish(c, HTTP_OUTCOME_FAILED, "cannot pin the checked "
-		    "addresses");
-		return false;
+	if ((c = call_new(e, req, done, arg)) == NULL)
+		return -1;
+	TAILQ_INSERT_TAIL(&calls->head, c, entry);
+	calls->n++;
+	c->starting = true;
+	call_start(c);
+	c->starting = false;
+	if (c->ended && !call_schedule(c, 0)) {
+		log_error("cannot schedule the call's result");
+		calls_remove(calls, c);
+		call_free(c);
+		return -1;
 	}
-	c->resolved = true;
-	c->resolve_us = now_us() - t0;
+	return 0;
+}
+
+bool
+http_engine_cancel(struct http_engine *e, const void *arg, bool *maybe_sent)
+{
+	struct http_calls *calls = http_engine_calls(e);
+	struct http_call *c;
+
+	TAILQ_FOREACH(c, &calls->head, entry)
+		if (c->arg == arg)
+			break;
+	if (c == NULL)
+		return false;
+	*maybe_sent = c->attempt_sends > 0 || c->mutation_sent || c->waited ||
+	    c->result.redirects > 0;
+	calls_remove(calls, c);
+	call_free(c);
 	return true;
 }
 
-static void call_attempt_start(struct http_call *);
+/* Every socket curl opens: the address is checked once more here. */
+static curl_socket_t
+call_open_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
+{
+	struct http_call *c = arg;
+	enum http_addr_class k;
 
-/* A name's answer from the resolver thread, on the loop. */
-static void
-call_name_answered(void *arg, bool ok, const struct sockaddr_storage *addrs,
-    size_t n)
+	if (purpose != CURLSOCKTYPE_IPCXN)
+		return CURL_SOCKET_BAD;
+	k = http_addr_classify(&a->addr, a->addrlen);
+	if (!http_addr_permitted(k, c->req->addr_allow)) {
+		c->refused_at_connect = true;
+		http_engine_socket_refused(c->engine);
+		return CURL_SOCKET_BAD;
+	}
+	return http_engine_socket_open(c->engine, a);
+}
+
+/*
+ * Called each time curl is about to write a request.  curl re-sends a
+ * request by itself when a reused connection dies unanswered; a mutating
+ * request must never reach the target twice, so a second send is aborted.
+ * The connection's peer is checked here too, before any byte is written.
+ */
+static int
+call_before_send(void *arg, char *peer_ip, char *local_ip, int peer_port,
+    int local_port)
 {
 	struct http_call *c = arg;
 
-	c->job = NULL;
-	evtimer_del(c->timer);
-	if (!ok) {
-		call_finish(c, HTTP_OUTCOME_FAILED, "cannot resolve %s",
-		    c->req->host);
-		return;
+	(void)local_ip;
+	(void)peer_port;
+	(void)local_port;
+	if (!http_addr_text_permitted(peer_ip, c->req->addr_allow)) {
+		c->refused_at_connect = true;
+		return CURL_PREREQFUNC_ABORT;
 	}
-	c->naddrs = n < HTTP_CALL_ADDRS_MAX ? n : HTTP_CALL_ADDRS_MAX;
-	memcpy(c->addrs, addrs, c->naddrs * sizeof(c->addrs[0]));
-	/* The answer, not the verdict: the next call checks it again. */
-	http_names_put(http_engine_names(c->engine), c->req->host,
-	    c->req->port, now_us(), c->addrs, c->naddrs);
-	if (call_resolved(c, c->start_us))
-		call_attempt_start(c);
+	if (c->attempt_sends > 0 && !method_is_safe(c->method))
+		return CURL_PREREQFUNC_ABORT;
+	c->attempt_sends++;
+	return CURL_PREREQFUNC_OK;
 }
 
-/*
- * The addresses known without asking the resolver: a literal's own, or a
- * name's recent answer (executor/http_names.h).  False when the name
- * must be resolved.
- */
 static bool
-call_known_addresses(struct http_call *c)
+call_body_reserve(struct http_call *c, size_t need)
 {
-	size_t n;
+	size_t cap = c->body_cap;
+	uint8_t *p;
 
-	if (http_literal_address(c->req->host, c->req->port, &c->addrs[0])) {
-		c->naddrs = 1;
+	if (need <= cap)
 		return true;
-	}
-	if (!http_names_get(http_engine_names(c->engine), c->req->host,
-	    c->req->port, now_us(), c->addrs, HTTP_CALL_ADDRS_MAX, &n))
+	cap = cap < BODY_CHUNK_MIN ? BODY_CHUNK_MIN : cap * 2;
+	if (cap < need)
+		cap = need;
+	if (cap > c->req->body_max)
+		cap = c->req->body_max;
+	if ((p = realloc(c->body, cap)) == NULL) {
+		log_error("out of memory");
 		return false;
-	c->naddrs = n;
+	}
+	c->body = p;
+	c->body_cap = cap;
 	return true;
 }
 
-/* Undoes what call_start_now set before it gave up. */
-static void
-call_forget_addresses(struct http_call *c)
+/* Keeps up to body_max bytes; the rest is counted and dropped. */
+static size_t
+call_body_write(char *data, size_t size, size_t nmemb, void *arg)
 {
-	c->naddrs = 0;
-	c->resolved = false;
-	curl_slist_free_all(c->resolve);
-	c->resolve = NULL;
+	struct http_call *c = arg;
+	size_t len = size * nmemb, keep = 0;
+	struct http_result *r = &c->result;
+
+	r->body_total += len;
+	if (r->body_len < c->req->body_max)
+		keep = c->req->body_max - r->body_len;
+	if (keep > len)
+		keep = len;
+	if (keep > 0) {
+		if (!call_body_reserve(c, r->body_len + keep))
+			return 0;
+		memcpy(c->body + r->body_len, data, keep);
+		r->body_len += keep;
+	}
+	return len;
 }
 
-/*
- * Checks, then resolves: known addresses at once, a name on a thread with the
- * call's timer set to the budget, so a stuck resolver neither blocks the
- * loop nor outlives the call.  False when the call is not ready to go on
- * now (ended, or waiting for the name).
- */
+/* The call's own hooks on the attempt: its checks, its body, its errors. */
 static bool
-call_resolve(struct http_call *c)
+call_easy_hooks(struct http_call *c)
 {
-	char why[HTTP_RESULT_TEXT_MAX];
-	uint64_t t0 = now_us();
+	CURL *easy = c->easy;
 
-	if (!http_request_valid(c->req, why, sizeof(why))) {
-		call_finish(c, HTTP_OUTCOME_FAILED, "request refused: %s", why);
-		return false;
-	}
-	if (!call_known_addresses(c)) {
-		c->job = http_engine_resolve_start(c->engine, c->req->host,
-		    c->req->port, HTTP_CALL_ADDRS_MAX, call_name_answered, c);
-		if (c->job == NULL) {
-			call_finish(c, HTTP_OUTCOME_FAILED, "cannot resolve %s",
-			    c->req->host);
-			return false;
-		}
-		if (!call_schedule(c, call_remaining_ms(c) + 1))
-			call_finish(c, HTTP_OUTCOME_FAILED, "internal error "
-			    "before sending");
-		return false;
-	}
-	return call_resolved(c, t0);
-}
-
-/* The budget ran out while the name was resolving. */
-static void
-call_finish_resolving(struct http_call *c)
-{
-	char why[HTTP_RESULT_TEXT_MAX];
-
-	http_resolve_abandon(c->job);
-	c->job = NULL;
-	snprintf(why, sizeof(why), "name resolution of %s did not finish "
-	    "within the %u ms budget", c->req->host,
-	    (unsigned)c->req->budget_ms);
-	call_finish_unanswered(c, why);
+	return curl_easy_setopt(easy, CURLOPT_PRIVATE, c) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, c->errbuf) ==
+	    CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, call_body_write) ==
+	    CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_WRITEDATA, c) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION,
+	    call_open_socket) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, c) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION,
+	    http_engine_socket_close) == CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_CLOSESOCKETDATA, c->engine) ==
+	    CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, call_before_send) ==
+	    CURLE_OK &&
+	    curl_easy_setopt(easy, CURLOPT_PREREQDATA, c) == CURLE_OK;
 }
 
 static void
@@ -349,30 +575,23 @@ call_attempt_begin(struct http_call *c, uint64_t remaining_ms)
 {
 	call_attempt_reset_result(c);
 	if ((c->easy = http_engine_easy_get(c->engine)) == NULL ||
-	    !http_easy_setup(c, remaining_ms) ||
-	    curl_multi_add_handle(http_engine_multi(c->engine), c->easy) !=
-	    CURLM_OK) {
+	    !http_build_attempt(c->easy, c->req, c->method, c->path, c->pin,
+	    remaining_ms, &c->headers) || !call_easy_hooks(c) ||
+	    !http_engine_easy_add(c->engine, c->easy)) {
 		log_error("call_attempt_begin: cannot start the request");
 		call_attempt_release(c);
 		return false;
 	}
 	c->result.attempts++;
-	http_engine_stats_mut(c->engine)->requests_started++;
 	return true;
 }
 
+/* The next attempt to the checked, pinned addresses, budget permitting. */
 static void
 call_attempt_start(struct http_call *c)
 {
-	uint64_t remaining;
+	uint64_t remaining = call_remaining_ms(c);
 
-	if (c->job != NULL) {
-		call_finish_resolving(c);
-		return;
-	}
-	if (!c->resolved && !call_resolve(c))
-		return;
-	remaining = call_remaining_ms(c);
 	if (remaining < ATTEMPT_MIN_MS) {
 		call_finish_budget(c);
 		return;
@@ -380,59 +599,6 @@ call_attempt_start(struct http_call *c)
 	if (!call_attempt_begin(c, remaining))
 		call_finish(c, HTTP_OUTCOME_FAILED, "internal error before "
 		    "sending");
-}
-
-/*
- * The first attempt to a host whose addresses are known (a literal, or a
- * name answered recently), begun inside submit: it saves the loop turn of
- * the scheduled start.  Only when nothing can end the call
- * here (done must never run inside submit); otherwise false, nothing is
- * changed, and the scheduled start does the same steps and reports.
- */
-static bool
-call_start_now(struct http_call *c)
-{
-	char why[HTTP_RESULT_TEXT_MAX];
-	enum http_addr_class k;
-	uint64_t remaining;
-	size_t i;
-
-	if (!http_request_valid(c->req, why, sizeof(why)) ||
-	    !call_known_addresses(c))
-		return false;
-	remaining = call_remaining_ms(c);
-	if (http_call_address_refusal(c, &i, &k) != NULL ||
-	    remaining < ATTEMPT_MIN_MS || !http_call_pin_addresses(c)) {
-		call_forget_addresses(c);
-		return false;
-	}
-	c->resolved = true;
-	c->resolve_us = now_us() - c->start_us;
-	if (call_attempt_begin(c, remaining))
-		return true;
-	call_forget_addresses(c);
-	return false;
-}
-
-static uint64_t
-info_us(CURL *easy, CURLINFO what)
-{
-	curl_off_t v = 0;
-
-	if (curl_easy_getinfo(easy, what, &v) != CURLE_OK || v < 0)
-		return 0;
-	return (uint64_t)v;
-}
-
-static void
-call_collect_timings(struct http_call *c)
-{
-	struct http_timings *t = &c->result.timings;
-
-	t->connect_us = info_us(c->easy, CURLINFO_CONNECT_TIME_T);
-	t->tls_us = info_us(c->easy, CURLINFO_APPCONNECT_TIME_T);
-	t->first_byte_us = info_us(c->easy, CURLINFO_STARTTRANSFER_TIME_T);
-	t->transfer_us = info_us(c->easy, CURLINFO_TOTAL_TIME_T);
 }
 
 /* The address curl actually used, checked against the rules again. */
@@ -458,11 +624,11 @@ status_is_redirect(long s)
 static bool
 call_follow(struct http_call *c)
 {
-	char path[HTTP_CALL_URL_MAX];
+	char path[PATH_MAX_LEN];
 	char *copy;
 
 	if (c->result.redirects >= REDIRECTS_MAX ||
-	    !http_call_redirect_path(c, path, sizeof(path)))
+	    !http_response_redirect_path(c->easy, c->req, path, sizeof(path)))
 		return false;
 	if ((copy = strdup(path)) == NULL) {
 		log_error("out of memory");
@@ -500,7 +666,7 @@ call_response_done(struct http_call *c)
 {
 	struct http_result *r = &c->result;
 
-	http_call_read_response(c);
+	http_response_read(c->easy, r);
 	if ((r->status == 503 || r->status == 429) && r->retry_after_s >= 0) {
 		if (call_wait_retry_after(c))
 			return;
@@ -569,7 +735,7 @@ http_call_attempt_done(struct http_call *c, CURLcode rc)
 	char peer[64] = "?";
 	bool sent;
 
-	call_collect_timings(c);
+	http_response_timings(c->easy, &c->result.timings);
 	sent = rc == CURLE_OK || c->attempt_sends > 0;
 	if (sent && !method_is_safe(c->method))
 		c->mutation_sent = true;
@@ -588,4 +754,3 @@ http_call_attempt_done(struct http_call *c, CURLcode rc)
 	else
 		call_error_done(c, rc, sent);
 }
-

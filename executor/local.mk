@@ -1,5 +1,5 @@
 # executor/: record dispatch, HTTP (libcurl multi on libevent), SSH (libssh2
-# non-blocking on libevent), credentials.  See DESIGN.md section 2.
+# non-blocking on libevent), credentials.  See docs/design.md section 2.
 noinst_LIBRARIES += libspexecutor.a
 
 # SSH engine (libssh2 on libevent).
@@ -8,14 +8,15 @@ SSH_ENGINE_SOURCES = \
 	executor/ssh_conn.c executor/ssh_channel.c executor/ssh_hostkey.c
 
 # HTTP engine (curl multi on libevent).
+# http.c: the engine (multi handle, socket watches, easy pool);
+# http_call.c: one call's life; the others: one stage each.
 HTTP_ENGINE_SOURCES = \
-	executor/http.c executor/http.h \
-	executor/http_call.c executor/http_call.h \
-	executor/http_easy.c \
-	executor/http_build.c executor/http_build.h \
+	executor/http.c executor/http.h executor/http_int.h \
+	executor/http_call.c \
 	executor/http_addr.c executor/http_addr.h \
 	executor/http_resolve.c executor/http_resolve.h \
-	executor/http_retry.c executor/http_retry.h
+	executor/http_build.c executor/http_build.h \
+	executor/http_response.c executor/http_response.h
 
 libspexecutor_a_SOURCES = $(SSH_ENGINE_SOURCES) $(HTTP_ENGINE_SOURCES)
 
@@ -30,8 +31,3 @@ EXECUTOR_MAIN_SOURCES = \
 	executor/exec_audit.c \
 	executor/netlib.c executor/netlib.h executor/netlib_list.h \
 	$(SSH_ENGINE_SOURCES) $(HTTP_ENGINE_SOURCES)
-
-# The HTTP engine's socket watches (kept-alive sockets stay registered),
-# a call's origin (addresses, pin, redirect target) and recent names.
-HTTP_ENGINE_SOURCES += executor/http_sock.c executor/http_sock.h \
-	executor/http_origin.c executor/http_names.c executor/http_names.h

@@ -25,9 +25,10 @@
 #include <curl/curl.h>
 #include <event2/event.h>
 
-#include "broker/child_role.h"
-#include "broker/commands.h"
-#include "broker/test_hook.h"
+#include "child/child.h"
+#include "common/exit.h"
+#include "child/test_hook.h"
+#include "common/channel.h"
 #include "common/log.h"
 #include "executor/credentials.h"
 #include "executor/dispatch.h"
@@ -43,8 +44,6 @@ struct executor {
 	struct event *ev_control;
 	struct credential_store creds;
 	struct dispatch *dispatch;
-	uint8_t *recbuf;	/* RECORD_MAX_BYTES bytes */
-	bool greeted;		/* the frontend's hello was right */
 	uint64_t refused;	/* records refused as protocol violations */
 	size_t accepted;	/* actions handed to the dispatch */
 	int status;
@@ -56,7 +55,6 @@ executor_violation(struct executor *ex, const uint8_t *rec, size_t len,
     const char *reason, uint64_t call_id)
 {
 	struct record_audit_event ev;
-	struct buf out;
 
 	ex->refused++;
 	log_warn("record refused (%s); %llu so far", reason,
@@ -68,10 +66,8 @@ executor_violation(struct executor *ex, const uint8_t *rec, size_t len,
 	ev.reason.len = strlen(reason);
 	ev.call_id = call_id;
 	hash_sha256(rec, len, ev.sha256);
-	buf_init_writer(&out, RECORD_MAX_BYTES);
-	if (record_audit_event_encode(&ev, &ex->ctx.limits, &out) == RECORD_OK)
-		(void)child_send_record(CHILD_FD_CONTROL, &out);
-	buf_free(&out);
+	(void)channel_send(ex->ctx.chan, RECORD_ROLE_BROKER, RECORD_AUDIT_EVENT,
+	    &ev);
 }
 
 static void
@@ -79,7 +75,6 @@ executor_answer(struct executor *ex, uint64_t call_id,
     enum record_outcome outcome, const char *message)
 {
 	struct record_result r;
-	struct buf out;
 
 	memset(&r, 0, sizeof(r));
 	r.call_id = call_id;
@@ -87,15 +82,13 @@ executor_answer(struct executor *ex, uint64_t call_id,
 	r.kind = RECORD_RESULT_NONE;
 	r.message.ptr = (char *)message;
 	r.message.len = strlen(message);
-	buf_init_writer(&out, RECORD_MAX_BYTES);
-	if (record_result_encode(&r, &ex->ctx.limits, &out) != RECORD_OK ||
-	    !child_send_record(CHILD_FD_ACTION, &out))
+	if (!channel_send(ex->ctx.chan, RECORD_ROLE_FRONTEND, RECORD_RESULT,
+	    &r))
 		ex->status = SP_EXIT_INTERNAL;
-	buf_free(&out);
 }
 
 /*
- * The checks of DESIGN.md invariant 3, in order.  Returns the reason
+ * The checks of docs/design.md invariant 3, in order.  Returns the reason
  * token of the first that fails, or NULL.
  */
 static const char *
@@ -142,16 +135,19 @@ executor_check_limits(const struct executor *ex, char *msg, size_t size)
 	return NULL;
 }
 
-static void
-executor_action(struct executor *ex, const uint8_t *rec, size_t len)
+static bool
+executor_action(void *arg, enum record_role from, const uint8_t *rec,
+    size_t len)
 {
+	struct executor *ex = arg;
 	struct record_action a;
 	const char *reason;
 	char msg[160];
 
+	(void)from;
 	if (record_action_decode(rec, len, &ex->ctx.limits, &a) != RECORD_OK) {
 		executor_violation(ex, rec, len, "undecodable-action", 0);
-		return;
+		return true;
 	}
 	if ((reason = executor_check_action(ex, &a)) != NULL) {
 		executor_violation(ex, rec, len, reason, a.call_id);
@@ -169,65 +165,109 @@ executor_action(struct executor *ex, const uint8_t *rec, size_t len)
 			ex->status = dispatch_status(ex->dispatch);
 	}
 	record_action_free(&a);
+	return ex->status == 0;
 }
 
-static void
-executor_cancel(struct executor *ex, const uint8_t *rec, size_t len)
+static bool
+executor_cancel(void *arg, enum record_role from, const uint8_t *rec,
+    size_t len)
 {
+	struct executor *ex = arg;
 	struct record_cancel c;
 
+	(void)from;
 	if (record_cancel_decode(rec, len, &c) != RECORD_OK) {
 		executor_violation(ex, rec, len, "undecodable-cancel", 0);
-		return;
+		return true;
 	}
 	dispatch_cancel(ex->dispatch, c.call_id);
+	return true;
 }
 
-static void
-executor_hello(struct executor *ex, const uint8_t *rec, size_t len)
+/* The frontend's hello, answered to the broker and the frontend. */
+static bool
+executor_hello(void *arg, enum record_role from, const uint8_t *rec,
+    size_t len)
 {
+	struct executor *ex = arg;
 	struct record_hello hello;
-	struct buf out;
 
 	if (record_hello_decode(rec, len, &hello) != RECORD_OK ||
-	    hello.role != RECORD_ROLE_FRONTEND ||
+	    hello.role != from ||
 	    memcmp(hello.fingerprint, ex->ctx.fingerprint, HASH_SHA256_LEN)) {
 		executor_violation(ex, rec, len, "bad-hello", 0);
 		ex->status = SP_EXIT_INTERNAL;
-		(void)event_base_loopbreak(ex->base);
-		return;
+		return false;
 	}
+	channel_set_state(ex->ctx.chan, from, CHANNEL_READY);
+	test_hook_stray(ex->ctx.chan, "executor", false);
 	hello.role = RECORD_ROLE_EXECUTOR;
-	buf_init_writer(&out, RECORD_MAX_BYTES);
-	if (record_hello_encode(&hello, &out) != RECORD_OK ||
-	    !child_send_record(CHILD_FD_CONTROL, &out) ||
-	    !test_hook_hello_to_frontend(&hello, &out) ||
-	    !child_send_record(CHILD_FD_ACTION, &out))
+	if (!channel_send(ex->ctx.chan, RECORD_ROLE_BROKER, RECORD_HELLO,
+	    &hello))
 		ex->status = SP_EXIT_INTERNAL;
-	buf_free(&out);
-	ex->greeted = true;
+	test_hook_hello_to_frontend(&hello);
+	if (!channel_send(ex->ctx.chan, from, RECORD_HELLO, &hello))
+		ex->status = SP_EXIT_INTERNAL;
+	test_hook_stray(ex->ctx.chan, "executor", true);
+	return ex->status == 0;
 }
 
-static void
-executor_record(struct executor *ex, const uint8_t *rec, size_t len)
+/* The broker's audit acknowledgements. */
+static bool
+executor_ack(void *arg, enum record_role from, const uint8_t *rec,
+    size_t len)
 {
-	enum record_type type;
+	struct executor *ex = arg;
 
-	if (!ex->greeted) {
-		executor_hello(ex, rec, len);
-		return;
-	}
-	if (record_peek(rec, len, NULL, &type) != RECORD_OK) {
-		executor_violation(ex, rec, len, "unknown-record", 0);
-		return;
-	}
-	if (type == RECORD_ACTION)
-		executor_action(ex, rec, len);
-	else if (type == RECORD_CANCEL)
-		executor_cancel(ex, rec, len);
-	else
-		executor_violation(ex, rec, len, "unexpected-record", 0);
+	(void)from;
+	dispatch_control_record(ex->dispatch, rec, len);
+	return true;
 }
+
+/*
+ * A record no peer may send in this state: the frontend's is audited as
+ * a violation before the channel ends the executor (the broker drains
+ * it after the executor is gone); the broker audits its own.
+ */
+static bool
+executor_refused(void *arg, enum record_role from, const uint8_t *rec,
+    size_t len, enum record_error e)
+{
+	if (from == RECORD_ROLE_FRONTEND)
+		executor_violation(arg, rec, len, e == RECORD_ERR_TOO_LONG ?
+		    "record-too-long" : e == RECORD_ERR_TYPE ?
+		    "unexpected-record" : "unknown-record", 0);
+	return false;
+}
+
+static const struct channel_peer executor_peers[] = {
+	{
+		.role = RECORD_ROLE_FRONTEND,
+		.start = CHANNEL_HELLO,
+		.accept = {
+			[CHANNEL_HELLO] = CHANNEL_TYPE(RECORD_HELLO),
+			[CHANNEL_READY] = CHANNEL_TYPE(RECORD_ACTION) |
+			    CHANNEL_TYPE(RECORD_CANCEL),
+		},
+		.sends = CHANNEL_TYPE(RECORD_HELLO) |
+		    CHANNEL_TYPE(RECORD_RESULT),
+		.on = {
+			[RECORD_HELLO] = executor_hello,
+			[RECORD_ACTION] = executor_action,
+			[RECORD_CANCEL] = executor_cancel,
+		},
+	},
+	{
+		.role = RECORD_ROLE_BROKER,
+		.start = CHANNEL_READY,		/* the broker sends no hello */
+		.accept = {
+			[CHANNEL_READY] = CHANNEL_TYPE(RECORD_AUDIT_ACK),
+		},
+		.sends = CHANNEL_TYPE(RECORD_HELLO) |
+		    CHANNEL_TYPE(RECORD_AUDIT_EVENT),
+		.on = { [RECORD_AUDIT_ACK] = executor_ack },
+	},
+};
 
 /*
  * One record per wake-up.  Reading until EAGAIN was measured (strace,
@@ -235,72 +275,46 @@ executor_record(struct executor *ex, const uint8_t *rec, size_t len)
  * epoll_wait at 16 in flight, where libevent already serves every ready
  * channel per wait.
  */
-/*
- * One record from a channel into ex->recbuf.  > 0: its whole length,
- * beyond RECORD_MAX_BYTES when it was cut (MSG_TRUNC); 0: the peer is
- * gone or the channel broke; -1: nothing to read yet.
- */
-static ssize_t
-executor_recv_record(struct executor *ex, int fd)
-{
-	ssize_t n = recv(fd, ex->recbuf, RECORD_MAX_BYTES, MSG_TRUNC);
-
-	if (n == -1 && (errno == EAGAIN || errno == EINTR))
-		return -1;
-	return n < 0 ? 0 : n;
-}
+#define EXECUTOR_RECORDS_PER_WAKEUP 1
 
 static void
 executor_on_action(evutil_socket_t fd, short what, void *arg)
 {
 	struct executor *ex = arg;
-	ssize_t n;
 
+	(void)fd;
 	(void)what;
-	if ((n = executor_recv_record(ex, fd)) == -1)
-		return;
-	if (n > (ssize_t)RECORD_MAX_BYTES) {
-		executor_violation(ex, ex->recbuf, RECORD_MAX_BYTES,
-		    "record-too-long", 0);
-		return;
-	}
-	if (n > 0) {
-		executor_record(ex, ex->recbuf, (size_t)n);
-		if (ex->status != 0)
-			(void)event_base_loopbreak(ex->base);
-		return;
-	}
-	/* The frontend is gone: nothing more can be asked. */
-	(void)event_base_loopbreak(ex->base);
+	/* Closed: the frontend is gone, nothing more can be asked. */
+	if (channel_read(ex->ctx.chan, RECORD_ROLE_FRONTEND,
+	    EXECUTOR_RECORDS_PER_WAKEUP) != CHANNEL_OPEN || ex->status != 0)
+		(void)event_base_loopbreak(ex->base);
 }
 
-/* The broker's audit acknowledgements. */
 static void
 executor_on_control(evutil_socket_t fd, short what, void *arg)
 {
 	struct executor *ex = arg;
-	ssize_t n;
 
+	(void)fd;
 	(void)what;
-	if ((n = executor_recv_record(ex, fd)) == -1)
-		return;
-	if (n > (ssize_t)RECORD_MAX_BYTES) {
-		/* Dropped: the call it would ack times out unrun. */
-		log_error("executor_on_control: a %zd-byte record from the "
-		    "broker is past the limit", n);
-		return;
-	}
-	if (n > 0) {
-		dispatch_control_record(ex->dispatch, ex->recbuf, (size_t)n);
-		return;
-	}
-	/* The broker is gone: no intent can be acknowledged any more. */
-	(void)event_base_loopbreak(ex->base);
+	/* Closed: the broker is gone, no intent can be acknowledged. */
+	if (channel_read(ex->ctx.chan, RECORD_ROLE_BROKER,
+	    EXECUTOR_RECORDS_PER_WAKEUP) != CHANNEL_OPEN)
+		(void)event_base_loopbreak(ex->base);
 }
 
 static void
 executor_setup(struct executor *ex)
 {
+	const struct channel_config chan = {
+		.peers = executor_peers,
+		.peer_count = sizeof(executor_peers) / sizeof(executor_peers[0]),
+		.arg = ex,
+		.limits = &ex->ctx.limits,
+		.exit_status = SP_EXIT_INTERNAL,
+		.refused = executor_refused,
+	};
+
 	/* Signals to the whole group are the broker's to act on: it ends
 	 * the executor once the frontend is gone. */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR ||
@@ -308,12 +322,14 @@ executor_setup(struct executor *ex)
 	    signal(SIGHUP, SIG_IGN) == SIG_ERR ||
 	    signal(SIGTERM, SIG_IGN) == SIG_ERR ||
 	    (ex->base = event_base_new()) == NULL ||
-	    (ex->recbuf = malloc(RECORD_MAX_BYTES)) == NULL ||
+	    (ex->ctx.chan = channel_new(&chan)) == NULL ||
 	    (ex->ev_action = event_new(ex->base, CHILD_FD_ACTION,
 	    EV_READ | EV_PERSIST, executor_on_action, ex)) == NULL ||
 	    (ex->ev_control = event_new(ex->base, CHILD_FD_CONTROL,
 	    EV_READ | EV_PERSIST, executor_on_control, ex)) == NULL)
 		fatal(SP_EXIT_INTERNAL, "cannot set up the event loop");
+	channel_attach(ex->ctx.chan, RECORD_ROLE_FRONTEND, CHILD_FD_ACTION);
+	channel_attach(ex->ctx.chan, RECORD_ROLE_BROKER, CHILD_FD_CONTROL);
 	if (!credential_store_load(&ex->creds, ex->ctx.policy))
 		fatal(SP_EXIT_CONFIG, "cannot read the credential files");
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK ||
@@ -330,14 +346,14 @@ executor_main(int argc, char **argv)
 	/* Before any library: nothing this process prints reaches fd 1. */
 	if (!sandbox_stdout_to_stderr())
 		return SP_EXIT_INTERNAL;
-	log_init("executor", LOG_LEVEL_INFO);
+	log_init(record_role_name(RECORD_ROLE_EXECUTOR), LOG_LEVEL_INFO);
 	if (argc != 2)
 		fatal(SP_EXIT_USAGE, "internal role started by hand");
 	/* Before any curl or libssh2 call; netlib_load() named the cause. */
 	if (!netlib_load())
 		return SP_EXIT_INTERNAL;
 	memset(&ex, 0, sizeof(ex));
-	child_context_load(&ex.ctx, SANDBOX_ROLE_EXECUTOR, argv[1]);
+	child_context_load(&ex.ctx, RECORD_ROLE_EXECUTOR, argv[1]);
 	executor_setup(&ex);
 	child_confine(&ex.ctx);
 	test_hook_run("executor");
@@ -350,7 +366,7 @@ executor_main(int argc, char **argv)
 	curl_global_cleanup();
 	event_free(ex.ev_control);
 	event_free(ex.ev_action);
-	free(ex.recbuf);
+	channel_free(ex.ctx.chan);
 	child_context_free(&ex.ctx);
 	test_hook_heap_report("executor");
 	return ex.status;

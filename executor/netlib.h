@@ -2,13 +2,13 @@
  * libcurl and libssh2, loaded at run time by the executor alone.
  *
  * Why: the broker, the frontend and the executor are all fresh images
- * of the same `sp` (DESIGN.md invariant 7).  Linked normally, every one
+ * of the same `sp` (docs/design.md invariant 7).  Linked normally, every one
  * of them would map libcurl, libssh2 and their ~30 dependencies (OpenSSL,
  * GnuTLS, Kerberos, LDAP, ...) at start: measured on Debian 12, about
  * 4 ms of CPU (`sp check`: 5.5 ms before, 1.6 ms after) and 4.3 MB of
  * VmRSS per process, in two processes that never make a network call.  So `sp` carries no DT_NEEDED entry for either
  * library, and the executor maps them first thing in its main, before
- * any curl or libssh2 call and before confinement (DESIGN.md invariant
+ * any curl or libssh2 call and before confinement (docs/design.md invariant
  * 5: libraries are initialised before the sandbox).
  *
  * How: netlib.c defines each function sp uses under the library's own

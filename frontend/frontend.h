@@ -1,6 +1,6 @@
 /*
- * The frontend role (DESIGN.md section 1): `sp .frontend PROFILE`,
- * started by the broker with the fds of broker/child_role.h.  Reads MCP
+ * The frontend role (docs/design.md section 1): `sp .frontend PROFILE`,
+ * started by the broker with the fds of child/child.h.  Reads MCP
  * frames on fd 0, writes the protocol on fd 1, and holds nothing else.
  */
 #ifndef SP_FRONTEND_FRONTEND_H

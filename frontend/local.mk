@@ -1,10 +1,10 @@
-# frontend/: see DESIGN.md section 2
+# frontend/: see docs/design.md section 2
 # the MCP session logic (no I/O): lifecycle, tools, results, sanitizing
 noinst_LIBRARIES += libspfrontend.a
 libspfrontend_a_SOURCES = \
 	frontend/mcp_session.c frontend/mcp_session.h \
 	frontend/mcp_session_impl.h frontend/mcp_call.c \
-	frontend/mcp_audit.c broker/audit_args.c broker/audit_args.h \
+	frontend/mcp_modern.c frontend/mcp_audit.c \
 	frontend/result_render.c frontend/result_render.h \
 	frontend/sanitize.c frontend/sanitize.h
 

@@ -19,9 +19,10 @@
 
 #include <event2/event.h>
 
-#include "broker/child_role.h"
-#include "broker/commands.h"
-#include "broker/test_hook.h"
+#include "child/child.h"
+#include "common/exit.h"
+#include "child/test_hook.h"
+#include "common/channel.h"
 #include "common/frame.h"
 #include "common/log.h"
 #include "frontend/frontend.h"
@@ -60,6 +61,7 @@ struct frontend {
 	struct event *ev_action;
 	struct event *ev_term;
 	struct event *ev_hello;	/* the hello's deadline */
+	struct event *ev_progress;	/* persistent: progress of long calls */
 	struct frame_reader reader;
 	struct writer *out;
 	struct mcp_session *session;
@@ -67,7 +69,6 @@ struct frontend {
 	struct mcp_output held;	/* made before the executor's hello */
 	uint8_t *inbuf;		/* inbuf_size bytes */
 	size_t inbuf_size;
-	uint8_t *recbuf;	/* RECORD_MAX_BYTES bytes */
 	bool greeted;		/* the executor's hello came and matched */
 	bool executor_gone;	/* the action channel closed or broke */
 	bool input_done;	/* nothing more is read from fd 0 */
@@ -166,16 +167,6 @@ frontend_want_input(struct frontend *fe)
 	}
 }
 
-/* One whole record on a SOCK_SEQPACKET channel; false after logging. */
-static bool
-frontend_send_record(int fd, const uint8_t *data, size_t len)
-{
-	struct buf rec;
-
-	buf_init_reader(&rec, data, len);
-	return child_send_record(fd, &rec);
-}
-
 /*
  * Keeps an executor record until the executor's hello is verified: until
  * then the peer may not be our executor, and nothing may reach it.  The
@@ -227,13 +218,13 @@ frontend_flush_items(struct frontend *fe)
 		case MCP_ITEM_EXECUTOR:
 			if (!fe->greeted)
 				frontend_hold(fe, &fe->items.items[i]);
-			else if (!frontend_send_record(CHILD_FD_ACTION,
-			    it->data, it->len))
+			else if (!channel_send_encoded(fe->ctx.chan,
+			    RECORD_ROLE_EXECUTOR, it->data, it->len))
 				fe->failed = true;
 			break;
 		case MCP_ITEM_AUDIT:
-			if (!frontend_send_record(CHILD_FD_CONTROL, it->data,
-			    it->len))
+			if (!channel_send_encoded(fe->ctx.chan,
+			    RECORD_ROLE_BROKER, it->data, it->len))
 				fe->failed = true;
 			break;
 		}
@@ -333,12 +324,15 @@ frontend_on_stdin(evutil_socket_t fd, short what, void *arg)
 
 /* One result record from the executor; false: the channel is broken. */
 static bool
-frontend_result(struct frontend *fe, const uint8_t *rec, size_t len)
+frontend_result(void *arg, enum record_role from, const uint8_t *rec,
+    size_t len)
 {
+	struct frontend *fe = arg;
 	struct record_result r;
 	enum record_error e;
 	bool ok;
 
+	(void)from;
 	if ((e = record_result_decode(rec, len,
 	    mcp_session_record_limits(fe->session), &r)) != RECORD_OK) {
 		log_error("frontend_result: executor record refused: %s",
@@ -353,22 +347,6 @@ frontend_result(struct frontend *fe, const uint8_t *rec, size_t len)
 	return true;
 }
 
-/* The executor's hello: its role and our catalog, or the session ends. */
-static void
-frontend_check_hello(struct frontend *fe, const uint8_t *rec, size_t len)
-{
-	struct record_hello hello;
-
-	if (record_hello_decode(rec, len, &hello) != RECORD_OK ||
-	    hello.role != RECORD_ROLE_EXECUTOR ||
-	    memcmp(hello.fingerprint, fe->ctx.fingerprint,
-	    HASH_SHA256_LEN) != 0)
-		fatal(SP_EXIT_INTERNAL, "the executor's hello is not ours");
-	fe->greeted = true;
-	(void)event_del(fe->ev_hello);
-	test_hook_forge(&fe->ctx, CHILD_FD_ACTION);
-}
-
 /* Sends, in order, the records kept while the hello was pending. */
 static void
 frontend_release_held(struct frontend *fe)
@@ -376,28 +354,69 @@ frontend_release_held(struct frontend *fe)
 	size_t i;
 
 	for (i = 0; i < fe->held.count; i++)
-		if (!frontend_send_record(CHILD_FD_ACTION,
+		if (!channel_send_encoded(fe->ctx.chan, RECORD_ROLE_EXECUTOR,
 		    fe->held.items[i].data, fe->held.items[i].len))
 			fe->failed = true;
 	mcp_output_clear(&fe->held);
 }
 
-/* One record from the executor; false: the channel is broken. */
+/*
+ * The executor's hello: its role and our catalog, or the session ends;
+ * then what was held for it goes.
+ */
 static bool
-frontend_executor_record(struct frontend *fe, const uint8_t *rec, size_t len)
+frontend_hello(void *arg, enum record_role from, const uint8_t *rec,
+    size_t len)
 {
-	if (fe->greeted)
-		return frontend_result(fe, rec, len);
-	frontend_check_hello(fe, rec, len);
+	struct frontend *fe = arg;
+	struct record_hello hello;
+
+	if (record_hello_decode(rec, len, &hello) != RECORD_OK ||
+	    hello.role != from ||
+	    memcmp(hello.fingerprint, fe->ctx.fingerprint,
+	    HASH_SHA256_LEN) != 0)
+		fatal(SP_EXIT_INTERNAL, "the executor's hello is not ours");
+	channel_set_state(fe->ctx.chan, from, CHANNEL_READY);
+	fe->greeted = true;
+	(void)event_del(fe->ev_hello);
+	test_hook_forge(&fe->ctx);
+	test_hook_stray(fe->ctx.chan, "frontend", true);
 	frontend_release_held(fe);
 	return true;
 }
 
+/*
+ * The frontend's channels.  The broker's is written only: nothing is
+ * read from it, so it accepts nothing.
+ */
+static const struct channel_peer frontend_peers[] = {
+	{
+		.role = RECORD_ROLE_EXECUTOR,
+		.start = CHANNEL_HELLO,
+		.accept = {
+			[CHANNEL_HELLO] = CHANNEL_TYPE(RECORD_HELLO),
+			[CHANNEL_READY] = CHANNEL_TYPE(RECORD_RESULT),
+		},
+		.sends = CHANNEL_TYPE(RECORD_HELLO) |
+		    CHANNEL_TYPE(RECORD_ACTION) | CHANNEL_TYPE(RECORD_CANCEL),
+		.on = {
+			[RECORD_HELLO] = frontend_hello,
+			[RECORD_RESULT] = frontend_result,
+		},
+	},
+	{
+		.role = RECORD_ROLE_BROKER,
+		.start = CHANNEL_READY,
+		.sends = CHANNEL_TYPE(RECORD_HELLO) |
+		    CHANNEL_TYPE(RECORD_AUDIT_EVENT),
+	},
+};
+
 static void
-frontend_executor_lost(struct frontend *fe, ssize_t n)
+frontend_executor_lost(struct frontend *fe, bool closed)
 {
 	log_error("frontend_executor_lost: the executor channel is %s",
-	    n == 0 ? "closed" : "broken");
+	    closed ? "closed" : "broken");
 	fe->executor_gone = true;
 	(void)event_del(fe->ev_action);
 	(void)mcp_session_executor_lost(fe->session, &fe->items);
@@ -414,23 +433,14 @@ frontend_executor_lost(struct frontend *fe, ssize_t n)
 static bool
 frontend_read_records(struct frontend *fe)
 {
-	ssize_t n;
-	int taken;
+	enum channel_read end;
 
-	for (taken = 0; taken < FRONTEND_RECORDS_PER_WAKEUP; taken++) {
-		n = recv(CHILD_FD_ACTION, fe->recbuf, RECORD_MAX_BYTES,
-		    MSG_TRUNC | MSG_DONTWAIT);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && errno == EAGAIN)
-			return true;
-		if (n <= 0 || (size_t)n > RECORD_MAX_BYTES ||
-		    !frontend_executor_record(fe, fe->recbuf, (size_t)n)) {
-			frontend_executor_lost(fe, n);
-			return false;
-		}
-	}
-	return true;
+	end = channel_read(fe->ctx.chan, RECORD_ROLE_EXECUTOR,
+	    FRONTEND_RECORDS_PER_WAKEUP);
+	if (end == CHANNEL_OPEN)
+		return true;
+	frontend_executor_lost(fe, end == CHANNEL_CLOSED);
+	return false;
 }
 
 static void
@@ -460,6 +470,32 @@ frontend_on_term(evutil_socket_t sig, short what, void *arg)
 	(void)what;
 	frontend_stop_input(fe);
 	writer_flush(fe->out);
+}
+
+/* Calls that asked for progress hear of it at each tick while they run. */
+static void
+frontend_on_progress(evutil_socket_t fd, short what, void *arg)
+{
+	struct frontend *fe = arg;
+
+	(void)fd;
+	(void)what;
+	if (!mcp_session_progress(fe->session, &fe->items))
+		fe->failed = true;
+	frontend_flush_items(fe);
+	writer_flush(fe->out);
+}
+
+/* The progress tick, every MCP_PROGRESS_INTERVAL_MS (docs/design.md 5). */
+static bool
+frontend_start_progress(struct frontend *fe)
+{
+	unsigned ms = test_hook_progress_ms(MCP_PROGRESS_INTERVAL_MS);
+	const struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	fe->ev_progress = event_new(fe->base, -1, EV_PERSIST,
+	    frontend_on_progress, fe);
+	return fe->ev_progress != NULL && event_add(fe->ev_progress, &tv) == 0;
 }
 
 static void
@@ -524,6 +560,13 @@ static void
 frontend_setup(struct frontend *fe)
 {
 	const struct policy *p = fe->ctx.policy;
+	const struct channel_config chan = {
+		.peers = frontend_peers,
+		.peer_count = sizeof(frontend_peers) / sizeof(frontend_peers[0]),
+		.arg = fe,
+		.limits = &fe->ctx.limits,
+		.exit_status = SP_EXIT_INTERNAL,
+	};
 
 	fe->inbuf_size = p->limits.max_frame_bytes;
 	if (fe->inbuf_size < FRONTEND_READ_CHUNK_MIN)
@@ -539,8 +582,10 @@ frontend_setup(struct frontend *fe)
 	    (fe->base = event_base_new()) == NULL ||
 	    !frame_reader_init(&fe->reader, p->limits.max_frame_bytes) ||
 	    (fe->inbuf = malloc(fe->inbuf_size)) == NULL ||
-	    (fe->recbuf = malloc(RECORD_MAX_BYTES)) == NULL)
+	    (fe->ctx.chan = channel_new(&chan)) == NULL)
 		fatal(SP_EXIT_INTERNAL, "cannot set up the event loop");
+	channel_attach(fe->ctx.chan, RECORD_ROLE_EXECUTOR, CHILD_FD_ACTION);
+	channel_attach(fe->ctx.chan, RECORD_ROLE_BROKER, CHILD_FD_CONTROL);
 	fe->out = writer_new(fe->base, STDOUT_FILENO, frontend_on_drained,
 	    frontend_on_finished, fe);
 	if (fe->out == NULL ||
@@ -556,7 +601,7 @@ frontend_setup(struct frontend *fe)
 	fe->ev_hello = evtimer_new(fe->base, frontend_hello_late, fe);
 	if (fe->session == NULL || fe->ev_stdin == NULL ||
 	    fe->ev_action == NULL || fe->ev_term == NULL ||
-	    fe->ev_hello == NULL ||
+	    fe->ev_hello == NULL || !frontend_start_progress(fe) ||
 	    event_add(fe->ev_term, NULL) == -1)
 		fatal(SP_EXIT_INTERNAL, "cannot set up the session");
 }
@@ -565,7 +610,7 @@ frontend_setup(struct frontend *fe)
  * Greets the executor and the broker.  The executor's answer is not
  * waited for: it loads its libraries meanwhile, and the session serves
  * what needs only the policy (initialize, ping, tools/list) at once.
- * frontend_check_hello() takes the answer as the channel's first record.
+ * frontend_hello() takes the answer as the channel's first record.
  */
 static void
 frontend_greet(const struct frontend *fe)
@@ -573,16 +618,15 @@ frontend_greet(const struct frontend *fe)
 	const struct timeval deadline = { FRONTEND_HELLO_MS / 1000,
 	    (FRONTEND_HELLO_MS % 1000) * 1000 };
 	struct record_hello hello = { .role = RECORD_ROLE_FRONTEND };
-	struct buf out;
 
 	memcpy(hello.fingerprint, fe->ctx.fingerprint, HASH_SHA256_LEN);
-	buf_init_writer(&out, RECORD_MAX_BYTES);
-	if (record_hello_encode(&hello, &out) != RECORD_OK ||
-	    !child_send_record(CHILD_FD_ACTION, &out) ||
-	    !child_send_record(CHILD_FD_CONTROL, &out) ||
+	test_hook_stray(fe->ctx.chan, "frontend", false);
+	if (!channel_send(fe->ctx.chan, RECORD_ROLE_EXECUTOR, RECORD_HELLO,
+	    &hello) ||
+	    !channel_send(fe->ctx.chan, RECORD_ROLE_BROKER, RECORD_HELLO,
+	    &hello) ||
 	    evtimer_add(fe->ev_hello, &deadline) == -1)
 		fatal(SP_EXIT_INTERNAL, "cannot greet the executor");
-	buf_free(&out);
 }
 
 static void
@@ -598,9 +642,11 @@ frontend_free(struct frontend *fe)
 		event_free(fe->ev_action);
 	if (fe->ev_hello != NULL)
 		event_free(fe->ev_hello);
+	if (fe->ev_progress != NULL)
+		event_free(fe->ev_progress);
 	frame_reader_free(&fe->reader);
 	free(fe->inbuf);
-	free(fe->recbuf);
+	channel_free(fe->ctx.chan);
 	child_context_free(&fe->ctx);
 	/* ev_term and base stay: freeing them would call sigaction. */
 }
@@ -611,11 +657,11 @@ frontend_main(int argc, char **argv)
 	struct frontend fe;
 	int status;
 
-	log_init("frontend", LOG_LEVEL_INFO);
+	log_init(record_role_name(RECORD_ROLE_FRONTEND), LOG_LEVEL_INFO);
 	if (argc != 2)
 		fatal(SP_EXIT_USAGE, "internal role started by hand");
 	memset(&fe, 0, sizeof(fe));
-	child_context_load(&fe.ctx, SANDBOX_ROLE_FRONTEND, argv[1]);
+	child_context_load(&fe.ctx, RECORD_ROLE_FRONTEND, argv[1]);
 	frontend_setup(&fe);
 	child_confine(&fe.ctx);
 	test_hook_run("frontend");

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "broker/audit_args.h"
+#include "policy/audit_args.h"
 #include "common/hash.h"
 #include "common/log.h"
 #include "frontend/mcp_session_impl.h"

@@ -18,8 +18,8 @@ mcp_call_local_result(struct mcp_session *s, const struct jsonrpc_id *id,
     enum record_outcome outcome, const char *message, struct mcp_output *out)
 {
 
-	return mcp_output_add_line(out, result_render_call_response(id,
-	    result_render_local(&s->render, outcome, message)));
+	return mcp_session_call_response(s, id, result_render_local(&s->render,
+	    outcome, message), out);
 }
 
 /* A result that refuses the call, and its rejection audit event. */
@@ -81,11 +81,31 @@ mcp_call_free_slot(struct mcp_session *s)
 	return NULL;
 }
 
+static bool mcp_call_id_from_json(const cJSON *j, struct jsonrpc_id *id);
+
+/*
+ * params._meta.progressToken, copied into call: a string or an integer,
+ * as the revisions define it; anything else asks for no progress.
+ */
+static bool
+mcp_call_take_token(struct mcp_call *call, const cJSON *params)
+{
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+	struct jsonrpc_id token;
+
+	memset(&call->progress_token, 0, sizeof(call->progress_token));
+	call->progress = 0;
+	if (!mcp_call_id_from_json(cJSON_GetObjectItemCaseSensitive(meta,
+	    "progressToken"), &token))
+		return true;
+	return jsonrpc_id_copy(&call->progress_token, &token);
+}
+
 /* The action record for the executor; the slot is taken on success. */
 static bool
 mcp_call_send(struct mcp_session *s, const struct jsonrpc_id *id,
-    uint32_t tool_index, struct value *values, size_t count,
-    struct mcp_output *out)
+    const cJSON *params, uint32_t tool_index, struct value *values,
+    size_t count, struct mcp_output *out)
 {
 	struct mcp_call *call = mcp_call_free_slot(s);
 	struct record_action a;
@@ -94,6 +114,10 @@ mcp_call_send(struct mcp_session *s, const struct jsonrpc_id *id,
 
 	if (call == NULL || !jsonrpc_id_copy(&call->id, id))
 		return false;
+	if (!mcp_call_take_token(call, params)) {
+		jsonrpc_id_free(&call->id);
+		return false;
+	}
 	memset(&a, 0, sizeof(a));
 	a.call_id = ++s->next_call_id;
 	a.tool_index = tool_index;
@@ -106,6 +130,7 @@ mcp_call_send(struct mcp_session *s, const struct jsonrpc_id *id,
 	buf_free(&b);
 	if (!ok) {
 		jsonrpc_id_free(&call->id);
+		jsonrpc_id_free(&call->progress_token);
 		return false;
 	}
 	call->used = true;
@@ -202,8 +227,10 @@ mcp_call_over_budget(struct mcp_session *s, const struct mcp_frame *frame,
 static bool
 mcp_call_tool(struct mcp_session *s, const struct mcp_frame *frame,
     const struct jsonrpc_id *id, const struct policy_tool *tool,
-    size_t index, const cJSON *arguments, struct mcp_output *out)
+    size_t index, const cJSON *params, struct mcp_output *out)
 {
+	const cJSON *arguments = cJSON_GetObjectItemCaseSensitive(params,
+	    "arguments");
 	struct args_error_report rep;
 	struct value *values = NULL;
 	const char *reason = NULL;
@@ -223,8 +250,8 @@ mcp_call_tool(struct mcp_session *s, const struct mcp_frame *frame,
 		return mcp_call_refuse(s, frame, id, RECORD_OUTCOME_DENIED,
 		    reason, msg, out);
 	}
-	ok = mcp_call_send(s, id, (uint32_t)index, values, tool->param_count,
-	    out);
+	ok = mcp_call_send(s, id, params, (uint32_t)index, values,
+	    tool->param_count, out);
 	value_array_free(values, tool->param_count);
 	return ok;
 }
@@ -268,7 +295,7 @@ mcp_call_tools_call(struct mcp_session *s, const struct mcp_frame *frame,
 		return mcp_call_unknown_tool(s, &f, &msg->id, "no such tool",
 		    out);
 	return mcp_call_tool(s, &f, &msg->id, f.tool, f.tool_index,
-	    f.arguments, out);
+	    msg->params, out);
 }
 
 /* A requestId as a JSON-RPC id; false when no id could be it. */
@@ -369,6 +396,7 @@ static void
 mcp_call_release(struct mcp_session *s, struct mcp_call *call)
 {
 	jsonrpc_id_free(&call->id);
+	jsonrpc_id_free(&call->progress_token);
 	memset(call, 0, sizeof(*call));
 	s->inflight--;
 }
@@ -402,8 +430,8 @@ mcp_session_handle_result(struct mcp_session *s,
 		    (RESULT_STARTED | RESULT_REQUEST_SENT)) != 0, out);
 	else {
 		tool = &s->policy->tools[call->tool_index];
-		ok = mcp_output_add_line(out, result_render_call_response(
-		    &call->id, result_render_structured(&s->render, tool, r)));
+		ok = mcp_session_call_response(s, &call->id,
+		    result_render_structured(&s->render, tool, r), out);
 	}
 	mcp_call_release(s, call);
 	return mcp_session_run_deferred(s, out) && ok;
@@ -437,4 +465,46 @@ mcp_session_executor_lost(struct mcp_session *s, struct mcp_output *out)
 	s->state = MCP_STATE_CLOSED;
 	s->exit_status = MCP_EXIT_INTERNAL;
 	return ok;
+}
+
+/* One notifications/progress for call, its value one above the last. */
+static bool
+mcp_call_progress_line(struct mcp_call *call, struct mcp_output *out)
+{
+	cJSON *params = cJSON_CreateObject();
+	cJSON *token = jsonrpc_id_to_json(&call->progress_token);
+
+	if (token != NULL && (params == NULL ||
+	    !cJSON_AddItemToObject(params, "progressToken", token))) {
+		cJSON_Delete(token);
+		token = NULL;
+	}
+	if (token == NULL || cJSON_AddNumberToObject(params, "progress",
+	    (double)(call->progress + 1)) == NULL ||
+	    cJSON_AddStringToObject(params, "message",
+	    "the call is still running") == NULL) {
+		log_error("out of memory");
+		cJSON_Delete(params);
+		return false;
+	}
+	call->progress++;
+	return mcp_output_add_line(out, result_render_notification(
+	    "notifications/progress", params));
+}
+
+bool
+mcp_session_progress(struct mcp_session *s, struct mcp_output *out)
+{
+	size_t i;
+
+	for (i = 0; i < s->call_slots; i++) {
+		struct mcp_call *call = &s->calls[i];
+
+		if (!call->used || call->cancelled ||
+		    call->progress_token.kind == JSONRPC_ID_NULL)
+			continue;
+		if (!mcp_call_progress_line(call, out))
+			return false;
+	}
+	return true;
 }

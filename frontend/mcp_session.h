@@ -1,5 +1,5 @@
 /*
- * The MCP session of the frontend (DESIGN.md section 5), with no I/O: the
+ * The MCP session of the frontend (docs/design.md section 5), with no I/O: the
  * frontend's event loop hands it each frame, each result record and the
  * loss of the executor, and writes out what it appends to a struct
  * mcp_output, in order.  Every decision about the protocol is made here.
@@ -60,6 +60,23 @@
  *   fields are cut at SANITIZE_MAX_CHARS_CAP characters and records at
  *   RECORD_PAYLOAD_CAP bytes, so the largest result is about 1 MiB; a
  *   line over the limit would be an internal error, never sent cut.
+ * - Eras (docs/design.md section 5): the first request decides.
+ *   initialize: legacy, as above.  server/discover, or any request whose
+ *   params._meta holds "io.modelcontextprotocol/protocolVersion": modern
+ *   (2026-07-28).  A modern session answers server/discover, tools/list
+ *   (with ttlMs, cacheScope) and tools/call, each result with
+ *   "resultType": "complete"; every request must carry the version and
+ *   "io.modelcontextprotocol/clientCapabilities" in _meta (-32602 when
+ *   missing, -32022 naming the supported versions when the version is
+ *   another); initialize, ping and logging/setLevel are -32601 there.  A
+ *   legacy session answers server/discover -32601.
+ * - Session in use: the first frame that is not a server/discover or
+ *   ping request appends an "opened" audit event, before anything else
+ *   it causes; the broker writes session-start then.  A process that
+ *   saw only probes (the v2 SDK's disposable sibling) leaves no session.
+ * - Progress: a tools/call whose _meta.progressToken is a string or an
+ *   integer gets notifications/progress from mcp_session_progress()
+ *   while it runs; none after its response or its cancellation.
  * - Everything is single-threaded: one session, one caller.
  *
  * Ownership: mcp_session_new() copies what it keeps of its config except
@@ -80,6 +97,14 @@
 
 #define MCP_VERSION_LATEST "2025-11-25"
 #define MCP_VERSION_PREVIOUS "2025-06-18"
+/* The stateless revision, spoken beside the two above (section 5). */
+#define MCP_VERSION_MODERN "2026-07-28"
+/*
+ * A call carrying _meta.progressToken gets notifications/progress at
+ * least this often while it runs, so a client's 60 s request timeout
+ * (both official SDKs) does not cut a call the policy lets run longer.
+ */
+#define MCP_PROGRESS_INTERVAL_MS 15000
 #define MCP_EXIT_CLEAN 0
 #define MCP_EXIT_MALFORMED 65
 #define MCP_EXIT_INTERNAL 70
@@ -141,6 +166,14 @@ bool mcp_session_handle_bad_frame(struct mcp_session *s,
 /* The executor's answer to an action; r stays the caller's. */
 bool mcp_session_handle_result(struct mcp_session *s,
     const struct record_result *r, struct mcp_output *out);
+
+/*
+ * One notifications/progress for each call in flight that carried a
+ * progress token and is not cancelled, each with a progress value above
+ * the last one it was sent.  The loop calls it every
+ * MCP_PROGRESS_INTERVAL_MS; with no such call it appends nothing.
+ */
+bool mcp_session_progress(struct mcp_session *s, struct mcp_output *out);
 
 /* The executor is gone: every call in flight becomes "unknown". */
 bool mcp_session_executor_lost(struct mcp_session *s,

@@ -17,6 +17,18 @@ enum mcp_state {
 	MCP_STATE_CLOSED,	/* nothing more is processed */
 };
 
+/*
+ * Which revision the session speaks, fixed by its first request
+ * (docs/design.md section 5): initialize makes it legacy (2025-11-25,
+ * 2025-06-18); server/discover, or a request whose _meta names a
+ * protocol version, makes it modern (2026-07-28, stateless).
+ */
+enum mcp_era {
+	MCP_ERA_UNKNOWN,
+	MCP_ERA_LEGACY,
+	MCP_ERA_MODERN,
+};
+
 /* One slot per possible call in flight (max_inflight of them). */
 struct mcp_call {
 	bool used;
@@ -24,18 +36,25 @@ struct mcp_call {
 	struct jsonrpc_id id;	/* owned */
 	uint64_t call_id;
 	uint32_t tool_index;
+	/* _meta.progressToken as sent (kind NULL: none, no progress); owned */
+	struct jsonrpc_id progress_token;
+	uint64_t progress;	/* the last progress value sent */
 };
 
 struct mcp_session {
 	const struct policy *policy;
 	const struct policy_profile *profile;
 	char *catalog_json;		/* owned, NUL-terminated */
+	char *catalog_modern;		/* the same with the 2026-07-28
+					 * members; owned */
 	char *server_version;		/* owned */
 	char *issuer;			/* owned */
 	uint8_t fingerprint[HASH_SHA256_LEN];
 	struct record_limits limits;
 	struct result_render_ctx render;
 	enum mcp_state state;
+	enum mcp_era era;
+	bool opened;		/* the broker was told the session is in use */
 	int exit_status;
 	struct mcp_call *calls;		/* policy->limits.max_inflight slots */
 	size_t call_slots;
@@ -82,6 +101,13 @@ bool mcp_output_add(struct mcp_output *out, enum mcp_item_kind kind,
  */
 bool mcp_output_add_line(struct mcp_output *out, char *line);
 
+/*
+ * A tools/call response for id (consumes structured), with the modern
+ * era's resultType when the session speaks it.
+ */
+bool mcp_session_call_response(struct mcp_session *s,
+    const struct jsonrpc_id *id, cJSON *structured, struct mcp_output *out);
+
 /* Appends an error response with the issuer. */
 bool mcp_session_error(struct mcp_session *s, const struct jsonrpc_id *id,
     int code, const char *message, struct mcp_output *out);
@@ -105,6 +131,27 @@ bool mcp_call_tools_call(struct mcp_session *s, const struct mcp_frame *frame,
 
 bool mcp_call_cancelled(struct mcp_session *s, const cJSON *params,
     struct mcp_output *out);
+
+/*
+ * The modern era (frontend/mcp_modern.c).  mcp_modern_era_of() says
+ * whether a first request makes the session modern; mcp_modern_request()
+ * handles every request of a modern session.
+ */
+bool mcp_modern_era_of(const struct jsonrpc_message *msg);
+bool mcp_modern_request(struct mcp_session *s, const struct mcp_frame *frame,
+    const struct jsonrpc_message *msg, struct mcp_output *out);
+/* catalog_modern from catalog_json; NULL on allocation failure. */
+char *mcp_modern_catalog(const char *catalog_json);
+
+/* What initialize and server/discover say about external_data. */
+extern const char mcp_instructions[];
+
+/* The handlers both eras share (frontend/mcp_session.c). */
+bool mcp_session_tools_list(struct mcp_session *s,
+    const struct mcp_frame *frame, const struct jsonrpc_message *msg,
+    struct mcp_output *out);
+/* Keeps a tools/call that found every slot taken; see deferred above. */
+bool mcp_session_defer(struct mcp_session *s, const struct mcp_frame *frame);
 
 /* Handles the deferred tools/call, if any, now that a slot is free. */
 bool mcp_session_run_deferred(struct mcp_session *s, struct mcp_output *out);

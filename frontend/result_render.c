@@ -256,6 +256,26 @@ render_envelope(const struct jsonrpc_id *id)
 }
 
 char *
+result_render_notification(const char *method, cJSON *params)
+{
+	cJSON *msg = cJSON_CreateObject();
+	char *line;
+
+	if (params == NULL || msg == NULL ||
+	    cJSON_AddStringToObject(msg, "jsonrpc", "2.0") == NULL ||
+	    cJSON_AddStringToObject(msg, "method", method) == NULL ||
+	    !cJSON_AddItemToObject(msg, "params", params)) {
+		log_error("out of memory");
+		cJSON_Delete(msg);
+		cJSON_Delete(params);
+		return NULL;
+	}
+	line = render_line(msg);
+	cJSON_Delete(msg);
+	return line;
+}
+
+char *
 result_render_success(const struct jsonrpc_id *id, cJSON *result)
 {
 	cJSON *msg;
@@ -333,6 +353,13 @@ render_call_result(cJSON *structured)
 char *
 result_render_call_response(const struct jsonrpc_id *id, cJSON *structured)
 {
+	return result_render_call_response_typed(id, structured, NULL);
+}
+
+char *
+result_render_call_response_typed(const struct jsonrpc_id *id,
+    cJSON *structured, const char *result_type)
+{
 	cJSON *result;
 
 	if (structured == NULL)
@@ -340,6 +367,12 @@ result_render_call_response(const struct jsonrpc_id *id, cJSON *structured)
 	result = render_call_result(structured);
 	if (result == NULL)
 		return NULL;
+	if (result_type != NULL && cJSON_AddStringToObject(result,
+	    "resultType", result_type) == NULL) {
+		log_error("out of memory");
+		cJSON_Delete(result);
+		return NULL;
+	}
 	return result_render_success(id, result);
 }
 
@@ -347,20 +380,47 @@ char *
 result_render_error(const struct result_render_ctx *ctx,
     const struct jsonrpc_id *id, int code, const char *message)
 {
+	return result_render_error_data(ctx, id, code, message, NULL);
+}
+
+/* Moves every member of from to the end of to; from is freed. */
+static void
+render_move_members(cJSON *to, cJSON *from)
+{
+	cJSON *item;
+
+	while (from != NULL && (item = from->child) != NULL) {
+		item = cJSON_DetachItemViaPointer(from, item);
+		if (!cJSON_AddItemToObject(to, item->string, item)) {
+			log_error("out of memory");
+			cJSON_Delete(item);
+		}
+	}
+	cJSON_Delete(from);
+}
+
+char *
+result_render_error_data(const struct result_render_ctx *ctx,
+    const struct jsonrpc_id *id, int code, const char *message, cJSON *extra)
+{
 	cJSON *msg = render_envelope(id), *err, *data;
 	char *line;
 
-	if (msg == NULL)
+	if (msg == NULL) {
+		cJSON_Delete(extra);
 		return NULL;
+	}
 	err = cJSON_AddObjectToObject(msg, "error");
 	if (err == NULL || cJSON_AddNumberToObject(err, "code", code) == NULL ||
 	    cJSON_AddStringToObject(err, "message", message) == NULL ||
 	    (data = cJSON_AddObjectToObject(err, "data")) == NULL ||
 	    cJSON_AddStringToObject(data, "issuer", ctx->issuer) == NULL) {
 		log_error("out of memory");
+		cJSON_Delete(extra);
 		cJSON_Delete(msg);
 		return NULL;
 	}
+	render_move_members(data, extra);
 	line = render_line(msg);
 	cJSON_Delete(msg);
 	return line;

@@ -70,11 +70,25 @@ cJSON *result_render_local(const struct result_render_ctx *ctx,
 char *result_render_call_response(const struct jsonrpc_id *id,
     cJSON *structured);
 
+/* The same with "resultType": result_type (2026-07-28) unless NULL. */
+char *result_render_call_response_typed(const struct jsonrpc_id *id,
+    cJSON *structured, const char *result_type);
+
+/* A notification line {"jsonrpc","method","params"}; consumes params. */
+char *result_render_notification(const char *method, cJSON *params);
+
 /* A successful response line {"jsonrpc","id","result"}; consumes result. */
 char *result_render_success(const struct jsonrpc_id *id, cJSON *result);
 
 /* An error response line with error.data.issuer. */
 char *result_render_error(const struct result_render_ctx *ctx,
     const struct jsonrpc_id *id, int code, const char *message);
+
+/*
+ * The same with data's other members taken from data (an object,
+ * consumed; NULL: none), the issuer first.
+ */
+char *result_render_error_data(const struct result_render_ctx *ctx,
+    const struct jsonrpc_id *id, int code, const char *message, cJSON *data);
 
 #endif

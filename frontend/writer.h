@@ -1,5 +1,5 @@
 /*
- * The protocol writer: the one place that writes fd 1 (DESIGN.md
+ * The protocol writer: the one place that writes fd 1 (docs/design.md
  * invariant 1).  Messages are queued whole, each followed by '\n', and
  * written by writer_flush(): at once, several in one writev, and only
  * what fd 1 does not take waits for it to become writable.  The writer

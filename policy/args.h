@@ -1,7 +1,7 @@
 /*
  * Argument validation for the frontend: a tools/call "arguments" value
  * (cJSON) into typed values for one tool, or an error report shaped for
- * the model (DESIGN.md section 5).
+ * the model (docs/design.md section 5).
  *
  * Arguments must be an object; a JSON string holding an object is parsed
  * once, by the frame's strict parser (json_parse_frame, JSON_DEPTH_DEFAULT),

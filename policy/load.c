@@ -165,10 +165,30 @@ load_limits(struct load_ctx *ctx, const cJSON *root)
 	lim->call_timeout_ms = (uint32_t)timeout;
 }
 
+/* true, false or "all": nothing else, so a typo is not a silent "off". */
+static void
+load_audit_journal(struct load_ctx *ctx, const cJSON *a)
+{
+	const cJSON *j = ctx_member(ctx, a, "journal", false);
+	struct policy *p = ctx->policy;
+
+	p->audit_journal = POLICY_JOURNAL_ANCHORS;
+	if (j == NULL)
+		return;
+	if (cJSON_IsBool(j))
+		p->audit_journal = cJSON_IsTrue(j) ? POLICY_JOURNAL_ANCHORS :
+		    POLICY_JOURNAL_OFF;
+	else if (cJSON_IsString(j) && strcmp(j->valuestring, "all") == 0)
+		p->audit_journal = POLICY_JOURNAL_ALL;
+	else
+		ctx_error(ctx, j, "must be true, false or \"all\"");
+}
+
 static void
 load_audit(struct load_ctx *ctx, const cJSON *root)
 {
-	static const char *const keys[] = { "path", "key_file", NULL };
+	static const char *const keys[] = { "path", "key_file", "journal",
+	    NULL };
 	const cJSON *a = ctx_member(ctx, root, "audit", false);
 	struct policy *p = ctx->policy;
 
@@ -179,6 +199,7 @@ load_audit(struct load_ctx *ctx, const cJSON *root)
 	if (ctx_path(ctx, a, "key_file", false, &p->audit_key_file))
 		ctx_add_secret_file(ctx, p->audit_key_file,
 		    ctx_member(ctx, a, "key_file", false));
+	load_audit_journal(ctx, a);
 }
 
 /* The pin's syntax only; the catalog code compares it. */

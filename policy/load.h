@@ -1,5 +1,5 @@
 /*
- * Loading and validating a policy (DESIGN.md section 4, sp-policy.5).
+ * Loading and validating a policy (docs/design.md section 4, sp-policy.5).
  *
  * policy_load() checks every rule and reports every problem it finds, each
  * as one line "NAME:LINE:COL: message" (LINE and COL 1-based, COL counted

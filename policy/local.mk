@@ -1,5 +1,5 @@
-# policy/: see DESIGN.md section 2.  The loader and validator, then (appended
-# by their owners) argument validation, expansion, authorization, catalog.
+# policy/: see docs/design.md section 2.  The loader and validator, then
+# (appended by their owners) argument validation, expansion, authorization, catalog.
 noinst_LIBRARIES += libsppolicy.a
 libsppolicy_a_SOURCES = \
 	policy/policy.h \
@@ -22,4 +22,6 @@ libsppolicy_a_SOURCES += \
 	policy/authz.c policy/authz.h
 libsppolicy_a_SOURCES += \
 	policy/catalog.c policy/catalog_canon.c policy/catalog.h
+# how an argument is shown in the audit log, by its param's audit rule
+libsppolicy_a_SOURCES += policy/audit_args.c policy/audit_args.h
 dist_man_MANS += docs/sp-policy.5

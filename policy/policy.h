@@ -1,5 +1,5 @@
 /*
- * The loaded policy: typed structs built from the policy JSON (DESIGN.md
+ * The loaded policy: typed structs built from the policy JSON (docs/design.md
  * section 4, sp-policy.5).  A struct policy is immutable after
  * policy_load() returns it; every process that holds one owns its own copy
  * (the broker hands the same bytes to each child, and each loads them).
@@ -24,6 +24,16 @@
 
 enum policy_on_invalid { POLICY_ON_INVALID_CLOSE, POLICY_ON_INVALID_REJECT };
 enum policy_sandbox { POLICY_SANDBOX_REQUIRED, POLICY_SANDBOX_BEST_EFFORT };
+
+/*
+ * audit.journal (docs/design.md section 6): which records also go off the
+ * host, to journald (or syslog(3) in a build without libsystemd).
+ */
+enum policy_audit_journal {
+	POLICY_JOURNAL_ANCHORS,		/* true, the default: session-start, session-end */
+	POLICY_JOURNAL_OFF,		/* false */
+	POLICY_JOURNAL_ALL,		/* "all": every record */
+};
 
 struct policy_limits {
 	size_t max_frame_bytes;		/* default 1048576 */
@@ -221,6 +231,7 @@ struct policy {
 	struct policy_limits limits;
 	char *audit_path;		/* NULL: nothing is audited */
 	char *audit_key_file;		/* NULL: no HMAC */
+	enum policy_audit_journal audit_journal;
 	bool has_catalog_pin;
 	uint8_t catalog_pin[HASH_SHA256_LEN];
 	unsigned catalog_pin_line, catalog_pin_col;	/* where it is written */

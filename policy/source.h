@@ -1,5 +1,5 @@
 /*
- * Where the policy comes from (DESIGN.md section 3) and reading it whole.
+ * Where the policy comes from (docs/design.md section 3) and reading it whole.
  */
 #ifndef SP_POLICY_SOURCE_H
 #define SP_POLICY_SOURCE_H

@@ -88,3 +88,7 @@ tests_unit_test_redact_SOURCES = tests/unit/test_redact.c executor/redact.c \
 	executor/redact.h
 tests_unit_test_redact_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_redact_LDADD = libspcommon.a $(UNIT_LDADD)
+
+# known_hosts marker lines (@cert-authority, @revoked) verify nothing
+TESTS += tests/integration/exec_ssh_markers.py
+EXTRA_DIST += tests/integration/exec_ssh_markers.py

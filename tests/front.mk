@@ -39,6 +39,7 @@ tests_unit_test_writer_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
 # answers, and the official SDK client's interop (ping, errors, abort,
 # close).
 FRONT_MCP_TESTS = tests/integration/front_mcp_surface.py \
-	tests/sdk/sdk_interop.mjs
+	tests/integration/front_modern.py \
+	tests/sdk/sdk_interop.mjs tests/sdk/sdk_v2.mjs
 TESTS += $(FRONT_MCP_TESTS)
 EXTRA_DIST += $(FRONT_MCP_TESTS) tests/sdk/sdk_lib.mjs

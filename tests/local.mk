@@ -3,8 +3,10 @@
 # interpreter.  Each area adds itself in its own fragment.
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
 LOG_COMPILER = $(top_srcdir)/tests/criterion-tap
-TEST_EXTENSIONS = .py .sh .mjs
+TEST_EXTENSIONS = .py .sh .mjs .tap
 PY_LOG_COMPILER = python3
+TAP_LOG_DRIVER = $(LOG_DRIVER)
+TAP_LOG_COMPILER = $(SHELL)
 SH_LOG_COMPILER = $(SHELL)
 MJS_LOG_COMPILER = node
 AM_TESTS_ENVIRONMENT = \
@@ -12,6 +14,30 @@ AM_TESTS_ENVIRONMENT = \
 	SP_SRCDIR='$(abs_top_srcdir)'; export SP_SRCDIR; \
 	SP_BUILDDIR='$(abs_top_builddir)'; export SP_BUILDDIR;
 EXTRA_DIST += tests/criterion-tap
+
+# Without Criterion no unit test is built; this one fails in their place,
+# saying why, so a green `make check` always means the unit tests ran.
+if !HAVE_CRITERION
+TESTS += tests/no_criterion.tap
+endif
+EXTRA_DIST += tests/no_criterion.tap
+
+# The test list, for the count of results .ci/run compares it with
+# (tests/suite_count.sh).
+EXTRA_DIST += tests/suite_count.sh
+print-tests:
+	@echo $(TESTS)
+# What `contrib/bootstrap check` needs of a configuration: it configures
+# afresh unless this prints criterion=yes werror=yes.
+if HAVE_CRITERION
+SP_CHECK_CRITERION = yes
+else
+SP_CHECK_CRITERION = no
+endif
+print-check-config:
+	@echo criterion=$(SP_CHECK_CRITERION) \
+	    werror=`test "x$(WERROR_CFLAGS)" = x-Werror && echo yes || echo no`
+.PHONY: print-tests print-check-config
 
 UNIT_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 # Each area appends its libFuzzer targets here (see the fuzz section below).

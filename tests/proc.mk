@@ -1,6 +1,6 @@
 # tests of the three processes (broker, frontend, executor)
 #
-# tests/sp-test is sp with the test hooks (broker/test_hook.h) compiled
+# tests/sp-test is sp with the test hooks (child/test_hook.h) compiled
 # in, so `make check` needs no special configure flag; it is never
 # installed.
 check_PROGRAMS += tests/sp-test
@@ -14,6 +14,7 @@ PROC_TESTS = \
 	tests/integration/proc_kill.py \
 	tests/integration/proc_executor.py \
 	tests/integration/proc_peer.py \
+	tests/integration/proc_channel.py \
 	tests/integration/proc_bench.py
 TESTS += $(PROC_TESTS)
 EXTRA_DIST += $(PROC_TESTS) tests/integration/proc_lib.py
@@ -66,3 +67,7 @@ EXTRA_DIST += tests/integration/proc_host.py
 # (SP_TEST_HOOK=all:heap-report), a short and a long session compared
 TESTS += tests/integration/proc_leak.py
 EXTRA_DIST += tests/integration/proc_leak.py
+
+# the real executor is not dumpable: its own uid cannot read or trace it
+TESTS += tests/integration/proc_nodump.py
+EXTRA_DIST += tests/integration/proc_nodump.py

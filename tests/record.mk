@@ -3,6 +3,15 @@ if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_buf tests/unit/test_record
 TESTS += tests/unit/test_buf tests/unit/test_record
 endif
+# common/channel.c: the one receive and send path
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_channel
+TESTS += tests/unit/test_channel
+endif
+tests_unit_test_channel_SOURCES = tests/unit/test_channel.c
+tests_unit_test_channel_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_channel_LDADD = libspcommon.a $(UNIT_LDADD)
+
 tests_unit_test_buf_SOURCES = tests/unit/test_buf.c
 tests_unit_test_buf_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_buf_LDADD = libspcommon.a $(UNIT_LDADD)

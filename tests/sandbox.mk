@@ -7,8 +7,9 @@ TESTS += tests/unit/test_sandbox
 endif
 tests_unit_test_sandbox_SOURCES = tests/unit/test_sandbox.c \
 	tests/unit/sandbox_test.h
-tests_unit_test_sandbox_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_sandbox_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
+tests_unit_test_sandbox_CFLAGS = $(UNIT_CFLAGS) -pthread
+tests_unit_test_sandbox_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS) \
+	-lpthread
 
 if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_confine

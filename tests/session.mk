@@ -5,9 +5,11 @@ SESSION_FIXTURE = tests/unit/session_fixture.c tests/unit/session_fixture.h
 
 if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_sanitize tests/unit/test_mcp_session \
-	tests/unit/test_mcp_calls tests/unit/test_result_render
+	tests/unit/test_mcp_calls tests/unit/test_result_render \
+	tests/unit/test_mcp_modern
 TESTS += tests/unit/test_sanitize tests/unit/test_mcp_session \
-	tests/unit/test_mcp_calls tests/unit/test_result_render
+	tests/unit/test_mcp_calls tests/unit/test_result_render \
+	tests/unit/test_mcp_modern
 endif
 tests_unit_test_sanitize_SOURCES = tests/unit/test_sanitize.c
 tests_unit_test_sanitize_CFLAGS = $(UNIT_CFLAGS)
@@ -22,6 +24,12 @@ tests_unit_test_mcp_calls_SOURCES = tests/unit/test_mcp_calls.c \
 	tests/unit/test_mcp_malformed.c $(SESSION_FIXTURE)
 tests_unit_test_mcp_calls_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_mcp_calls_LDADD = $(SESSION_TEST_LDADD)
+
+# the 2026-07-28 era, the "opened" event and progress (section 5)
+tests_unit_test_mcp_modern_SOURCES = tests/unit/test_mcp_modern.c \
+	$(SESSION_FIXTURE)
+tests_unit_test_mcp_modern_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_mcp_modern_LDADD = $(SESSION_TEST_LDADD)
 
 tests_unit_test_result_render_SOURCES = tests/unit/test_result_render.c \
 	tests/unit/schema_check.c tests/unit/schema_check.h $(SESSION_FIXTURE)

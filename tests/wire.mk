@@ -15,6 +15,9 @@ tests_unit_test_wire_corpus_SOURCES = tests/unit/test_wire_corpus.c \
 	$(WIRE_TEST_HELPERS)
 tests_unit_test_wire_corpus_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_wire_corpus_LDADD = libspcommon.a $(UNIT_LDADD) $(CJSON_LIBS) -lm
+# JSONTestSuite's parsing corpus, unmodified (its README and LICENSE ship
+# with it); test_wire_corpus reads it from $(SP_SRCDIR).
+EXTRA_DIST += tests/data/jsontestsuite
 
 # The libFuzzer target: frame reader -> JSON -> JSON-RPC.
 FUZZ_WIRE_SRCS = tests/fuzz/fuzz_wire.c common/utf8.c common/frame.c \

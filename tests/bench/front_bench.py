@@ -2,7 +2,9 @@
 """make bench-front: cold start of sp mcp, from process start to the
 initialize answer, median of 20, against a baseline measured in the same
 run (`sp catalog` on the same policy: the same binary loading the same
-policy, without children or sandbox); and the VmRSS and Pss of the broker,
+policy, without children or sandbox); the cold start to a server/discover
+answer (2026-07-28) beside it, runs interleaved, since the v2 SDK pays a
+whole start for its probe before the session's own; and the VmRSS and Pss of the broker,
 the frontend and the executor while idle, and their sums (VmRSS counts
 a shared page in each process; Pss divides it among every process on the
 machine that maps it, so it moves with whatever else runs), and, where
@@ -18,21 +20,25 @@ sys.path.insert(0, os.path.join(os.environ.get("SP_SRCDIR", "."), "tests",
                                 "integration"))
 from front_lib import policy, tmpdir  # noqa: E402
 from proc_lib import (INITIALIZE, SP, confined_children, finish,  # noqa
-                      sp_env, start, status_field)
+                      request, sp_env, start, status_field)
 
 RUNS = 20
+DISCOVER = request(0, "server/discover", {"_meta": {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}}})
 
 
-def cold_start(config):
+def cold_start(config, first=INITIALIZE):
     t0 = time.perf_counter()
     p = start(config)
-    p.stdin.write(INITIALIZE)
+    p.stdin.write(first)
     p.stdin.flush()
     line = p.stdout.readline()
     t1 = time.perf_counter()
     finish(p)
     if not line.startswith(b'{"jsonrpc":"2.0","id":0,"result"'):
-        sys.exit("bench-front: no initialize answer: %r" % line)
+        sys.exit("bench-front: no answer to the first request: %r" % line)
     return t1 - t0
 
 
@@ -123,6 +129,14 @@ def main():
     print("bench-front: cold start to the initialize answer, median of %d: "
           "%.1f ms; baseline (sp catalog, same policy): %.1f ms; ratio %.1fx"
           % (RUNS, cold * 1000, base * 1000, cold / base))
+    pairs = [(cold_start(config, DISCOVER), cold_start(config))
+             for _ in range(RUNS)]
+    disc = statistics.median(d for d, _ in pairs)
+    init = statistics.median(i for _, i in pairs)
+    print("bench-front: cold start to the server/discover answer, median of "
+          "%d: %.1f ms; to the initialize answer (interleaved): %.1f ms; "
+          "ratio %.2f (the v2 SDK's probe adds one such start before "
+          "the session's own)" % (RUNS, disc * 1000, init * 1000, disc / init))
     mem, together = idle_memory(config)
     for role, (rss, pss, dirty) in mem.items():
         print("bench-front: idle %-8s VmRSS %s kB, Pss %s kB, "

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""No intent, no action (DESIGN.md section 6), through the real `sp mcp`:
+"""No intent, no action (docs/design.md section 6), through the real `sp mcp`:
 
 - a mutating tool's intent is in the audit file before the target sees
   the request (the target reads the file as each request arrives);
@@ -78,7 +78,7 @@ def no_intent_no_action(tool):
           recs)
 
 
-def wait_for_execution(log, n, seconds=5.0):
+def wait_for_execution(log, n, seconds=60.0):
     """True once the execution record of the call whose audited n is n is
     in the log."""
     deadline = time.monotonic() + seconds
@@ -98,32 +98,43 @@ def drive_one(p, data, lines):
     return responses(b"".join(p.stdout.readline() for _ in range(lines)))
 
 
+# Calls timed in held_until_acked: a read-only result that waited for
+# its ack would take 3000 ms every time, a loaded machine only sometimes.
+TIMED_CALLS = 5
+
+
 def held_until_acked(tool, mutating):
     tmp = tmpdir()
     target = Target()
     log = os.path.join(tmp, "audit.jsonl")
     p = start(policy(tmp, target.url), binary=SP_TEST, hook="broker:late-ack")
     drive_one(p, INITIALIZE, 1)
-    t0 = time.monotonic()
-    got = drive_one(p, request(1, "tools/call", {
-        "name": tool, "arguments": {"id": "a", "card": "1234567", "n": 7}}),
-        1)
-    elapsed = time.monotonic() - t0
+    times, answers = [], {}
+    for rid in range(1, (1 if mutating else TIMED_CALLS) + 1):
+        t0 = time.monotonic()
+        answers.update(drive_one(p, request(rid, "tools/call", {
+            "name": tool, "arguments": {"id": "a", "card": "1234567",
+                                        "n": 7}}), 1))
+        times.append(time.monotonic() - t0)
     recs, _ = read_log(log)
     finish(p)
     target.stop()
-    check("%s: the call ran" % tool, outcome(got.get(1)) == "ok", got)
-    # The hook acks 400 ms late by a libevent timer, which may fire a
-    # coarse-clock tick (a few ms) early as seen from this process: 350 ms
-    # still proves the wait, and a read-only call takes a few ms.
+    check("%s: the call ran (%d)" % (tool, len(times)),
+          all(outcome(answers.get(rid)) == "ok"
+              for rid in range(1, len(times) + 1)), answers)
+    # The hook acks 3000 ms late by a libevent timer, which may fire a
+    # coarse-clock tick (a few ms) early as seen from this process: 2900 ms
+    # still proves the wait, and a read-only call takes a few ms -- the
+    # fastest of several, since load slows some calls, never speeds one.
     if mutating:
-        check("%s: the result waited for the late ack (%.0f ms >= 350)" %
-              (tool, elapsed * 1000), elapsed >= 0.35, elapsed)
+        check("%s: the result waited for the late ack (%.0f ms >= 2900)" %
+              (tool, times[0] * 1000), times[0] >= 2.9, times)
         check("%s: its execution record was in the file before the result"
               % tool, any(r["kind"] == "execution" for r in recs), recs)
     else:
-        check("%s: a read-only result does not wait (%.0f ms < 350)" %
-              (tool, elapsed * 1000), elapsed < 0.35, elapsed)
+        check("%s: a read-only result does not wait (fastest of %d: "
+              "%.0f ms < 2900)" % (tool, len(times), min(times) * 1000),
+              min(times) < 2.9, times)
 
 
 def main():

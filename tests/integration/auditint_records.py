@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The records of a real `sp mcp` session, and `sp audit verify` on them
-(DESIGN.md section 6):
+(docs/design.md section 6):
 
 - editing one byte, deleting a line, swapping two lines of the log: verify
   fails and names the record (line and why) each time;

@@ -288,7 +288,27 @@ def check_recipes(files, tmp):
                   [(ex["session"], ex["call"])], (out, err))
 
 
+def check_man():
+    """sp-audit.5 renders with man, without a warning, 80 columns."""
+    page = os.path.join(SRCDIR, "docs", "sp-audit.5")
+    if shutil.which("man") is None:
+        check("man is installed (contrib/bootstrap: man-db)", False)
+        return
+    env = dict(os.environ, MANWIDTH="80", LC_ALL="C.UTF-8", MANPAGER="cat",
+               PAGER="cat")
+    p = subprocess.run(["man", "--warnings", "-l", page], capture_output=True,
+                       env=env, timeout=30)
+    out = p.stdout.decode("utf-8", "replace")
+    check("man -l renders sp-audit.5 without a warning",
+          p.returncode == 0 and p.stderr == b"" and "ROTATION" in out and
+          "rotated_from" in out, (p.returncode, p.stderr))
+    wide = [l for l in out.splitlines() if len(l) > 80]
+    check("no rendered line of sp-audit.5 is wider than 80 columns",
+          not wide, wide)
+
+
 def main():
+    check_man()
     tmp = tmpdir()
     log = os.path.join(tmp, "audit.jsonl")
     target = Target()

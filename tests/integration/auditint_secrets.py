@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What reaches the audit log of real calls (DESIGN.md section 6): the
+"""What reaches the audit log of real calls (docs/design.md section 6): the
 credential and the raw values of shape-audited params appear nowhere in
 the file, although the target received them; a mask4 param keeps only
 its last four characters; a value param keeps its value; intent and

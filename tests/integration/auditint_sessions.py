@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Eight `sp mcp` sessions at once, 100 calls each, append to one audit
-log (DESIGN.md section 6): `sp audit verify` passes, every session has its
+log (docs/design.md section 6): `sp audit verify` passes, every session has its
 session-start, 100 intents, 100 executions and its session-end (which
 counts them, apart from rejections), each intent before its execution,
 and seq is strictly increasing over the whole file."""

@@ -107,7 +107,7 @@ def phase_big(cfg, api):
 def phase_many(cfg, api, other, tmp):
     s = Session(cfg)
     sent = {}
-    sent[10] = s.call(10, "slow", {"ms": 4000})
+    sent[10] = s.call(10, "slow", {"ms": 20000})
     for i, v in enumerate(HOSTILE):
         sent[20 + i] = s.call(20 + i, "get_item", {"id": v, "q": v})
     sent[30] = s.call(30, "get_item", {"id": "n", "note": "ok\r\nX-Injected: yes"})
@@ -175,16 +175,16 @@ def phase_many(cfg, api, other, tmp):
     waited = got[40][1] - sent[40] if 40 in got else 0
     check("503 Retry-After: 2 waits once, then ok (%.2f s)" % waited,
           len(two) == 2 and outcome(got.get(40)) == "ok" and
-          "HTTP 200" in message(got.get(40)) and 1.9 <= waited < 5,
+          "HTTP 200" in message(got.get(40)) and 1.9 <= waited < 30,
           (two, got.get(40)))
     long_ = [r for r in reqs if r["path"] == "/retry-after/120/long"]
     quick = got[41][1] - sent[41] if 41 in got else 99
     check("503 Retry-After: 120 returns at once saying so (%.2f s)" % quick,
           len(long_) == 1 and "wait 120 s" in message(got.get(41)) and
-          quick < 3, got.get(41))
+          quick < 30, got.get(41))	# far from 120 s on any machine
     slow = got[10][1] - sent[10] if 10 in got else 0
     check("a slow server hits the 1500 ms budget, named (%.2f s)" % slow,
-          "1500 ms" in message(got.get(10)) and 1.3 < slow < 5 and
+          "1500 ms" in message(got.get(10)) and 1.3 < slow < 15 and
           outcome(got.get(10)) in ("failed", "unknown"), got.get(10))
     check("the server closing after a POST: unknown",
           outcome(got.get(60)) == "unknown" and

@@ -2,6 +2,7 @@
 real `sp mcp` (many calls in flight, answers collected as they come, raw
 stdout and stderr kept), and the local HTTP target started by the test."""
 import contextlib
+import http.client
 import json
 import os
 import queue
@@ -87,8 +88,10 @@ class Session:
                           {"name": name, "arguments": arguments}))
         return time.monotonic()
 
-    def wait(self, ids, timeout=20):
-        """{id: (message, arrival time)} for each id; missing ones absent."""
+    def wait(self, ids, timeout=120):
+        """{id: (message, arrival time)} for each id; missing ones absent.
+        It returns once every id is answered: the timeout is far above
+        need so that a loaded machine slows a test but does not fail it."""
         got = {}
         end = time.monotonic() + timeout
         while set(ids) - set(got) and time.monotonic() < end:
@@ -107,7 +110,7 @@ class Session:
         be loading libcurl, and a VmHWM read then is not its idle one."""
         return confined_children(self.p.pid).get("executor")
 
-    def close(self, timeout=10):
+    def close(self, timeout=60):
         try:
             self.p.stdin.close()
         except OSError:
@@ -132,12 +135,16 @@ def structured(answer):
 class HttpTarget:
     """tests/integration/http_target.py on 127.0.0.1, its request log."""
 
-    def __init__(self, tmp, name="target", tls=False):
-        """With tls, HTTPS; its certificate is left in tmp/cert.pem."""
+    def __init__(self, tmp, name="target", tls=False, lifetime=60):
+        """With tls, HTTPS; its certificate is left in tmp/cert.pem.
+        It stops by itself after lifetime seconds (stop() ends it before):
+        a test whose session may outlast a minute on a loaded machine
+        says so."""
         self.log_path = os.path.join(tmp, name + ".log")
         self.p = subprocess.Popen(
             [sys.executable, os.path.join(HERE, "http_target.py"),
-             "--log", self.log_path] + (["--tls", tmp] if tls else []),
+             "--log", self.log_path, "--lifetime", str(lifetime)] +
+            (["--tls", tmp] if tls else []),
             stdout=subprocess.PIPE)
         self.port = int(self.p.stdout.readline())
 
@@ -147,6 +154,15 @@ class HttpTarget:
                 return [json.loads(l) for l in f if l.strip()]
         except OSError:
             return []
+
+    def release(self, name):
+        """Lets the requests held on /hold/NAME go (http_target.py)."""
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            c.request("GET", "/release/" + name)
+            c.getresponse().read()
+        finally:
+            c.close()
 
     def stop(self):
         self.p.kill()

@@ -45,7 +45,8 @@ def make_policy(tmp, port):
     return write_policy(tmp, {
         "sallyport": 1,
         "server": {"name": "exec-ssh"},
-        "limits": {"call_timeout_ms": 10000},
+        # far above need: under load 20 echo calls took over 10 s
+        "limits": {"call_timeout_ms": 60000},
         "credentials": {"key": key, "stranger": stranger},
         "targets": {"host": target("known_hosts", "key"),
                     "impostor": target("known_hosts_other", "key"),
@@ -116,10 +117,9 @@ def phase_main(cfg, tmp):
     check("non-zero exit: outcome ok, exit status 3, stdout and stderr",
           outcome(a) == "ok" and message(a) ==
           "exit status 3 (stdout 4 bytes, stderr 11 bytes)", a)
-    sc = structured(a).get("ssh")
-    if sc is not None:  # the full frontend renders the streams
-        check("non-zero exit: stderr text is returned",
-              "error-text" in sc.get("stderr", ""), sc)
+    sc = structured(a).get("ssh") or {}
+    check("non-zero exit: stderr text is returned",
+          "error-text" in sc.get("stderr", ""), a)
 
     s.call(400, "big", {})
     a = s.wait([400]).get(400)

@@ -14,47 +14,20 @@ from proc_lib import SP, check, done, sp_env  # noqa: E402
 EXAMPLE = os.path.join(SRCDIR, "contrib", "examples", "demo.json")
 
 
-NOBODY = 65534
-
-
-def as_root_refused(tmp):
-    """As root sp demo says why it does not run (its sp mcp would need
-    a server.run_as) and touches nothing."""
-    p = subprocess.run([SP, "demo"], capture_output=True, timeout=60,
-                       env=sp_env(extra={"TMPDIR": tmp}), cwd=tmp)
-    err = p.stderr.decode("utf-8", "replace")
-    check("as root: sp demo exits 78, naming server.run_as",
-          p.returncode == 78 and "server.run_as" in err and
-          p.stdout == b"", (p.returncode, p.stdout, err))
-    check("as root: nothing was left in TMPDIR", os.listdir(tmp) == [],
-          os.listdir(tmp))
-
-
 def main():
     tmp = tmpdir()
-    kw = {}
-    if os.geteuid() == 0:
-        as_root_refused(tmp)
-        # The demo itself, as an unprivileged user would run it.
-        os.chown(tmp, NOBODY, NOBODY)
-        kw = {"user": NOBODY, "group": NOBODY, "extra_groups": []}
+    # As root (the README's first command on a fresh machine, and CI) the
+    # demo names server.run_as daemon for its executor and runs all the same.
     p = subprocess.run([SP, "demo"], capture_output=True, timeout=60,
-                       env=sp_env(extra={"TMPDIR": tmp}), cwd=tmp, **kw)
+                       env=sp_env(extra={"TMPDIR": tmp}), cwd=tmp)
     out = p.stdout.decode("utf-8", "replace")
     lines = out.splitlines()
     sent = [l[len("client -> "):] for l in lines if l.startswith("client -> ")]
     answers = [l[len("server <- "):] for l in lines
                if l.startswith("server <- ")]
     misses = [l for l in lines if "NOT AS EXPECTED" in l]
-    no_engine = "no engine for this tool yet" in out
-    if no_engine:
-        check("sp demo exits 0 # SKIP the executor has no engine yet "
-              "(merge branch exec)", True)
-        misses = [l for l in misses if "outcome ok" not in l and
-                  "exactly one request" not in l]
-    else:
-        check("sp demo exits 0", p.returncode == 0,
-              "status %d\n%s" % (p.returncode, out))
+    check("sp demo exits 0", p.returncode == 0,
+          "status %d\n%s" % (p.returncode, out))
     check("every step went as expected", misses == [], "\n".join(misses))
     check("the transcript shows 7 client lines and 5 answers",
           len(sent) == 7 and len(answers) == 5, out)
@@ -77,8 +50,9 @@ def main():
               .get("structuredContent", m.get("error", {}).get("data", {}))
               .get("issuer") == "sallyport/sallyport-demo"
               for m in msgs[2:]), msgs[2:])
-    check("the API's hostile text arrives sanitized",
-          no_engine or ("<system>" not in out and "\u200b" not in out), out)
+    check("the API's hostile text arrives sanitized: its words, not its "
+          "tags", "ignore previous instructions" in out and
+          "<system>" not in out and "\u200b" not in out, out)
     left = os.listdir(tmp)
     check("sp demo removes its temporary directory", left == [], left)
     done()

@@ -16,10 +16,10 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from front_lib import Target, call, policy  # noqa: E402
 from proc_lib import (INITIALIZE, SP_TEST, check, children, done,  # noqa: E402
-                      finish, read_line, request, sanitized_build, start,
-                      stop, tmpdir)
+                      finish, read_line, request, sanitized_build, skip,
+                      start, stop, tmpdir)
 
-SLOW_HELLO_S = 1.5      # TEST_HOOK_SLOW_HELLO_MS in broker/test_hook.c
+SLOW_HELLO_S = 1.5      # TEST_HOOK_SLOW_HELLO_MS in child/test_hook.c
 # Valid ids (maxLength 64) with quotes, $(), a newline, %2e%2e, multibyte.
 IDS = ["plain-7", "it's \"$(id)\"\n", "%2e%2e/\u00e9t\u00e9 \u2603"]
 INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
@@ -76,8 +76,8 @@ def test_slow_hello(tmp, target):
               all(c is not None and c[1] - t0 >= SLOW_HELLO_S * 0.9
                   for c in calls),
               ["%.2f" % (c[1] - t0) for c in calls if c is not None])
-        time.sleep(0.2)
-        paths = sorted(r["path"] for r in target.requests())
+        # answered: seen() waits until what reached the target is logged
+        paths = sorted(r["path"] for r in target.seen()[1])
         check("... the target saw each call exactly once",
               len(paths) == len(IDS) and len(set(paths)) == len(IDS), paths)
     finally:
@@ -106,16 +106,16 @@ def test_bad_hello(tmp, target):
     check("executor with a wrong hello: initialize still answered",
           b'"protocolVersion"' in first, first)
     status, out, err = finish(p)
-    time.sleep(0.3)
+    conns, reqs = target.seen()		# sp has ended: all it sent is logged
     check("... nothing reaches the executor or the target",
-          "intent" not in audit_kinds(tmp) and target.requests() == [],
-          (audit_kinds(tmp), target.requests()))
+          "intent" not in audit_kinds(tmp) and conns == [] and reqs == [],
+          (audit_kinds(tmp), conns, reqs))
     check("... no call is answered ok and the session ends 70",
           status == 70 and b'"ok"' not in out, (status, out, err[-400:]))
 
 
 def test_mute_hello(tmp, target):
-    """An executor that never answers its hello (the hook sleeps 12 s)
+    """An executor that never answers its hello (the hook sleeps 60 s)
     does not keep the session waiting for ever: after the frontend's 10 s
     deadline nothing held is sent, and the session ends 70."""
     p = start(policy(tmp, target.port), binary=SP_TEST,
@@ -127,10 +127,11 @@ def test_mute_hello(tmp, target):
     first = read_line(p, 5)
     check("executor silent: initialize still answered",
           b'"protocolVersion"' in first, first)
-    status, out, err = finish(p, timeout=20)
+    status, out, err = finish(p, timeout=90)
     took = time.monotonic() - t0
     check("... the session ends 70 after the 10 s deadline, before the "
-          "executor would have answered", status == 70 and 9.5 <= took < 11.9,
+          "executor would have answered (%.1f s)" % took,
+          status == 70 and 9.5 <= took < 50,
           (status, took, err[-400:]))
     if sanitized_build():
         # ASan's hook before a no-return call asks sigaltstack, which the
@@ -138,14 +139,16 @@ def test_mute_hello(tmp, target):
         # only the broker's report of the death can be asked for here.
         check("... the broker reports the frontend's end",
               "frontend died" in err, err[-400:])
+        skip("... one line says the hello did not come",
+             "ASan's exit path kills the frontend first")
     else:
         check("... one line says the hello did not come",
               err.count("did not answer its hello within 10 s") == 1,
               err[-400:])
-    time.sleep(0.3)
+    conns, reqs = target.seen()		# sp has ended: all it sent is logged
     check("... the held call reached neither the executor nor the target",
-          "intent" not in audit_kinds(tmp) and target.requests() == [] and
-          b'"ok"' not in out, (audit_kinds(tmp), target.requests(), out))
+          "intent" not in audit_kinds(tmp) and conns == [] and reqs == []
+          and b'"ok"' not in out, (audit_kinds(tmp), conns, reqs, out))
 
 
 def test_death_before_hello(tmp, target):
@@ -241,10 +244,10 @@ def test_limits_before_hello(tmp, target):
         "structuredContent", {}).get("outcome") for i in ids]
     check("... and calls_per_session: 3 ok, then 2 denied",
           outcomes == ["ok"] * 3 + ["denied"] * 2, outcomes)
-    time.sleep(0.2)
+    reqs = target.seen()[1]		# sp has ended: all it sent is logged
     check("... the target saw 3 calls, and the session ends 0",
-          len(target.requests()) == 3 and status == 0 and out == b"",
-          (target.requests(), status, err[-300:]))
+          len(reqs) == 3 and status == 0 and out == b"",
+          (reqs, status, err[-300:]))
 
 
 def main():

@@ -4,12 +4,11 @@ reaches it, and checks on raw stdout bytes that show the first offending
 line exactly."""
 import json
 import os
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import request, run_as_root, tmpdir  # noqa: E402
+from proc_lib import FLUSH_PATH, Recorder, request, run_as_root, tmpdir  # noqa: E402
 
 SRCDIR = os.environ.get("SP_SRCDIR", ".")
 TARGET = os.path.join(SRCDIR, "tests", "integration", "http_target.py")
@@ -21,17 +20,22 @@ class Target:
     log in tmp."""
 
     def __init__(self, tmp, lifetime=60, script=TARGET):
-        self.log = os.path.join(tmp, "requests-%s.jsonl" %
-                                os.path.basename(script))
-        open(self.log, "w").close()
-        self.proc = subprocess.Popen(
-            [sys.executable, script, "--log", self.log,
-             "--lifetime", str(lifetime)], stdout=subprocess.PIPE)
-        self.port = int(self.proc.stdout.readline())
+        # proc_lib's recorder: it also logs connections, and seen()
+        # waits for the log by an event
+        self.recorder = Recorder(tmp, lifetime, script)
+        self.log, self.proc = self.recorder.log, self.recorder.proc
+        self.port = self.recorder.port
 
     def requests(self):
+        """What the target logged, the recorder's own flushes left out."""
         with open(self.log, encoding="utf-8") as f:
-            return [json.loads(l) for l in f if l.strip()]
+            return [e for e in (json.loads(l) for l in f if l.strip())
+                    if not e.get("path", "").startswith(FLUSH_PATH)]
+
+    def seen(self):
+        """(connections, requests) once every connection queued so far is
+        logged (proc_lib.Recorder.seen)."""
+        return self.recorder.seen()
 
     def wait_requests(self, n, seconds=3.0):
         end = time.monotonic() + seconds
@@ -109,15 +113,5 @@ def messages(out):
     return [json.loads(l) for l in out.split(b"\n") if l]
 
 
-def executor_has_engine(msgs):
-    """The exec branch's dispatch: until it is merged the executor answers
-    every action "failed" with "no engine for this tool yet"."""
-    for m in msgs:
-        sc = m.get("result", {}).get("structuredContent", {})
-        if "no engine" in str(sc.get("message", "")):
-            return False
-    return True
-
-
 __all__ = ["Target", "FRONT_TARGET", "policy", "call", "first_bad_line", "messages",
-           "executor_has_engine", "tmpdir"]
+           "tmpdir"]

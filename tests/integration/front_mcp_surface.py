@@ -174,8 +174,8 @@ def test_term_with_a_waiting_call(tmp, target):
           sorted(got, key=str) == [1, "w\"2"] and
           got[1]["outcome"] == "ok" and got["w\"2"]["outcome"] == "failed",
           out[-600:])
-    time.sleep(0.2)
-    paths = [e["path"] for e in target.requests()
+    # sp has ended: seen() waits until all it sent is logged
+    paths = [e["path"] for e in target.seen()[1]
              if e["event"] == "request" and "/waiting/" in e["path"]]
     check("... and the waiting call never reached the target", paths == [],
           paths)

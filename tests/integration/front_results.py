@@ -12,8 +12,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from front_lib import (FRONT_TARGET, Target, call,  # noqa: E402
-                       executor_has_engine, first_bad_line, messages,
-                       policy, tmpdir)
+                       first_bad_line, messages, policy, tmpdir)
 from proc_lib import INITIALIZE, check, done, finish, request, start  # noqa
 
 MARKER = re.compile(r"\[external text cut: shown \d+ (of \d+ characters|"
@@ -39,10 +38,6 @@ def sanitized(config):
     check("injection and 5 MB answers: pure protocol, three lines",
           bad is None, bad)
     msgs = {m.get("id"): m for m in messages(out)} if bad is None else {}
-    if not executor_has_engine(msgs.values()):
-        check("sanitized results # SKIP the executor has no engine yet "
-              "(merge branch exec)", True)
-        return
     sc, body = body_of(msgs.get(1, {}))
     check("injection: outcome ok, marked as external data",
           sc.get("outcome") == "ok" and sc.get("external_data") is True, sc)
@@ -70,7 +65,7 @@ def cancelled(config, target):
     p.stdin.write(INITIALIZE + fetch("slow \"1\"", "slow", "4000"))
     p.stdin.flush()
     first = p.stdout.readline()
-    end = time.monotonic() + 5
+    end = time.monotonic() + 60
     while time.monotonic() < end and not any(
             e["event"] == "request" and e["path"] == "/slow/4000"
             for e in target.requests()):
@@ -82,24 +77,20 @@ def cancelled(config, target):
     status, out, err = finish(p, b"", timeout=20)
     out = first + out
     msgs = messages(out) if first_bad_line(out) is None else []
-    if not executor_has_engine(msgs):
-        check("cancellation # SKIP the executor has no engine yet "
-              "(merge branch exec)", True)
-        return
     ids = [m.get("id") for m in msgs]
     check("cancelled: no response for the cancelled call",
           'slow "1"' not in ids, out)
     check("cancelled: the session goes on (ping and the next call answered)",
           2 in ids and 3 in ids, ids)
-    end = time.monotonic() + 6
+    end = time.monotonic() + 60
     while True:
         events = [e for e in target.requests() if e["path"] == "/slow/4000"]
         if len(events) > 1 or time.monotonic() > end:
             break
         time.sleep(0.05)
     aborted = [e["event"] for e in events if e["event"] != "request"]
-    check("cancelled: the target saw the request aborted",
-          aborted == ["aborted"] or not events, events)
+    check("cancelled: the target saw the request, then saw it aborted",
+          aborted == ["aborted"], events)
     check("cancelled: exit 0", status == 0, err[-1000:])
 
 

@@ -77,15 +77,28 @@ class Server(http.server.ThreadingHTTPServer):
     def handle_error(self, request, client_address):
         pass
 
+    def process_request(self, request, client_address):
+        # --accepts: as http_target.py, each connection logged as the
+        # accepting loop takes it (proc_lib.Recorder.flush relies on it)
+        if self.accepts is not None:
+            with self.lock:
+                self.accepts.write(json.dumps(
+                    {"peer_port": client_address[1]}) + "\n")
+                self.accepts.flush()
+        super().process_request(request, client_address)
+
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--log", required=True)
     ap.add_argument("--lifetime", type=float, default=60.0)
+    ap.add_argument("--accepts", metavar="FILE",
+                    help="log every accepted connection to FILE")
     args = ap.parse_args()
     srv = Server(("127.0.0.1", 0), Handler)
     srv.log = open(args.log, "a", encoding="utf-8")
     srv.lock = threading.Lock()
+    srv.accepts = open(args.accepts, "a") if args.accepts else None
     timer = threading.Timer(args.lifetime, srv.shutdown)
     timer.daemon = True
     timer.start()

@@ -7,6 +7,12 @@ to the --log file as one JSON line: method, raw path, headers (in order),
 body, and the client's port (one port = one TCP connection).  Bytes that
 are not UTF-8 are shown as \\xNN escapes.
 
+With --accepts FILE it also appends one JSON line per accepted TCP
+connection, {"peer_port": N}, written by the accepting loop before the
+connection's thread starts: connections are logged in the order the
+kernel queued them, so once a later connection has been answered, every
+earlier one is in FILE (proc_lib.Recorder counts "nothing arrived" so).
+
 With --tls DIR it speaks HTTPS with a fresh self-signed certificate for
 "api.test" and 127.0.0.1 (made with the openssl command line), written to DIR/cert.pem
 for the test to trust.
@@ -15,6 +21,10 @@ Behaviour is chosen by path:
   /big/N                 200 with N bytes of body
   /status/CODE           that status, a short body
   /slow/MS               waits MS milliseconds, then 200
+  /hold/NAME[/...]       waits until /release/NAME is asked (at most 120 s),
+                         then 200: a held request ends on an event, not a
+                         guessed duration
+  /release/NAME          lets every request held on NAME go, now and later
   /retry-after/V/TAG[/N] first N (default 1) requests for TAG: 503 with
                          Retry-After V ("dateN": an HTTP-date N seconds
                          ahead); then 200
@@ -109,6 +119,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif route == "slow":
             time.sleep(int(parts[2]) / 1000.0)
             self.reply(200, b"late\n")
+        elif route == "hold":
+            self.server.gate(parts[2]).wait(120)
+            self.reply(200, b"released\n")
+        elif route == "release":
+            self.server.gate(parts[2]).set()
+            self.reply(200)
         elif route == "retry-after":
             busy = int(parts[4]) if len(parts) > 4 else 1
             self.retry_after(parts[2], parts[3], busy)
@@ -134,6 +150,18 @@ class Server(http.server.ThreadingHTTPServer):
     def handle_error(self, request, client_address):
         pass  # a client refusing the certificate is part of the tests
 
+    def gate(self, name):
+        with self.log_lock:
+            return self.gates.setdefault(name, threading.Event())
+
+    def process_request(self, request, client_address):
+        if self.accepts is not None:
+            with self.log_lock:
+                self.accepts.write(json.dumps(
+                    {"peer_port": client_address[1]}) + "\n")
+                self.accepts.flush()
+        super().process_request(request, client_address)
+
 
 def tls_context(directory):
     cert = os.path.join(directory, "cert.pem")
@@ -156,6 +184,8 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--tls", metavar="DIR",
                     help="serve HTTPS with a self-signed cert written to DIR")
+    ap.add_argument("--accepts", metavar="FILE",
+                    help="log every accepted connection to FILE")
     ap.add_argument("--lifetime", type=float, default=60.0,
                     help="exit after this many seconds whatever happens")
     args = ap.parse_args()
@@ -165,7 +195,9 @@ def main():
                                                        server_side=True)
     srv.log = open(args.log, "a", encoding="utf-8")
     srv.log_lock = threading.Lock()
+    srv.accepts = open(args.accepts, "a") if args.accepts else None
     srv.seen = {}
+    srv.gates = {}
     timer = threading.Timer(args.lifetime, srv.shutdown)
     timer.daemon = True
     timer.start()

@@ -12,9 +12,10 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HttpTarget, get_item_policy  # noqa
-from proc_lib import (BUILDDIR, INITIALIZE, check, done, finish,  # noqa
-                      only_protocol, request, sanitized_build, start, tmpdir)
+from exec_lib import get_item_policy  # noqa
+from proc_lib import (BUILDDIR, INITIALIZE, Recorder, check, done,  # noqa
+                      finish, only_protocol, request, sanitized_build, start,
+                      tmpdir)
 
 FAKE_DIR = os.path.join(BUILDDIR, "tests", "netlib")
 MISSING = "libssh2_knownhost_readline"
@@ -34,14 +35,14 @@ def main():
     check("the fake library was built",
           os.path.exists(os.path.join(FAKE_DIR, "libssh2.so.1")), FAKE_DIR)
     tmp = tmpdir()
-    target = HttpTarget(tmp)
+    target = Recorder(tmp)
     try:
         p = start(make_policy(tmp, target.port),
                   env={"LD_LIBRARY_PATH": library_path()})
         status, out, err = finish(p, INITIALIZE + request(
             1, "tools/call", {"name": "get_item",
                               "arguments": {"id": "a'b\"c $(x)"}}))
-        requests = target.requests()
+        requests = target.seen()[1]	# sp has ended: all it sent is in
     finally:
         target.stop()
     lines = [l for l in err.splitlines() if MISSING in l]

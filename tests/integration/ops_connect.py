@@ -19,7 +19,7 @@ import threading
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from proc_lib import (INITIALIZE, SP, check, done, policy, request,  # noqa
-                      sp_env)
+                      skip, sp_env)
 
 TIMEOUT = 10
 NOBODY = 65534
@@ -215,9 +215,10 @@ def test_mcp(tmp):
     check("the caller's uid matched the 'ops' profile: both tools",
           tool_names(out) == ["get_item", "put_item"], out[:300])
     if os.getuid() != 0:
-        print("# skip: not root, cannot connect as another uid")
+        skip("a peer of another uid nobody matches gets no tools",
+             "not root, cannot connect as another uid")
         return
-    # DESIGN.md section 7: a socket peer that no profile's match fits gets
+    # docs/design.md section 7: a socket peer that no profile's match fits gets
     # no tools; "default" is never a fallback for a socket peer.
     check("uid %d matches no profile: no tools, not 'default'" % NOBODY,
           n_status == 0 and tool_names(n_out) == [],

@@ -21,7 +21,7 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from exec_lib import HttpTarget  # noqa
 from proc_lib import (INITIALIZE, SP, check, confined_children, done,  # noqa
-                      request, sp_env, status_field)
+                      request, skip, sp_env, status_field)
 
 TIMEOUT = 10
 SRC = os.environ["SP_SRCDIR"]
@@ -184,7 +184,8 @@ def analyzed(tmp):
     capabilities the drop-in names."""
     analyze = shutil.which("systemd-analyze")
     if analyze is None:
-        print("# skip: systemd-analyze not installed (package systemd)")
+        skip("systemd-analyze security of the units",
+             "systemd-analyze not installed (package systemd)")
         return
     units = os.path.join(tmp, "units")
     os.makedirs(os.path.join(units, "sallyport@.service.d"))
@@ -237,7 +238,8 @@ def test_root_unit(tmp):
           (svc, drop))
     analyzed(tmp)
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        print("# skip: the root unit's capabilities need root and setpriv")
+        skip("the root unit's capabilities, run as the unit says",
+             "needs root and setpriv")
         return
     os.makedirs(EMPTY_DIR, mode=0o755, exist_ok=True)
     target = HttpTarget(tmp)
@@ -291,7 +293,8 @@ def test_user_unit(tmp):
     A session starts, the executor loads libcurl and sends the bearer,
     and the audit log it creates is 0600."""
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        print("# skip: running as the service user needs root and setpriv")
+        skip("a session as the service user, as the unit runs it",
+             "needs root and setpriv")
         return
     svc = unit_settings(SERVICE)
     home = os.path.join(tmp, "user-unit")

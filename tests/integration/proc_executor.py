@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""The executor trusts no record (DESIGN.md invariant 3).  A compromised
+"""The executor trusts no record (docs/design.md invariant 3).  A compromised
 frontend (the test build's forge hook) sends action records that each
 break one check: the executor refuses each, answers the call as invalid or
 denied, counts it and has it audited as a violation; a good record passes
-every check and reaches the HTTP engine: its target (port 9) refuses the
-connection, so it is answered "failed"."""
+every check and reaches the HTTP engine and the target, which is up and
+counts: the forged records reach it never, the good one and the real
+call once each."""
 import json
 import os
 import re
@@ -13,7 +14,8 @@ import sys
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from proc_lib import (INITIALIZE, SP_TEST, check, done, finish,  # noqa
-                      only_protocol, policy, request, start, tmpdir)
+                      only_protocol, policy, recorder, request, start,
+                      tmpdir)
 
 TOOLS = [
     {"name": "get_item", "description": "Read one item.", "target": "api",
@@ -45,9 +47,16 @@ def main():
     for case, (outcome, reason) in EXPECTED.items():
         check("forged %s: answered with outcome %d" % (case, outcome),
               outcomes.get(case) == str(outcome), err)
-    check("the good record passes every check: refused at connect",
-          re.search(r"forge good: call 5 outcome 2: .*connect", err)
+    check("the good record passes every check: answered ok by the target",
+          re.search(r"forge good: call 5 outcome 1: HTTP 200", err)
           is not None, err)
+    # sp has ended: every connection it made is queued at the target.
+    conns, reqs = recorder().seen()
+    check("the target saw two requests, on their own paths: the good "
+          "record's and the real call's (%d)" % len(reqs),
+          len(reqs) == 2 and len(conns) <= 2 and
+          "/items/x%22y%0A%24%28z%29" in [r["path"] for r in reqs],
+          (conns, reqs))
     log = [json.loads(l) for l in
            open(os.path.join(tmp, "audit.jsonl")).read().splitlines()]
     reasons = [r.get("reason") for r in log if r["kind"] == "violation"]
@@ -64,11 +73,10 @@ def main():
     lines = out.splitlines()
     result = json.loads(lines[-1]) if lines else {}
     sc = result.get("result", {}).get("structuredContent", {})
-    check("a real tools/call through the frontend: outcome failed, "
-          "connection refused, isError", only_protocol(out) is None and
-          sc.get("outcome") == "failed" and
-          "connect" in sc.get("message", "") and
-          result["result"].get("isError") is True, out)
+    check("a real tools/call through the frontend: outcome ok, HTTP 200, "
+          "not an error", only_protocol(out) is None and
+          sc.get("outcome") == "ok" and sc.get("http", {}).get("status") ==
+          200 and result["result"].get("isError") is False, out)
     done()
 
 

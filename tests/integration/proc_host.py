@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Shared hosts (DESIGN.md section 7), the broker's side: who the client
+"""Shared hosts (docs/design.md section 7), the broker's side: who the client
 is when fd 0 is a socket without peer credentials, and the users the
 children drop to (server.run_as).  Each "nothing ran" is counted at a
 real HTTP target started here, never taken from an exit status alone.
@@ -16,7 +16,7 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from exec_lib import HttpTarget  # noqa
 from proc_lib import (INITIALIZE, SP, check, confined_children, done,  # noqa
-                      request, run_as_root, sp_env, status_field)
+                      request, run_as_root, skip, sp_env, status_field)
 
 TIMEOUT = 10
 # A value the target must see as one path segment, whatever it holds.
@@ -187,7 +187,7 @@ def test_run_as_root(tmp, target):
     """Review host F2: as root, a run_as that cannot be used stops the
     session before any child starts."""
     if os.geteuid() != 0:
-        print("# skip: run_as checks need root")
+        skip("run_as that cannot be used stops the session", "needs root")
         return
     for user, why in (("no-such-user-x", "no such user"),
                       ("root", "uid or gid is 0")):
@@ -283,7 +283,7 @@ def test_audit_log_file(tmp, target):
           status == 0 and os.stat(audit).st_mode & 0o777 == 0o600 and
           "audit_log_open_file" not in err, (status, err))
     if os.geteuid() != 0:
-        print("# skip: a log owned by another uid needs root to chown")
+        skip("a log owned by another uid", "needs root to chown")
         return
     os.chown(audit, 65534, 65534)
     status, out, err = over_pipe(cfg)

@@ -1,9 +1,13 @@
 """Helpers for the process tests: start the real `sp mcp` (or the test
 build tests/sp-test, which has the test hooks), find its children through
 /proc, read what the kernel says about them, and report TAP."""
+import atexit
+import ctypes
+import http.client
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -29,6 +33,15 @@ def check(name, cond, detail=""):
             print("# " + line)
     sys.stdout.flush()
     return cond
+
+
+def skip(name, reason):
+    """A check that did not run: counted, and said as TAP's # SKIP with
+    its reason -- never a plain ok, never a comment TAP does not count."""
+    global _count
+    _count += 1
+    print("ok %d - %s # SKIP %s" % (_count, name, reason))
+    sys.stdout.flush()
 
 
 def done():
@@ -75,7 +88,7 @@ def sp_env(hook=None, extra=None):
 
 # As root, sp mcp drops the executor to server.run_as, which must be a
 # user of its own (the frontend is nobody): the tests' policies name this
-# one then (broker/child_role.h).
+# one then (child/child.h).
 ROOT_RUN_AS = "daemon"
 
 
@@ -87,14 +100,105 @@ def run_as_root(doc):
     return doc
 
 
+HTTP_TARGET = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "http_target.py")
+FLUSH_PATH = "/__recorder_flush/"
+
+
+def _die_with_parent():
+    """A recorder the harness leaves behind (a test killed by its
+    timeout) dies with the test instead of lingering."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGKILL, 0, 0, 0)		# PR_SET_PDEATHSIG
+
+
+class Recorder:
+    """A live HTTP target (http_target.py) that logs every accepted
+    connection and every request: what "nothing ran" is counted at.  A
+    refused call and a call that ran against a closed port both end
+    "failed"; only a target that is up tells them apart."""
+
+    def __init__(self, tmp=None, lifetime=3600, script=HTTP_TARGET):
+        """script: http_target.py, or another target taking --log,
+        --accepts and --lifetime (front_target.py)."""
+        self._own_dir = tmp is None
+        self.dir = tmp or tempfile.mkdtemp(prefix="sp-recorder-")
+        self.log = os.path.join(self.dir, "recorder-requests.jsonl")
+        self.accepts = os.path.join(self.dir, "recorder-accepts.jsonl")
+        for path in (self.log, self.accepts):
+            open(path, "w").close()
+        self.proc = subprocess.Popen(
+            [sys.executable, script, "--log", self.log,
+             "--accepts", self.accepts, "--lifetime", str(lifetime)],
+            stdout=subprocess.PIPE, preexec_fn=_die_with_parent)
+        self.port = int(self.proc.stdout.readline())
+        self.url = "http://127.0.0.1:%d" % self.port
+        self._flush_ports = set()
+        self._flushes = 0
+
+    def _lines(self, path):
+        with open(path, encoding="utf-8") as f:
+            return [json.loads(l) for l in f if l.strip()]
+
+    def flush(self, timeout=60):
+        """Returns once every connection queued before this call is in
+        the logs: a request of our own goes through the same accept
+        queue, and the target logs each connection as it accepts it and
+        each request before it answers.  Call it after the session has
+        answered (or ended), never instead of waiting for that."""
+        self._flushes += 1
+        c = http.client.HTTPConnection("127.0.0.1", self.port,
+                                       timeout=timeout)
+        try:
+            c.connect()
+            self._flush_ports.add(c.sock.getsockname()[1])
+            c.request("GET", FLUSH_PATH + str(self._flushes))
+            c.getresponse().read()
+        finally:
+            c.close()
+
+    def seen(self):
+        """(connections, requests) that reached the target, ours left
+        out; flushed first."""
+        self.flush()
+        conns = [c for c in self._lines(self.accepts)
+                 if c.get("peer_port") not in self._flush_ports]
+        reqs = [r for r in self._lines(self.log)
+                if not r.get("path", "").startswith(FLUSH_PATH)]
+        return conns, reqs
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self.proc.stdout.close()
+        if self._own_dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+_recorder = None
+
+
+def recorder():
+    """The recorder the shared policy points at, started on first use and
+    stopped when the test ends."""
+    global _recorder
+    if _recorder is None:
+        _recorder = Recorder()
+        atexit.register(_recorder.stop)
+    return _recorder
+
+
 def policy(tmp, audit=True, **extra):
-    """A small valid policy with one HTTP tool; returns its path."""
+    """A small valid policy with one HTTP tool; returns its path.  Unless
+    extra names its own targets, the tool reaches recorder(), which is up:
+    a test counts there what ran."""
     doc = {
         "sallyport": 1,
         "server": {"name": "proc-test"},
         "limits": {"call_timeout_ms": 2000},
-        "targets": {"api": {"type": "http",
-                            "base_url": "http://127.0.0.1:9"}},
+        "targets": extra.pop("targets", None) or
+        {"api": {"type": "http", "base_url": recorder().url}},
         "tools": [{"name": "get_item", "description": "Read one item.",
                    "target": "api", "scope": "read",
                    "http": {"method": "GET", "path": "/items/{id}"},
@@ -173,8 +277,9 @@ def status_field(pid, name):
     return None
 
 
-def confined_children(pid, timeout=5.0):
-    """Waits until both children run under their seccomp filter."""
+def confined_children(pid, timeout=60.0):
+    """Waits until both children run under their seccomp filter (the
+    budget is far above need: it returns as soon as they do)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         kids = children(pid)

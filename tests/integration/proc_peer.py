@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The session's profile (broker/peer.h, DESIGN.md section 7).  Over a
+"""The session's profile (broker/peer.h, docs/design.md section 7).  Over a
 unix socket (SO_PEERCRED, as under systemd socket activation): --profile
 when its match fits the peer, else the profile whose uid, then gid, match
 fits; no match: no tools, never "default" (unless the peer is our own uid,
@@ -15,7 +15,7 @@ import sys
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from proc_lib import (INITIALIZE, SP, check, done, policy, reap,  # noqa
-                      request, sp_env, tmpdir)
+                      recorder, request, sp_env, tmpdir)
 
 TOOLS = [
     {"name": "get_item", "description": "Read one item.", "target": "api",
@@ -151,9 +151,24 @@ def main():
                                      "arguments": {"id": "7 \"$(id)\""}})
     names, status, err = session(cfg, over_socket=False, extra=call)
     answer = last_lines[-1] if last_lines else {}
-    check("a tools/call without a profile is answered, nothing runs",
+    sc = answer.get("result", {}).get("structuredContent", {})
+    check("a tools/call without a profile is answered: denied, no profile",
           status == 0 and answer.get("id") == 2 and
-          "no engine" not in json.dumps(answer), (status, answer, err))
+          sc.get("outcome") == "denied" and
+          "has no profile" in sc.get("message", ""), (status, answer, err))
+    # The session has ended: what the executor could have sent is queued
+    # at the target, which is up (a refused call and one that ran into a
+    # closed port would both answer "failed").
+    conns, reqs = recorder().seen()
+    check("... nothing reached the target: %d connections, %d requests" %
+          (len(conns), len(reqs)), conns == [] and reqs == [], (conns, reqs))
+    with open(os.path.join(tmp, "audit.jsonl")) as f:
+        recs = [json.loads(l) for l in f]
+    last = max(i for i, r in enumerate(recs)
+               if r["kind"] == "session-start")
+    ran = [r for r in recs[last:] if r["kind"] in ("intent", "execution")]
+    check("... and the audit holds no intent or execution for it",
+          ran == [] and recs[-1]["kind"] == "session-end", recs[last:])
     done()
 
 

@@ -16,7 +16,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from proc_lib import (INITIALIZE, SP, SP_TEST, check, confined_children,  # noqa
                       done, finish, gone_within, only_protocol, policy,
                       read_line, read_stdout, request, sanitized_build,
-                      sp_env, start, status_field, stop, tmpdir)
+                      skip, sp_env, start, status_field, stop,
+                      tmpdir)
 
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -153,7 +154,7 @@ def test_signal_ends_in_order(tmp, sig, group):
           b'"protocolVersion"' in first and only_protocol(first + rest)
           is None, first + rest)
     check("%s: both children are gone" % name,
-          gone_within(kids.values(), 1.0))
+          gone_within(kids.values(), 30))
     last = open(os.path.join(tmp, "audit.jsonl")).read().splitlines()[-1]
     check("%s: session-end says why" % name,
           json.loads(last).get("why") == "signal " + name[3:], last)
@@ -177,7 +178,8 @@ def test_bad_config(tmp):
 
 def test_embedded_default(tmp):
     if os.path.exists("/etc/sallyport/policy.json"):
-        check("embedded default (skipped: /etc/sallyport/policy.json)", True)
+        skip("no policy anywhere: the embedded default",
+             "/etc/sallyport/policy.json exists on this host")
         return
     env = sp_env()
     env.pop("SP_CONFIG", None)
@@ -257,9 +259,12 @@ def test_backpressure(tmp):
     rss = int(status_field(kids.get("frontend", p.pid), "VmRSS").split()[0])
     check("a client that does not read: input stalls after %d KiB" %
           (written >> 10), written < limit)
-    # ASan's quarantine keeps freed memory resident by design.
-    check("... and the frontend stays small (%d KiB resident)" % rss,
-          rss < 32 * 1024 or sanitized_build(), rss)
+    if sanitized_build():
+        skip("... and the frontend stays small (%d KiB resident)" % rss,
+             "ASan's quarantine keeps freed memory resident by design")
+    else:
+        check("... and the frontend stays small (%d KiB resident)" % rss,
+              rss < 32 * 1024, rss)
     os.set_blocking(p.stdin.fileno(), True)
     # Stdin stays open, so no EOF ends the read: it ends at 1 MiB, or
     # once answers stop for 1 s (a slow build may have stalled on less

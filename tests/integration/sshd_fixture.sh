@@ -79,8 +79,9 @@ try_start() {
 	timeout 120 "$sshd" -D -f "$dir/sshd_config" -E "$dir/sshd.log" \
 	    </dev/null >/dev/null 2>&1 &
 	echo $! >"$dir/fixture.pid"
+	# up to 30 s: a loaded machine may take seconds to start sshd
 	i=0
-	while [ $i -lt 100 ]; do
+	while [ $i -lt 600 ]; do
 		grep -q 'Server listening' "$dir/sshd.log" && return 0
 		kill -0 "$(cat "$dir/fixture.pid")" 2>/dev/null || return 1
 		sleep 0.05

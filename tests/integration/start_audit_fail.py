@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The broker writes session-start while the children start (broker/mcp.c
-keeps its fdatasync off the cold start).  When that write fails after the
-children are running, the session still ends before any action: sp mcp
+"""The broker writes session-start when the frontend says the session is
+in use (initialize here), before any other record (docs/design.md section
+6).  When that write fails, the children running, the session still ends
+before any action: sp mcp
 exits 70 naming the failure, no request reaches the HTTP target, and the log holds no partial line.
 
 The failure is real: the log already holds one session and the file size
@@ -14,9 +15,9 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HttpTarget, get_item_policy  # noqa
+from exec_lib import get_item_policy  # noqa
 import subprocess  # noqa: E402
-from proc_lib import (INITIALIZE, SP, check, done, finish,  # noqa
+from proc_lib import (INITIALIZE, SP, Recorder, check, done, finish,  # noqa
                       only_protocol, request, sp_env, tmpdir)
 
 
@@ -41,16 +42,17 @@ def session(config, limit=None):
 
 def main():
     tmp = tmpdir()
-    target = HttpTarget(tmp)
+    target = Recorder(tmp)
     config = make_policy(tmp, target.port)
     log = os.path.join(tmp, "audit.jsonl")
     try:
         status, _, err = session(config)
         check("a first session runs and is audited",
-              status == 0 and len(target.requests()) == 1, (status, err))
+              status == 0 and len(target.seen()[1]) == 1, (status, err))
         size = os.path.getsize(log)
         status, out, err = session(config, limit=size)
-        requests = target.requests()[1:]
+        # sp has ended: seen() waits until all it sent is logged
+        requests = target.seen()[1][1:]
     finally:
         target.stop()
     check("sp mcp ends with 70", status == 70, (status, err))

@@ -67,17 +67,11 @@ try {
     tool?.outputSchema?.type === 'object', tools);
 
   const good = await client.callTool({ name: 'get_item', arguments: { id: 42 } });
-  const noEngine = String(good.structuredContent?.message ?? '').includes('no engine');
-  if (noEngine) {
-    check('callTool with good arguments # SKIP the executor has no engine yet ' +
-      '(merge branch exec)', true);
-  } else {
-    check('callTool with good arguments: outcome ok, not an error',
-      good.isError !== true && good.structuredContent?.outcome === 'ok', good);
-    const seen = requests(target.log);
-    check('... and the target saw exactly that request once',
-      seen.length === 1 && seen[0].path === '/items/42', seen);
-  }
+  check('callTool with good arguments: outcome ok, not an error',
+    good.isError !== true && good.structuredContent?.outcome === 'ok', good);
+  const seen = requests(target.log);
+  check('... and the target saw exactly that request once',
+    seen.length === 1 && seen[0].path === '/items/42', seen);
   check('... the text block is the structuredContent, compact',
     good.content?.[0]?.type === 'text' &&
     good.content[0].text === JSON.stringify(good.structuredContent), good.content);

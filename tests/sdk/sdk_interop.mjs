@@ -8,30 +8,14 @@
 // aborted) and gets no answer, and a ping right after it is answered at
 // once; structured results of several calls pass the SDK's outputSchema
 // check; close() ends sp with status 0 before the SDK's SIGTERM.  Prints TAP.
-import { mkdtempSync, openSync, readFileSync, writeFileSync, closeSync,
-  writeSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, openSync, writeFileSync, closeSync, writeSync,
+  mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { check, finish, jsonLines as events, loadSdk, serverSection, sp,
-  startTarget } from './sdk_lib.mjs';
-
-// sp was built with AddressSanitizer (the binary names __asan_init).
-function sanitized() {
-  try {
-    return readFileSync(sp).includes('__asan_init');
-  } catch {
-    return false;
-  }
-}
+import { check, finish, loadSdk, sanitized, serverSection, sp, startTarget,
+  waitFor } from './sdk_lib.mjs';
 
 const sdk = await loadSdk();
-
-async function waitFor(log, pred, ms) {
-  const end = Date.now() + ms;
-  while (Date.now() < end && !events(log).some(pred))
-    await new Promise((r) => setTimeout(r, 20));
-  return events(log);
-}
 
 function writePolicy(dir, port) {
   const token = join(dir, 'api.token');

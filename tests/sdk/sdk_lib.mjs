@@ -2,8 +2,10 @@
 // SDK (or skipping when `npm ci` has not run in tests/sdk), and starting
 // one of the integration tests' HTTP targets on a free port.
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync,
+  writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 
 export const srcdir = process.env.SP_SRCDIR ?? '.';
@@ -33,9 +35,18 @@ export function finish() {
   process.exit(failures ? 1 : 0);
 }
 
-// The SDK's client, stdio transport and types, merged; a skipped test and
-// the end of the run when they are not installed.
+// The SDK's client, stdio transport and types, merged.  Only an SDK that
+// is not installed at all is a skip (counted, with its reason); one that is
+// installed but fails to load is a failure, not a skip.
+const sdkDir = join(dirname(fileURLToPath(import.meta.url)),
+  'node_modules', '@modelcontextprotocol', 'sdk');
+
 export async function loadSdk() {
+  if (!existsSync(join(sdkDir, 'package.json'))) {
+    check('MCP SDK client # SKIP not installed: run `npm ci` in tests/sdk ' +
+      '(contrib/bootstrap check does)', true);
+    finish();
+  }
   try {
     return {
       ...(await import('@modelcontextprotocol/sdk/client/index.js')),
@@ -43,8 +54,8 @@ export async function loadSdk() {
       ...(await import('@modelcontextprotocol/sdk/types.js')),
     };
   } catch (e) {
-    check('MCP SDK client # SKIP run `npm ci` in tests/sdk ' +
-      '(contrib/bootstrap check does)', true);
+    check('MCP SDK client loads (installed in ' + sdkDir + ')', false,
+      String(e?.stack ?? e));
     finish();
   }
 }
@@ -67,4 +78,30 @@ export function startTarget(dir, script, logName) {
 export function jsonLines(log) {
   return readFileSync(log, 'utf8').split('\n').filter((l) => l)
     .map((l) => JSON.parse(l));
+}
+
+// Until pred holds for a line of log, or ms pass; the lines then.
+export async function waitFor(log, pred, ms) {
+  const end = Date.now() + ms;
+  while (Date.now() < end && !jsonLines(log).some(pred))
+    await new Promise((r) => setTimeout(r, 20));
+  return jsonLines(log);
+}
+
+// sp was built with AddressSanitizer (the binary names __asan_init).
+export function sanitized() {
+  try {
+    return readFileSync(sp).includes('__asan_init');
+  } catch {
+    return false;
+  }
+}
+
+// DIR/NAME, mode 0600, holding text (a credential file).
+export function writeSecret(dir, name, text) {
+  const path = join(dir, name);
+  const fd = openSync(path, 'w', 0o600);
+  writeSync(fd, text);
+  closeSync(fd);
+  return path;
 }

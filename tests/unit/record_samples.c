@@ -275,7 +275,7 @@ encode_result_status(const struct record_result *r,
 	struct buf b;
 
 	buf_init_writer(&b, RECORD_MAX_BYTES);
-	require(buf_put_u8(&b, 0x5a) == BUF_OK, "marker");
+	require(buf_put_u8(&b, 0x5a) == RECORD_OK, "marker");
 	return status_checked(&b, record_result_encode(r, l, &b));
 }
 
@@ -286,6 +286,6 @@ encode_event_status(const struct record_audit_event *ev,
 	struct buf b;
 
 	buf_init_writer(&b, RECORD_MAX_BYTES);
-	require(buf_put_u8(&b, 0x5a) == BUF_OK, "marker");
+	require(buf_put_u8(&b, 0x5a) == RECORD_OK, "marker");
 	return status_checked(&b, record_audit_event_encode(ev, l, &b));
 }

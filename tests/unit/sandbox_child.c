@@ -29,21 +29,21 @@
 #define HOLD_FD 4
 
 static bool
-role_by_name(const char *name, enum sandbox_role *role)
+role_by_name(const char *name, enum record_role *role)
 {
 	if (strcmp(name, "frontend") == 0)
-		*role = SANDBOX_ROLE_FRONTEND;
+		*role = RECORD_ROLE_FRONTEND;
 	else if (strcmp(name, "executor") == 0)
-		*role = SANDBOX_ROLE_EXECUTOR;
+		*role = RECORD_ROLE_EXECUTOR;
 	else if (strcmp(name, "broker") == 0)
-		*role = SANDBOX_ROLE_BROKER;
+		*role = RECORD_ROLE_BROKER;
 	else
 		return false;
 	return true;
 }
 
 static void
-confine(enum sandbox_role role, const char *chroot_dir)
+confine(enum record_role role, const char *chroot_dir)
 {
 	struct sandbox_spec spec = { .role = role, .mode = SANDBOX_REQUIRED,
 	    .chroot_dir = chroot_dir, .parent = getppid() };
@@ -82,13 +82,13 @@ act(const char *action)
 int
 main(int argc, char **argv)
 {
-	enum sandbox_role role;
+	enum record_role role;
 
 	log_init("sandbox_child", LOG_LEVEL_INFO);
 	if (argc < 3 || argc > 4 || !role_by_name(argv[1], &role))
 		fatal(SP_EXIT_USAGE, "usage: sandbox_child ROLE ACTION [CHROOT]");
 	/* Invariant 1: only the frontend keeps fd 1. */
-	if (role != SANDBOX_ROLE_FRONTEND && !sandbox_stdout_to_stderr())
+	if (role != RECORD_ROLE_FRONTEND && !sandbox_stdout_to_stderr())
 		fatal(SP_EXIT_SANDBOX, "cannot point stdout at stderr");
 	confine(role, argc == 4 ? argv[3] : NULL);
 	if (write(READY_FD, "r", 1) != 1)

@@ -46,7 +46,7 @@
 #endif
 
 static inline void
-confine_or_exit(enum sandbox_role role, const pid_t *children, size_t n)
+confine_or_exit(enum record_role role, const pid_t *children, size_t n)
 {
 	if (!sandbox_load_filter(role, children, n))
 		_exit(LOAD_FAILED);

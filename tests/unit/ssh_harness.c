@@ -38,16 +38,27 @@ sshd_path(const struct sshd *s, const char *name, char *out, size_t size)
 	cr_assert(n > 0 && (size_t)n < size, "path too long");
 }
 
+/*
+ * The fixture's commands hold SSHD_FIXTURE, an absolute path as long as
+ * the source tree's (make distcheck's is deep), so they are sized from it
+ * and a command that does not fit is never run cut short.
+ */
+#define SSHD_CMD_MAX \
+	(sizeof(SSHD_FIXTURE) + 2 * sizeof(((struct sshd *)0)->dir) + 64)
+
 void
 sshd_start(struct sshd *s, const char *options)
 {
-	char cmd[512];
+	char cmd[SSHD_CMD_MAX];
 	FILE *p;
+	int n;
 
 	snprintf(s->dir, sizeof(s->dir), "/tmp/sp-sshd-XXXXXX");
 	cr_assert_not_null(mkdtemp(s->dir), "mkdtemp");
-	snprintf(cmd, sizeof(cmd), "sh '%s' start '%s' %s", SSHD_FIXTURE,
+	n = snprintf(cmd, sizeof(cmd), "sh '%s' start '%s' %s", SSHD_FIXTURE,
 	    s->dir, options);
+	cr_assert(n > 0 && (size_t)n < sizeof(cmd), "sshd fixture command "
+	    "too long");
 	cr_assert_not_null(p = popen(cmd, "r"), "popen fixture");
 	s->port = 0;
 	if (fscanf(p, "%d", &s->port) != 1)
@@ -84,14 +95,17 @@ sshd_own(struct sshd *s, char *buf)
 void
 sshd_stop(struct sshd *s)
 {
-	char cmd[600];
+	char cmd[SSHD_CMD_MAX];
+	int n;
 
 	sshd_free_owned(s);
 	if (s->dir[0] == '\0')
 		return;
-	snprintf(cmd, sizeof(cmd), "sh '%s' stop '%s'; rm -rf '%s'",
+	n = snprintf(cmd, sizeof(cmd), "sh '%s' stop '%s'; rm -rf '%s'",
 	    SSHD_FIXTURE, s->dir, s->dir);
-	if (system(cmd) != 0)
+	if (n < 0 || (size_t)n >= sizeof(cmd))
+		fprintf(stderr, "sshd_stop: command too long for %s\n", s->dir);
+	else if (system(cmd) != 0)
 		fprintf(stderr, "sshd_stop: cleanup of %s failed\n", s->dir);
 	s->dir[0] = '\0';
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "broker/audit_args.h"
+#include "policy/audit_args.h"
 #include "broker/audit_log.h"
 #include "broker/audit_verify.h"
 #include "common/value.h"

@@ -672,3 +672,63 @@ Test(audit_log, a_removed_log_is_recreated_and_linked)
 	cr_assert_eq(cJSON_GetObjectItem(from, "seq")->valuedouble, 1);
 	cJSON_Delete(recs);
 }
+
+/* What the observer was told, in order (broker/audit_journal.h's view). */
+struct told {
+	size_t n;
+	char kind[4][AUDIT_KIND_MAX + 1];
+	uint64_t seq[4];
+	char prev[4][HASH_SHA256_HEX_LEN + 1];
+	char hash[4][HASH_SHA256_HEX_LEN + 1];
+};
+
+static void
+observe(void *arg, const struct audit_log_note *note)
+{
+	struct told *t = arg;
+
+	cr_assert_lt(t->n, 4);
+	cr_assert_str_eq(note->session, "sess-obs");
+	snprintf(t->kind[t->n], sizeof(t->kind[0]), "%s", note->kind);
+	t->seq[t->n] = note->seq;
+	snprintf(t->prev[t->n], sizeof(t->prev[0]), "%s", note->prev);
+	snprintf(t->hash[t->n], sizeof(t->hash[0]), "%s", note->hash);
+	t->n++;
+}
+
+/*
+ * A held session-start written in the same locked turn as the first
+ * record: the observer is told of both, in order, with each one's own
+ * seq, prev and hash as the file holds them.
+ */
+Test(audit_log, observer_is_told_of_a_held_start_and_the_record_after)
+{
+	struct audit_log *log = audit_log_open(path, NULL, 0, "sess-obs");
+	cJSON *start = cJSON_CreateObject(), *m = cJSON_CreateObject();
+	cJSON *all, *rec;
+	struct told t = { 0 };
+	size_t n, i;
+
+	cJSON_AddStringToObject(start, "profile", "ops");
+	cJSON_AddStringToObject(m, "reason", "parse-error");
+	audit_log_observe(log, observe, &t);
+	cr_assert(audit_log_hold_start(log, start));
+	cr_assert_eq(t.n, 0, "a held start is not in the file yet");
+	cr_assert(audit_log_append(log, "rejection", m, false));
+	cr_assert(audit_log_append(log, "rejection", m, true));
+	all = read_records(&n);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(t.n, 3, "told %zu of 3 records", t.n);
+	for (i = 0; i < n; i++) {
+		rec = cJSON_GetArrayItem(all, (int)i);
+		cr_assert_str_eq(t.kind[i], string_of(rec, "kind"));
+		cr_assert_eq(t.seq[i], (uint64_t)number_of(rec, "seq"));
+		cr_assert_str_eq(t.prev[i], string_of(rec, "prev"));
+		cr_assert_str_eq(t.hash[i], string_of(rec, "hash"));
+	}
+	cr_assert_str_eq(t.kind[0], "session-start");
+	cJSON_Delete(all);
+	cJSON_Delete(start);
+	cJSON_Delete(m);
+	cr_assert(audit_log_close(log));
+}

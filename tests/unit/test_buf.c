@@ -17,10 +17,10 @@ Test(buf, numbers_are_big_endian_on_the_wire)
 	struct buf b;
 
 	buf_init_writer(&b, 64);
-	cr_assert_eq(buf_put_u8(&b, 0xab), BUF_OK);
-	cr_assert_eq(buf_put_u16(&b, 0x1234), BUF_OK);
-	cr_assert_eq(buf_put_u32(&b, 0xdeadbeef), BUF_OK);
-	cr_assert_eq(buf_put_u64(&b, 0x0123456789abcdefULL), BUF_OK);
+	cr_assert_eq(buf_put_u8(&b, 0xab), RECORD_OK);
+	cr_assert_eq(buf_put_u16(&b, 0x1234), RECORD_OK);
+	cr_assert_eq(buf_put_u32(&b, 0xdeadbeef), RECORD_OK);
+	cr_assert_eq(buf_put_u64(&b, 0x0123456789abcdefULL), RECORD_OK);
 	cr_assert_eq(buf_len(&b), sizeof(want));
 	cr_assert_arr_eq(buf_ptr(&b), want, sizeof(want));
 	buf_free(&b);
@@ -36,10 +36,10 @@ Test(buf, numbers_roundtrip_at_their_extremes)
 
 	buf_init_writer(&b, 1024);
 	for (i = 0; i < sizeof(samples) / sizeof(samples[0]); i++) {
-		cr_assert_eq(buf_put_u8(&b, (uint8_t)samples[i]), BUF_OK);
-		cr_assert_eq(buf_put_u16(&b, (uint16_t)samples[i]), BUF_OK);
-		cr_assert_eq(buf_put_u32(&b, (uint32_t)samples[i]), BUF_OK);
-		cr_assert_eq(buf_put_u64(&b, samples[i]), BUF_OK);
+		cr_assert_eq(buf_put_u8(&b, (uint8_t)samples[i]), RECORD_OK);
+		cr_assert_eq(buf_put_u16(&b, (uint16_t)samples[i]), RECORD_OK);
+		cr_assert_eq(buf_put_u32(&b, (uint32_t)samples[i]), RECORD_OK);
+		cr_assert_eq(buf_put_u64(&b, samples[i]), RECORD_OK);
 	}
 	buf_init_reader(&r, buf_ptr(&b), buf_len(&b));
 	for (i = 0; i < sizeof(samples) / sizeof(samples[0]); i++) {
@@ -48,13 +48,13 @@ Test(buf, numbers_roundtrip_at_their_extremes)
 		uint32_t v32;
 		uint64_t v64;
 
-		cr_assert_eq(buf_get_u8(&r, &v8), BUF_OK);
+		cr_assert_eq(buf_get_u8(&r, &v8), RECORD_OK);
 		cr_assert_eq(v8, (uint8_t)samples[i]);
-		cr_assert_eq(buf_get_u16(&r, &v16), BUF_OK);
+		cr_assert_eq(buf_get_u16(&r, &v16), RECORD_OK);
 		cr_assert_eq(v16, (uint16_t)samples[i]);
-		cr_assert_eq(buf_get_u32(&r, &v32), BUF_OK);
+		cr_assert_eq(buf_get_u32(&r, &v32), RECORD_OK);
 		cr_assert_eq(v32, (uint32_t)samples[i]);
-		cr_assert_eq(buf_get_u64(&r, &v64), BUF_OK);
+		cr_assert_eq(buf_get_u64(&r, &v64), RECORD_OK);
 		cr_assert_eq(v64, samples[i]);
 	}
 	cr_assert_eq(buf_len(&r), 0);
@@ -76,12 +76,12 @@ Test(buf, number_getters_refuse_short_input_without_consuming)
 
 		buf_init_reader(&r, bytes, n);
 		if (n < 1)
-			cr_assert_eq(buf_get_u8(&r, &v8), BUF_ERR_SHORT);
+			cr_assert_eq(buf_get_u8(&r, &v8), RECORD_ERR_SHORT);
 		if (n < 2)
-			cr_assert_eq(buf_get_u16(&r, &v16), BUF_ERR_SHORT);
+			cr_assert_eq(buf_get_u16(&r, &v16), RECORD_ERR_SHORT);
 		if (n < 4)
-			cr_assert_eq(buf_get_u32(&r, &v32), BUF_ERR_SHORT);
-		cr_assert_eq(buf_get_u64(&r, &v64), BUF_ERR_SHORT);
+			cr_assert_eq(buf_get_u32(&r, &v32), RECORD_ERR_SHORT);
+		cr_assert_eq(buf_get_u64(&r, &v64), RECORD_ERR_SHORT);
 		cr_assert_eq(buf_len(&r), n, "consumed on failure at %zu", n);
 		cr_assert_eq(v8, 0x5a);
 		cr_assert_eq(v16, 0x5a5a);
@@ -103,21 +103,21 @@ Test(buf, strings_roundtrip_with_any_bytes)
 	buf_init_writer(&b, 4096);
 	for (i = 0; i < 5; i++)
 		cr_assert_eq(buf_put_string(&b, samples[i], strlen(samples[i])),
-		    BUF_OK);
-	cr_assert_eq(buf_put_string(&b, "a\0b", 3), BUF_OK);
-	cr_assert_eq(buf_put_string(&b, "xyz", 3), BUF_OK);
+		    RECORD_OK);
+	cr_assert_eq(buf_put_string(&b, "a\0b", 3), RECORD_OK);
+	cr_assert_eq(buf_put_string(&b, "xyz", 3), RECORD_OK);
 	buf_init_reader(&r, buf_ptr(&b), buf_len(&b));
 	for (i = 0; i < 5; i++) {
-		cr_assert_eq(buf_get_cstring(&r, 100, &s, &len), BUF_OK);
+		cr_assert_eq(buf_get_cstring(&r, 100, &s, &len), RECORD_OK);
 		cr_assert_eq(len, strlen(samples[i]));
 		cr_assert_str_eq(s, samples[i]);
 		free(s);
 	}
-	cr_assert_eq(buf_get_string(&r, 100, &bin, &len), BUF_OK);
+	cr_assert_eq(buf_get_string(&r, 100, &bin, &len), RECORD_OK);
 	cr_assert_eq(len, 3);
 	cr_assert_arr_eq(bin, "a\0b", 4, "copy is NUL-terminated");
 	free(bin);
-	cr_assert_eq(buf_get_string_view(&r, 3, &view, &len), BUF_OK);
+	cr_assert_eq(buf_get_string_view(&r, 3, &view, &len), RECORD_OK);
 	cr_assert_eq(len, 3);
 	cr_assert_arr_eq(view, "xyz", 3);
 	cr_assert_eq(buf_len(&r), 0);
@@ -135,16 +135,16 @@ Test(buf, string_length_is_checked_against_the_maximum_before_the_input)
 	size_t len = 77;
 
 	buf_init_reader(&r, huge, sizeof(huge));
-	cr_assert_eq(buf_get_string(&r, 1000, &bin, &len), BUF_ERR_TOO_LONG);
+	cr_assert_eq(buf_get_string(&r, 1000, &bin, &len), RECORD_ERR_TOO_LONG);
 	cr_assert_null(bin);
 	cr_assert_eq(len, 77);
 	cr_assert_eq(buf_len(&r), sizeof(huge));
 
 	buf_init_reader(&r, five, sizeof(five));
-	cr_assert_eq(buf_get_cstring(&r, 4, &s, &len), BUF_ERR_TOO_LONG);
+	cr_assert_eq(buf_get_cstring(&r, 4, &s, &len), RECORD_ERR_TOO_LONG);
 	cr_assert_null(s);
 	cr_assert_eq(buf_len(&r), sizeof(five));
-	cr_assert_eq(buf_get_cstring(&r, 5, &s, &len), BUF_OK);
+	cr_assert_eq(buf_get_cstring(&r, 5, &s, &len), RECORD_OK);
 	cr_assert_str_eq(s, "abcde");
 	free(s);
 }
@@ -156,11 +156,11 @@ Test(buf, string_length_past_the_end_is_short_at_every_cut)
 	size_t n, len;
 
 	buf_init_writer(&b, 64);
-	cr_assert_eq(buf_put_string(&b, "it's \"quoted\"", 13), BUF_OK);
+	cr_assert_eq(buf_put_string(&b, "it's \"quoted\"", 13), RECORD_OK);
 	for (n = 0; n < buf_len(&b); n++) {
 		buf_init_reader(&r, buf_ptr(&b), n);
 		cr_assert_eq(buf_get_string_view(&r, 64, &view, &len),
-		    BUF_ERR_SHORT, "cut at %zu", n);
+		    RECORD_ERR_SHORT, "cut at %zu", n);
 		cr_assert_eq(buf_len(&r), n);
 	}
 	buf_free(&b);
@@ -176,13 +176,13 @@ Test(buf, cstring_refuses_a_nul_anywhere_inside)
 
 	for (i = 0; i < 3; i++) {
 		buf_init_writer(&b, 64);
-		cr_assert_eq(buf_put_string(&b, samples[i], 4), BUF_OK);
+		cr_assert_eq(buf_put_string(&b, samples[i], 4), RECORD_OK);
 		buf_init_reader(&r, buf_ptr(&b), buf_len(&b));
-		cr_assert_eq(buf_get_cstring(&r, 64, &s, &len), BUF_ERR_NUL);
+		cr_assert_eq(buf_get_cstring(&r, 64, &s, &len), RECORD_ERR_CHAR);
 		cr_assert_null(s);
 		cr_assert_eq(buf_len(&r), 8, "nothing consumed");
 		/* The same bytes are fine where binary is allowed. */
-		cr_assert_eq(buf_get_string(&r, 64, &bin, &len), BUF_OK);
+		cr_assert_eq(buf_get_string(&r, 64, &bin, &len), RECORD_OK);
 		cr_assert_eq(len, 4);
 		free(bin);
 		buf_free(&b);
@@ -197,15 +197,15 @@ Test(buf, empty_string_is_an_empty_c_string)
 	size_t len;
 
 	buf_init_writer(&b, 16);
-	cr_assert_eq(buf_put_string(&b, NULL, 0), BUF_OK);
-	cr_assert_eq(buf_put_string(&b, NULL, 0), BUF_OK);
+	cr_assert_eq(buf_put_string(&b, NULL, 0), RECORD_OK);
+	cr_assert_eq(buf_put_string(&b, NULL, 0), RECORD_OK);
 	cr_assert_eq(buf_len(&b), 8);
 	buf_init_reader(&r, buf_ptr(&b), buf_len(&b));
-	cr_assert_eq(buf_get_cstring(&r, 0, &s, &len), BUF_OK);
+	cr_assert_eq(buf_get_cstring(&r, 0, &s, &len), RECORD_OK);
 	cr_assert_eq(len, 0);
 	cr_assert_str_eq(s, "");
 	free(s);
-	cr_assert_eq(buf_get_string_view(&r, 0, &view, &len), BUF_OK);
+	cr_assert_eq(buf_get_string_view(&r, 0, &view, &len), RECORD_OK);
 	cr_assert_null(view);
 	cr_assert_eq(len, 0);
 	buf_free(&b);
@@ -216,22 +216,22 @@ Test(buf, writer_stops_at_its_maximum_and_appends_nothing_then)
 	struct buf b;
 
 	buf_init_writer(&b, 10);
-	cr_assert_eq(buf_put_u64(&b, 1), BUF_OK);
-	cr_assert_eq(buf_put_u32(&b, 2), BUF_ERR_TOO_LONG);
-	cr_assert_eq(buf_put_string(&b, "", 0), BUF_ERR_TOO_LONG);
+	cr_assert_eq(buf_put_u64(&b, 1), RECORD_OK);
+	cr_assert_eq(buf_put_u32(&b, 2), RECORD_ERR_TOO_LONG);
+	cr_assert_eq(buf_put_string(&b, "", 0), RECORD_ERR_TOO_LONG);
 	cr_assert_eq(buf_len(&b), 8);
-	cr_assert_eq(buf_put_u16(&b, 0xbeef), BUF_OK);
+	cr_assert_eq(buf_put_u16(&b, 0xbeef), RECORD_OK);
 	cr_assert_eq(buf_len(&b), 10);
-	cr_assert_eq(buf_put_u8(&b, 3), BUF_ERR_TOO_LONG);
+	cr_assert_eq(buf_put_u8(&b, 3), RECORD_ERR_TOO_LONG);
 	cr_assert_eq(buf_ptr(&b)[8], 0xbe);
 	cr_assert_eq(buf_ptr(&b)[9], 0xef);
 	buf_free(&b);
 
 	/* A string whose prefix fits but whose bytes do not: all or nothing. */
 	buf_init_writer(&b, 7);
-	cr_assert_eq(buf_put_string(&b, "abcd", 4), BUF_ERR_TOO_LONG);
+	cr_assert_eq(buf_put_string(&b, "abcd", 4), RECORD_ERR_TOO_LONG);
 	cr_assert_eq(buf_len(&b), 0);
-	cr_assert_eq(buf_put_string(&b, "abc", 3), BUF_OK);
+	cr_assert_eq(buf_put_string(&b, "abc", 3), RECORD_OK);
 	buf_free(&b);
 }
 
@@ -242,11 +242,11 @@ Test(buf, writer_grows_and_keeps_every_byte)
 
 	buf_init_writer(&b, 4 * 10000);
 	for (i = 0; i < 10000; i++)
-		cr_assert_eq(buf_put_u32(&b, i * 2654435761U), BUF_OK);
-	cr_assert_eq(buf_put_u8(&b, 0), BUF_ERR_TOO_LONG);
+		cr_assert_eq(buf_put_u32(&b, i * 2654435761U), RECORD_OK);
+	cr_assert_eq(buf_put_u8(&b, 0), RECORD_ERR_TOO_LONG);
 	buf_init_reader(&r, buf_ptr(&b), buf_len(&b));
 	for (i = 0; i < 10000; i++) {
-		cr_assert_eq(buf_get_u32(&r, &v), BUF_OK);
+		cr_assert_eq(buf_get_u32(&r, &v), RECORD_OK);
 		cr_assert_eq(v, i * 2654435761U);
 	}
 	buf_free(&b);
@@ -259,9 +259,9 @@ Test(buf, reader_is_never_written)
 	uint16_t v;
 
 	buf_init_reader(&r, bytes, sizeof(bytes));
-	cr_assert_eq(buf_get_u16(&r, &v), BUF_OK);
-	cr_assert_eq(buf_put_u8(&r, 9), BUF_ERR_READONLY);
-	cr_assert_eq(buf_put_string(&r, "x", 1), BUF_ERR_READONLY);
+	cr_assert_eq(buf_get_u16(&r, &v), RECORD_OK);
+	cr_assert_eq(buf_put_u8(&r, 9), RECORD_ERR_READONLY);
+	cr_assert_eq(buf_put_string(&r, "x", 1), RECORD_ERR_READONLY);
 	cr_assert_eq(buf_len(&r), 2);
 	cr_assert_eq(bytes[0], 1);
 	cr_assert_eq(bytes[2], 3);
@@ -275,10 +275,10 @@ Test(buf, raw_fields_are_exact)
 	struct buf b;
 
 	buf_init_writer(&b, 16);
-	cr_assert_eq(buf_put_raw(&b, "\x00\x01\x02\x03\x04", 5), BUF_OK);
-	cr_assert_eq(buf_get_raw(&b, out, 6), BUF_ERR_SHORT);
+	cr_assert_eq(buf_put_raw(&b, "\x00\x01\x02\x03\x04", 5), RECORD_OK);
+	cr_assert_eq(buf_get_raw(&b, out, 6), RECORD_ERR_SHORT);
 	cr_assert_eq(buf_len(&b), 5);
-	cr_assert_eq(buf_get_raw(&b, out, 5), BUF_OK);
+	cr_assert_eq(buf_get_raw(&b, out, 5), RECORD_OK);
 	cr_assert_arr_eq(out, "\x00\x01\x02\x03\x04", 5);
 	cr_assert_eq(buf_len(&b), 0);
 	buf_free(&b);

@@ -142,7 +142,7 @@ make_parent(char *out, size_t size)
 }
 
 static void
-check_confined_child(enum sandbox_role role, bool with_chroot)
+check_confined_child(enum record_role role, bool with_chroot)
 {
 	struct sandbox_spec spec = { .role = role, .uid = NOBODY,
 	    .gid = NOBODY };
@@ -184,13 +184,13 @@ check_confined_child(enum sandbox_role role, bool with_chroot)
 Test(confine, frontend_child_is_chrooted_dropped_and_filtered,
     .init = require_root_no_asan)
 {
-	check_confined_child(SANDBOX_ROLE_FRONTEND, true);
+	check_confined_child(RECORD_ROLE_FRONTEND, true);
 }
 
 Test(confine, executor_child_is_dropped_and_filtered,
     .init = require_root_no_asan)
 {
-	check_confined_child(SANDBOX_ROLE_EXECUTOR, false);
+	check_confined_child(RECORD_ROLE_EXECUTOR, false);
 }
 
 /*
@@ -201,7 +201,7 @@ Test(confine, executor_child_is_dropped_and_filtered,
 Test(confine, parent_death_kills_after_privilege_drop,
     .init = require_root_no_asan, .timeout = 10)
 {
-	struct sandbox_spec spec = { .role = SANDBOX_ROLE_FRONTEND,
+	struct sandbox_spec spec = { .role = RECORD_ROLE_FRONTEND,
 	    .uid = NOBODY, .gid = NOBODY };
 	struct pollfd pfd;
 	int alive[2], ready;
@@ -268,7 +268,7 @@ break_seccomp(void)
 Test(confine, best_effort_goes_on_and_names_what_is_missing,
     .init = require_root)
 {
-	struct sandbox_spec spec = { .role = SANDBOX_ROLE_EXECUTOR,
+	struct sandbox_spec spec = { .role = RECORD_ROLE_EXECUTOR,
 	    .mode = SANDBOX_BEST_EFFORT, .uid = NOBODY, .gid = NOBODY };
 	struct sandbox_report report;
 
@@ -285,7 +285,7 @@ Test(confine, best_effort_goes_on_and_names_what_is_missing,
 
 Test(confine, required_mode_refuses_without_seccomp, .init = require_root)
 {
-	struct sandbox_spec spec = { .role = SANDBOX_ROLE_FRONTEND,
+	struct sandbox_spec spec = { .role = RECORD_ROLE_FRONTEND,
 	    .uid = NOBODY, .gid = NOBODY };
 	struct sandbox_report report;
 
@@ -300,7 +300,7 @@ Test(confine, required_mode_refuses_without_seccomp, .init = require_root)
 Test(confine, required_mode_stops_at_failed_privilege_drop,
     .init = require_root)
 {
-	struct sandbox_spec spec = { .role = SANDBOX_ROLE_EXECUTOR,
+	struct sandbox_spec spec = { .role = RECORD_ROLE_EXECUTOR,
 	    .uid = NOBODY, .gid = NOBODY };
 	struct sandbox_report report;
 
@@ -320,7 +320,7 @@ Test(confine, required_mode_stops_at_failed_privilege_drop,
 /* Every missing step is listed, in order, in best-effort mode. */
 Test(confine, best_effort_lists_every_missing_step, .init = require_root)
 {
-	struct sandbox_spec spec = { .role = SANDBOX_ROLE_BROKER,
+	struct sandbox_spec spec = { .role = RECORD_ROLE_BROKER,
 	    .mode = SANDBOX_BEST_EFFORT, .uid = NOBODY, .gid = NOBODY,
 	    .chroot_dir = "/nonexistent/sp \"$(id)\"", .parent = getppid() };
 	struct sandbox_report report;
@@ -351,7 +351,7 @@ Test(confine, best_effort_lists_every_missing_step, .init = require_root)
 
 Test(confine, bad_target_uid_is_refused, .init = require_root)
 {
-	struct sandbox_spec spec = { .role = SANDBOX_ROLE_EXECUTOR,
+	struct sandbox_spec spec = { .role = RECORD_ROLE_EXECUTOR,
 	    .uid = 0, .gid = NOBODY };
 	struct sandbox_report report;
 

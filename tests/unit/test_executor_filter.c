@@ -60,13 +60,13 @@ echo_peer(struct sockaddr_in *sa)
 
 Test(executor_filter, restart_syscall_works, WORKS)
 {
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	_exit(restart_syscall_returns() ? ALLOWED_OK : ALLOWED_BROKEN);
 }
 
 Test(executor_filter, execve_is_killed, KILLED)
 {
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	try_execve();
 }
 
@@ -78,21 +78,21 @@ Test(executor_filter, open_for_writing_is_killed, KILLED)
 	cr_assert_geq(fd, 0);
 	close(fd);
 	unlink(path);
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	(void)open(path, O_WRONLY | O_CREAT, 0600);
 	_exit(0);
 }
 
 Test(executor_filter, open_read_write_is_killed, KILLED)
 {
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	(void)open("/dev/null", O_RDWR);
 	_exit(0);
 }
 
 Test(executor_filter, fork_is_killed, KILLED)
 {
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	if (fork() == 0)
 		_exit(0);
 	_exit(0);
@@ -100,28 +100,28 @@ Test(executor_filter, fork_is_killed, KILLED)
 
 Test(executor_filter, ptrace_is_killed, KILLED)
 {
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	(void)ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 	_exit(0);
 }
 
 Test(executor_filter, mount_is_killed, KILLED)
 {
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	(void)mount("none", "/mnt", "tmpfs", 0, NULL);
 	_exit(0);
 }
 
 Test(executor_filter, packet_socket_is_killed, KILLED)
 {
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	(void)socket(AF_PACKET, SOCK_RAW, 0);
 	_exit(0);
 }
 
 Test(executor_filter, writable_executable_mapping_is_killed, KILLED)
 {
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	(void)mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	_exit(0);
@@ -135,7 +135,7 @@ Test(executor_filter, making_written_memory_executable_is_killed, KILLED)
 	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	cr_assert_neq(page, MAP_FAILED);
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	page[0] = 0xc3;		/* ret */
 	(void)mprotect(page, 4096, PROT_READ | PROT_EXEC);
 	_exit(0);
@@ -146,7 +146,7 @@ Test(executor_filter, read_exec_mapping_works, WORKS)
 {
 	void *p;
 
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	p = mmap(NULL, 4096, PROT_READ | PROT_EXEC,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
@@ -176,7 +176,7 @@ Test(executor_filter, older_thread_is_confined_too, KILLED)
 
 	cr_assert_eq(pipe(go), 0);
 	cr_assert_eq(pthread_create(&t, NULL, open_for_writing_later, go), 0);
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	if (write(go[1], "g", 1) != 1)
 		_exit(ALLOWED_BROKEN);
 	(void)pthread_join(t, NULL);
@@ -192,7 +192,7 @@ Test(executor_filter, inet_socket_round_trip, WORKS)
 	int fd;
 
 	(void)echo_peer(&sa);
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
 		_exit(ALLOWED_BROKEN);
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1)
@@ -280,7 +280,7 @@ Test(executor_filter, libcurl_request_works, WORKS)
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 4000L);
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	if (curl_easy_perform(h) != CURLE_OK)
 		_exit(ALLOWED_BROKEN);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
@@ -314,7 +314,7 @@ Test(executor_filter, getaddrinfo_on_a_thread_works, WORKS)
 	pthread_t t;
 	int ok = 0;
 
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	if (pthread_create(&t, NULL, resolve_localhost, &ok) != 0 ||
 	    pthread_join(t, NULL) != 0 || !ok)
 		_exit(ALLOWED_BROKEN);
@@ -324,7 +324,7 @@ Test(executor_filter, getaddrinfo_on_a_thread_works, WORKS)
 /* Local sockets and netlink fail softly, so getaddrinfo can degrade. */
 Test(executor_filter, unix_socket_is_refused_not_killed, WORKS)
 {
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	if (socket(AF_UNIX, SOCK_STREAM, 0) != -1 || errno != EACCES)
 		_exit(ALLOWED_BROKEN);
 	_exit(ALLOWED_OK);
@@ -335,7 +335,7 @@ Test(executor_filter, read_only_open_works, WORKS)
 	char buf[16];
 	int fd;
 
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	if ((fd = open("/etc/hosts", O_RDONLY | O_CLOEXEC)) == -1)
 		_exit(ALLOWED_BROKEN);
 	if (read(fd, buf, sizeof(buf)) <= 0)
@@ -359,7 +359,7 @@ Test(executor_filter, threads_start_and_join, WORKS)
 	pthread_t t[3];
 	int values[3] = { 2, 5, 7 }, i;
 
-	confine_or_exit(SANDBOX_ROLE_EXECUTOR, NULL, 0);
+	confine_or_exit(RECORD_ROLE_EXECUTOR, NULL, 0);
 	for (i = 0; i < 3; i++)
 		if (pthread_create(&t[i], NULL, thread_body, &values[i]) != 0)
 			_exit(ALLOWED_BROKEN);

@@ -302,7 +302,8 @@ assert_refused_without_connect(const char *host, unsigned allow,
 	cr_assert_eq(c.r.attempts, 0);
 	cr_assert_eq(st.connections_opened, 0);
 	cr_assert_eq(st.requests_started, 0);
-	cr_assert_lt(c.elapsed_us, 200000u);
+	/* at once, not at the 5 s budget: far from both on a loaded host */
+	cr_assert_lt(c.elapsed_us, 2500000u);
 }
 
 Test(http, metadata_and_link_local_refused_without_connecting)

@@ -94,7 +94,8 @@ Test(http_flow, retry_after_two_seconds_waits_once_then_succeeds)
 	cr_assert_eq(c.r.attempts, 2);
 	cr_assert_eq(http_peer_requests(&fx.peer), 2);
 	cr_assert_geq(c.elapsed_us, 2000000u);
-	cr_assert_lt(c.elapsed_us, 3500000u);
+	/* once (two attempts, counted above), not for ever */
+	cr_assert_lt(c.elapsed_us, 10000000u);
 }
 
 Test(http_flow, retry_after_is_honoured_only_once)
@@ -122,7 +123,7 @@ Test(http_flow, retry_after_long_returns_at_once)
 	cr_assert_eq(c.r.retry_after_s, 120);
 	cr_assert_not_null(strstr(c.r.message, "asks to wait 120 s"), "%s",
 	    c.r.message);
-	cr_assert_lt(c.elapsed_us, 1000000u);
+	cr_assert_lt(c.elapsed_us, 10000000u);	/* far from 120 s */
 	c = run(&date);
 	cr_assert_eq(c.r.status, 503);
 	/* The date has one-second resolution and the peer formats it before
@@ -150,7 +151,8 @@ Test(http_flow, slow_server_hits_the_budget)
 	cr_assert_eq(c.r.outcome, HTTP_OUTCOME_FAILED);
 	cr_assert_str_eq(c.r.message, "no answer within the 1500 ms budget");
 	cr_assert_geq(c.elapsed_us, 1400000u);
-	cr_assert_lt(c.elapsed_us, 2200000u);
+	/* the budget's end, not the server's at 5 s */
+	cr_assert_lt(c.elapsed_us, 4500000u);
 	/* A mutating request that was sent and never answered. */
 	req.method = HTTP_METHOD_PUT;
 	req.budget_ms = 1200;
@@ -263,7 +265,7 @@ Test(http_flow, attempt_with_less_than_a_second_left_is_not_started)
 	cr_assert_eq(c.r.status, 503);
 	cr_assert_eq(c.r.attempts, 1);
 	cr_assert_str_eq(c.r.message, "the service asks to wait 2 s");
-	cr_assert_lt(c.elapsed_us, 1000000u);
+	cr_assert_lt(c.elapsed_us, 1900000u);	/* it did not wait the 2 s */
 }
 
 static void

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "executor/http.h"
-#include "executor/http_names.h"
+#include "executor/http_resolve.h"
 #include "tests/unit/http_harness.h"
 
 static struct harness fx;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "executor/http_addr.h"
-#include "executor/http_retry.h"
+#include "executor/http_response.h"
 
 static enum http_addr_class
 classify(const char *text)

@@ -786,8 +786,9 @@ Test(calls, initialize_sends_the_client_record)
 	    "\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
 	    "\"clientInfo\":{\"name\":\"claude\\u001b[2J\",\"version\":"
 	    "\"2.1\"}}}");
-	cr_assert_eq(harness_count(&h2, MCP_ITEM_AUDIT), 1);
-	harness_audit(&h2, 0, &ev);
+	/* the session is opened (session-start), then the client is told */
+	cr_assert_eq(harness_count(&h2, MCP_ITEM_AUDIT), 2);
+	harness_audit(&h2, 1, &ev);
 	cr_assert_eq(ev.kind, RECORD_AUDIT_CLIENT);
 	cr_assert_str_eq(ev.method.ptr, "initialize");
 	cr_assert_eq(ev.shape_count, RECORD_AUDIT_CLIENT_TEXTS);

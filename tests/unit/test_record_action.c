@@ -303,7 +303,7 @@ Test(record_action, encoder_refuses_what_the_limits_refuse)
 	sample_action_fill(&in, args);
 	l.max_args = 9;
 	buf_init_writer(&b, RECORD_MAX_BYTES);
-	cr_assert_eq(buf_put_u8(&b, 0x42), BUF_OK);
+	cr_assert_eq(buf_put_u8(&b, 0x42), RECORD_OK);
 	cr_assert_eq(record_action_encode(&in, &l, &b), RECORD_ERR_TOO_LONG);
 	l.max_args = 10;
 	l.max_arg_bytes = 3;

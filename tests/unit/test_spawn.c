@@ -391,7 +391,7 @@ die_by_kill(void)
 static void
 violate_sandbox(void)
 {
-	if (sandbox_load_filter(SANDBOX_ROLE_FRONTEND, NULL, 0))
+	if (sandbox_load_filter(RECORD_ROLE_FRONTEND, NULL, 0))
 		(void)socket(AF_INET, SOCK_STREAM, 0);
 }
 

@@ -62,7 +62,7 @@ Test(ssh, echo_returns_its_arguments_and_status_zero)
 	int t = default_target();
 
 	run_call(base, engine, t, "echo hello 'two  words' \"\xc3\xbcn\xc3\xaf "
-	    "\xe2\x9c\x93\"", 4096, 5000, &r);
+	    "\xe2\x9c\x93\"", 4096, SSH_TEST_BUDGET_MS, &r);
 	assert_ok_exit(&r, 0);
 	cr_assert_str_eq(r.out, "hello two  words \xc3\xbcn\xc3\xaf \xe2\x9c\x93\n");
 	cr_assert_eq(r.out_total, r.out_len);
@@ -76,7 +76,8 @@ Test(ssh, non_zero_exit_status_is_reported)
 	struct call_result r;
 	int t = default_target();
 
-	run_call(base, engine, t, "echo partial; exit 7", 4096, 5000, &r);
+	run_call(base, engine, t, "echo partial; exit 7", 4096,
+	    SSH_TEST_BUDGET_MS, &r);
 	assert_ok_exit(&r, 7);
 	cr_assert_str_eq(r.out, "partial\n");
 	cr_assert(strstr(r.message, "status 7") != NULL, "%s", r.message);
@@ -89,7 +90,7 @@ Test(ssh, stderr_is_captured_apart_from_stdout)
 	int t = default_target();
 
 	run_call(base, engine, t, "echo out1; echo 'err 1' >&2; echo out2; "
-	    "printf 'err\\n2\\n' >&2", 4096, 5000, &r);
+	    "printf 'err\\n2\\n' >&2", 4096, SSH_TEST_BUDGET_MS, &r);
 	assert_ok_exit(&r, 0);
 	cr_assert_str_eq(r.out, "out1\nout2\n");
 	cr_assert_str_eq(r.err, "err 1\nerr\n2\n");
@@ -104,7 +105,8 @@ Test(ssh, five_megabytes_are_cut_at_the_limit_and_counted)
 	size_t i;
 
 	run_call(base, engine, t, "head -c 5242880 /dev/zero | tr '\\000' x; "
-	    "head -c 70000 /dev/zero | tr '\\000' y >&2", 1000, 10000, &r);
+	    "head -c 70000 /dev/zero | tr '\\000' y >&2", 1000,
+	    SSH_TEST_BUDGET_MS, &r);
 	assert_ok_exit(&r, 0);
 	cr_assert_eq(r.out_len, 1000);
 	cr_assert_eq(r.out_total, 5242880);
@@ -122,15 +124,15 @@ Test(ssh, a_command_killed_by_a_signal_reports_it)
 	int t = default_target();
 
 	run_call(base, engine, t, "echo before; kill -TERM $$; echo after",
-	    4096, 5000, &r);
+	    4096, SSH_TEST_BUDGET_MS, &r);
 	cr_assert_eq(r.outcome, SSH_OK, "%s", r.message);
 	cr_assert(!r.exited);
 	cr_assert_str_eq(r.signal, "TERM");
 	cr_assert_str_eq(r.out, "before\n");
 	cr_assert(strstr(r.message, "signal TERM") != NULL, "%s", r.message);
 	result_clear(&r);
-	run_call(base, engine, t, "echo oops >&2; kill -KILL $$", 4096, 5000,
-	    &r);
+	run_call(base, engine, t, "echo oops >&2; kill -KILL $$", 4096,
+	    SSH_TEST_BUDGET_MS, &r);
 	cr_assert(!r.exited);
 	cr_assert_str_eq(r.signal, "KILL");
 	cr_assert_str_eq(r.err, "oops\n");
@@ -141,7 +143,7 @@ Test(ssh, stdin_bytes_reach_the_command)
 {
 	struct ssh_request req = { .command = "cat; echo; read -r x </dev/null;"
 	    " echo done", .stdin_data = "s3cr\"et\n$(touch x) \xe2\x9c\x93",
-	    .output_limit = 4096, .timeout_ms = 5000 };
+	    .output_limit = 4096, .timeout_ms = SSH_TEST_BUDGET_MS };
 	struct call_result r = { 0 };
 	int t = default_target();
 
@@ -183,7 +185,7 @@ Test(ssh, hostile_values_arrive_as_literal_arguments)
 		    sizeof(expected) - strlen(expected), "<%s>\n", values[i]);
 		free(q);
 	}
-	run_call(base, engine, t, cmd, 8192, 5000, &r);
+	run_call(base, engine, t, cmd, 8192, SSH_TEST_BUDGET_MS, &r);
 	assert_ok_exit(&r, 0);
 	cr_assert_str_eq(r.out, expected);
 	cr_assert(!file_exists(marker), "a value was run as a command");
@@ -199,7 +201,7 @@ Test(ssh, pinned_host_key_that_matches_is_accepted)
 	tg.has_host_key_sha256 = true;
 	sshd_pub_sha256(&sshd, "host_key", tg.host_key_sha256);
 	cr_assert_geq(t = ssh_engine_add_target(engine, &tg), 0);
-	run_call(base, engine, t, "echo pinned", 4096, 5000, &r);
+	run_call(base, engine, t, "echo pinned", 4096, SSH_TEST_BUDGET_MS, &r);
 	assert_ok_exit(&r, 0);
 	cr_assert_str_eq(r.out, "pinned\n");
 	result_clear(&r);
@@ -216,7 +218,7 @@ assert_denied_without_marker(struct ssh_target *tg, const char *expected_key)
 	sshd_path(&sshd, "marker", marker, sizeof(marker));
 	snprintf(cmd, sizeof(cmd), "touch '%s'", marker);
 	cr_assert_geq(t = ssh_engine_add_target(engine, tg), 0);
-	run_call(base, engine, t, cmd, 4096, 5000, &r);
+	run_call(base, engine, t, cmd, 4096, SSH_TEST_BUDGET_MS, &r);
 	cr_assert_eq(r.outcome, SSH_DENIED, "outcome %d: %s", r.outcome,
 	    r.message);
 	sshd_keygen_fingerprint(&sshd, "host_key", offered);
@@ -299,7 +301,7 @@ Test(ssh, wrong_user_key_fails_and_runs_nothing)
 	sshd_path(&sshd, "marker", marker, sizeof(marker));
 	snprintf(cmd, sizeof(cmd), "touch '%s'", marker);
 	cr_assert_geq(t = ssh_engine_add_target(engine, &tg), 0);
-	run_call(base, engine, t, cmd, 4096, 5000, &r);
+	run_call(base, engine, t, cmd, 4096, SSH_TEST_BUDGET_MS, &r);
 	cr_assert_eq(r.outcome, SSH_FAILED, "outcome %d: %s", r.outcome,
 	    r.message);
 	cr_assert(strstr(r.message, "authentication") != NULL, "%s",
@@ -384,7 +386,8 @@ Test(ssh, timeout_before_sending_is_failed_and_drops_the_connection)
 /* libssh2 would refuse the exec request only after the call counts as sent. */
 Test(ssh, a_command_over_the_limit_is_refused_before_any_connection)
 {
-	struct ssh_request req = { .output_limit = 4096, .timeout_ms = 5000 };
+	struct ssh_request req = { .output_limit = 4096,
+	    .timeout_ms = SSH_TEST_BUDGET_MS };
 	struct call_result r = { 0 };
 	char *cmd = malloc(SSH_COMMAND_MAX + 2);
 	int t = default_target();

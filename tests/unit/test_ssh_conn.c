@@ -108,7 +108,7 @@ Test(ssh_conn, twenty_calls_share_one_connection)
 	for (i = 0; i < 20; i++) {
 		snprintf(cmd, sizeof(cmd), "echo call %d", i);
 		snprintf(want, sizeof(want), "call %d\n", i);
-		run_call(base, engine, t, cmd, 4096, 5000, &r);
+		run_call(base, engine, t, cmd, 4096, SSH_TEST_BUDGET_MS, &r);
 		assert_ok_output(&r, want);
 		result_clear(&r);
 	}
@@ -120,7 +120,8 @@ Test(ssh_conn, twenty_calls_share_one_connection)
 static void
 run_parallel(int t, struct call_result *rs, char (*cmds)[600], int n)
 {
-	struct ssh_request req = { .output_limit = 4096, .timeout_ms = 10000 };
+	struct ssh_request req = { .output_limit = 4096,
+	    .timeout_ms = SSH_TEST_BUDGET_MS };
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -163,12 +164,13 @@ Test(ssh_conn, several_calls_run_at_once_on_one_connection)
 	char dir[300], cmds[6][600];
 	int t = add_target("user_ed25519"), i;
 
-	/* each announces itself, then waits (at most 6 s) for all six: only
-	 * calls running at the same time can all see six */
+	/* each announces itself, then waits (up to 600 rounds, 30 s)
+	 * for all six: only calls running at the same time can all see six,
+	 * and a loaded machine may take seconds to open six channels */
 	rendezvous_dir(dir, sizeof(dir));
 	for (i = 0; i < 6; i++)
 		snprintf(cmds[i], sizeof(cmds[i]), "d='%s'; touch $d/c.%d; "
-		    "n=0; while [ $(ls $d | wc -l) -lt 6 ] && [ $n -lt 120 ]; "
+		    "n=0; while [ $(ls $d | wc -l) -lt 6 ] && [ $n -lt 600 ]; "
 		    "do sleep 0.05; n=$((n + 1)); done; "
 		    "echo \"$(ls $d | wc -l) call %d\"", dir, i, i);
 	run_parallel(t, rs, cmds, 6);
@@ -176,24 +178,93 @@ Test(ssh_conn, several_calls_run_at_once_on_one_connection)
 	cr_assert_eq(sshd_log_count(&sshd, "Accepted publickey"), 1);
 }
 
+/* How many calls have announced themselves (dir/r.N) and not yet left;
+ * *first is one of them. */
+static int
+markers(const char *dir, int *first)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert_not_null(d);
+	*first = -1;
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, "r.", 2) == 0) {
+			if (*first < 0)
+				*first = atoi(e->d_name + 2);
+			n++;
+		}
+	closedir(d);
+	return n;
+}
+
+/* Runs the loop until exactly want calls are in, at most 40 s (the suite
+ * allows 60); never more than limit at once.  Returns one of them. */
+static int
+await_running(const char *dir, int want, int limit)
+{
+	int n = 0, first, i;
+
+	for (i = 0; i < 800; i++) {
+		n = markers(dir, &first);
+		cr_assert_leq(n, limit, "%d calls ran at once, the limit is %d",
+		    n, limit);
+		if (n == want)
+			return first;
+		run_loop_for(base, 50);
+	}
+	cr_assert_fail("%d of the %d calls expected ran at once within 40 s",
+	    n, want);
+	return -1;
+}
+
+/*
+ * Five calls, two channels: each announces itself and holds until the
+ * test opens its gate.  Two must run at once (not one at a time): an
+ * event, awaited.  Never three: the first pair is held while the loop
+ * runs 2 s more, time for the three queued calls to open one after the
+ * other if nothing held them back (a queued call shows no event of its
+ * own); and at each release exactly one queued call comes in.
+ */
 Test(ssh_conn, calls_beyond_the_channel_limit_wait_their_turn)
 {
+	struct ssh_request req = { .output_limit = 4096,
+	    .timeout_ms = 120000 };
 	struct call_result rs[5];
-	char dir[300], cmds[5][600];
-	int t, i;
+	char dir[300], cmds[5][600], gate[400], want[64];
+	int t, i, released, first, fd;
 
 	ssh_engine_free(engine);
 	event_base_free(base);
 	start_engine(30, 2);
 	t = add_target("user_ed25519");
-	/* each counts the commands running beside it, itself included */
 	rendezvous_dir(dir, sizeof(dir));
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 5; i++) {
 		snprintf(cmds[i], sizeof(cmds[i]), "d='%s'; touch $d/r.%d; "
-		    "sleep 0.3; c=$(ls $d | wc -l); sleep 0.2; rm $d/r.%d; "
-		    "echo \"$c call %d\"", dir, i, i, i);
-	run_parallel(t, rs, cmds, 5);
-	cr_assert_leq(parallel_counts(rs, 5), 2);
+		    "n=0; while [ ! -e $d/g.%d ] && [ $n -lt 2400 ]; "
+		    "do sleep 0.05; n=$((n + 1)); done; rm $d/r.%d; "
+		    "echo \"released call %d\"", dir, i, i, i, i);
+		req.command = cmds[i];
+		memset(&rs[i], 0, sizeof(rs[i]));
+		cr_assert_not_null(ssh_call_start(engine, t, &req,
+		    result_store, &rs[i]));
+	}
+	(void)await_running(dir, 2, 2);
+	run_loop_for(base, 2000);
+	for (released = 0; released < 5; released++) {
+		first = await_running(dir, released < 4 ? 2 : 1, 2);
+		snprintf(gate, sizeof(gate), "%s/g.%d", dir, first);
+		cr_assert_geq(fd = open(gate, O_WRONLY | O_CREAT, 0600), 0);
+		close(fd);
+		loop_until_done(base, &rs[first], 1);
+	}
+	for (i = 0; i < 5; i++) {
+		snprintf(want, sizeof(want), "released call %d\n", i);
+		assert_ok_output(&rs[i], want);
+		result_clear(&rs[i]);
+	}
+	cr_assert_eq(sshd_log_count(&sshd, "Accepted publickey"), 1);
 }
 
 /* Pids whose parent is ppid (sshd's per-connection processes). */
@@ -256,12 +327,11 @@ Test(ssh_conn, a_connection_found_dead_is_replaced_once)
 	struct call_result r;
 	int t = add_target("user_ed25519");
 
-	/* budgets far above need: a loaded CI machine once took over 5 s */
-	run_call(base, engine, t, "echo first", 4096, 20000, &r);
+	run_call(base, engine, t, "echo first", 4096, SSH_TEST_BUDGET_MS, &r);
 	assert_ok_output(&r, "first\n");
 	result_clear(&r);
 	drop_server_connections();
-	run_call(base, engine, t, "echo second", 4096, 20000, &r);
+	run_call(base, engine, t, "echo second", 4096, SSH_TEST_BUDGET_MS, &r);
 	assert_ok_output(&r, "second\n");
 	result_clear(&r);
 	cr_assert_eq(sshd_log_count(&sshd, "Accepted publickey"), 2);
@@ -275,7 +345,8 @@ Test(ssh_conn, a_connection_found_dead_is_replaced_once)
 Test(ssh_conn, a_queued_call_survives_the_connection_dying)
 {
 	struct call_result rs[2] = { 0 };
-	struct ssh_request req = { .output_limit = 4096, .timeout_ms = 8000 };
+	struct ssh_request req = { .output_limit = 4096,
+	    .timeout_ms = SSH_TEST_BUDGET_MS };
 	int t;
 
 	ssh_engine_free(engine);
@@ -301,14 +372,14 @@ Test(ssh_keepalive, an_idle_connection_sends_keepalives)
 	struct call_result r;
 	int t = add_target("user_ed25519");
 
-	run_call(base, engine, t, "echo awake", 4096, 5000, &r);
+	run_call(base, engine, t, "echo awake", 4096, SSH_TEST_BUDGET_MS, &r);
 	assert_ok_output(&r, "awake\n");
 	result_clear(&r);
 	/* libssh2 counts whole seconds since the last packet of any kind */
 	run_loop_for(base, 3200);
 	cr_assert_geq(sshd_log_count(&sshd, "keepalive@libssh2.org"), 1,
 	    "no keepalive reached the server");
-	run_call(base, engine, t, "echo still", 4096, 5000, &r);
+	run_call(base, engine, t, "echo still", 4096, SSH_TEST_BUDGET_MS, &r);
 	assert_ok_output(&r, "still\n");
 	result_clear(&r);
 	cr_assert_eq(sshd_log_count(&sshd, "Accepted publickey"), 1);
@@ -323,7 +394,8 @@ must_not_run(const struct ssh_result *r, void *arg)
 
 Test(ssh_conn, a_cancelled_call_never_runs_nor_reports)
 {
-	struct ssh_request req = { .output_limit = 64, .timeout_ms = 5000 };
+	struct ssh_request req = { .output_limit = 64,
+	    .timeout_ms = SSH_TEST_BUDGET_MS };
 	char marker[300], cmd[400];
 	struct ssh_call *call;
 	struct call_result r;
@@ -335,7 +407,7 @@ Test(ssh_conn, a_cancelled_call_never_runs_nor_reports)
 	cr_assert_not_null(call = ssh_call_start(engine, t, &req,
 	    must_not_run, NULL));
 	ssh_call_cancel(call);
-	run_call(base, engine, t, "echo after", 4096, 5000, &r);
+	run_call(base, engine, t, "echo after", 4096, SSH_TEST_BUDGET_MS, &r);
 	assert_ok_output(&r, "after\n");
 	result_clear(&r);
 	run_loop_for(base, 200);
@@ -347,7 +419,7 @@ Test(ssh_rsa, rsa_user_key_authenticates)
 	struct call_result r;
 	int t = add_target("user_rsa");
 
-	run_call(base, engine, t, "echo rsa", 4096, 5000, &r);
+	run_call(base, engine, t, "echo rsa", 4096, SSH_TEST_BUDGET_MS, &r);
 	assert_ok_output(&r, "rsa\n");
 	result_clear(&r);
 	cr_assert_eq(sshd_log_count(&sshd, "Accepted publickey for"), 1);

@@ -46,7 +46,7 @@ touch_marker(const char *kh, struct call_result *r, char *marker,
 	sshd_path(&sshd, "marker", marker, size);
 	snprintf(cmd, sizeof(cmd), "touch '%s'", marker);
 	cr_assert_geq(t = ssh_engine_add_target(engine, &tg), 0);
-	run_call(base, engine, t, cmd, 4096, 5000, r);
+	run_call(base, engine, t, cmd, 4096, SSH_TEST_BUDGET_MS, r);
 }
 
 static char *
@@ -152,7 +152,7 @@ Test(ssh_hostkeys, a_pin_of_another_type_is_denied_naming_the_type_offered)
 	tg.has_host_key_sha256 = true;
 	sshd_pub_sha256(&sshd, "host_key", tg.host_key_sha256);
 	cr_assert_geq(t = ssh_engine_add_target(engine, &tg), 0);
-	run_call(base, engine, t, "true", 4096, 5000, &r);
+	run_call(base, engine, t, "true", 4096, SSH_TEST_BUDGET_MS, &r);
 	cr_assert_eq(r.outcome, SSH_DENIED, "outcome %d: %s", r.outcome,
 	    r.message);
 	cr_assert(strstr(r.message, "offered ecdsa-sha2-nistp256 SHA256:") !=
@@ -162,7 +162,7 @@ Test(ssh_hostkeys, a_pin_of_another_type_is_denied_naming_the_type_offered)
 	tg.has_host_key_sha256 = true;
 	sshd_pub_sha256(&sshd, "host_key_ecdsa", tg.host_key_sha256);
 	cr_assert_geq(t = ssh_engine_add_target(engine, &tg), 0);
-	run_call(base, engine, t, "true", 4096, 5000, &r);
+	run_call(base, engine, t, "true", 4096, SSH_TEST_BUDGET_MS, &r);
 	cr_assert_eq(r.outcome, SSH_OK, "outcome %d: %s", r.outcome,
 	    r.message);
 	result_clear(&r);
@@ -199,7 +199,7 @@ touch_marker_named(const char *host_name, const char *kh,
 	sshd_path(&sshd, "marker", marker, size);
 	snprintf(cmd, sizeof(cmd), "touch '%s'", marker);
 	cr_assert_geq(t = ssh_engine_add_target(engine, &tg), 0);
-	run_call(base, engine, t, cmd, 4096, 5000, r);
+	run_call(base, engine, t, cmd, 4096, SSH_TEST_BUDGET_MS, r);
 }
 
 /* What ssh-keyscan or ssh itself writes for a host named in the policy. */

@@ -55,7 +55,7 @@ run_on(struct ssh_target *tg, const char *command, struct call_result *r)
 	int t = ssh_engine_add_target(engine, tg);
 
 	cr_assert_geq(t, 0);
-	run_call(base, engine, t, command, 4096, 5000, r);
+	run_call(base, engine, t, command, 4096, SSH_TEST_BUDGET_MS, r);
 }
 
 static void
@@ -171,7 +171,7 @@ Test(ssh_keys, the_loop_keeps_running_while_a_call_is_in_flight)
 {
 	struct ssh_target tg = sshd_target(&sshd, "user_ed25519", "known_hosts");
 	struct ssh_request req = { .command = "sleep 1; echo slept",
-	    .output_limit = 64, .timeout_ms = 5000 };
+	    .output_limit = 64, .timeout_ms = SSH_TEST_BUDGET_MS };
 	struct timeval tv = { .tv_usec = 150000 };
 	struct tick tick = { 0 };
 	struct call_result r = { 0 };

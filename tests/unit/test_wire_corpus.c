@@ -1,8 +1,10 @@
 /*
  * Every file of JSONTestSuite's test_parsing directory against the strict
  * JSON layer: n_ refused, y_ accepted, i_ as decided in the table below.
- * The corpus lives beside the clone ($SP_SRCDIR/../shared/...); a missing
- * corpus is a failure, never a skip.
+ * The corpus ships in the repository, under tests/data/jsontestsuite/
+ * (unmodified upstream files; its README says which); it is read from
+ * $SP_SRCDIR, the source tree make check names, so a plain clone and a
+ * dist tarball both find it.  A missing corpus is a failure, never a skip.
  */
 #include "config.h"
 
@@ -17,7 +19,7 @@
 #include "common/json.h"
 #include "tests/unit/wire_pipeline.h"
 
-#define CORPUS_REL "/../shared/data/jsontestsuite/test_parsing"
+#define CORPUS_REL "/tests/data/jsontestsuite/test_parsing"
 #define CORPUS_FILE_MAX (1024 * 1024)
 #define CORPUS_MIN_Y 90		/* the suite has 95 y_ and 188 n_ files */
 #define CORPUS_MIN_N 180

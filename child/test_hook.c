@@ -1,0 +1,450 @@
+/*
+ * Test hooks (child/test_hook.h).  Compiled empty unless SP_TEST_HOOKS.
+ */
+#include "config.h"
+
+#include "child/test_hook.h"
+
+#ifdef SP_TEST_HOOKS
+
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "child/child.h"
+#include "common/log.h"
+
+/* executor:slow-hello and executor:bad-hello: how long the hello waits. */
+#define TEST_HOOK_SLOW_HELLO_MS	1500
+#define TEST_HOOK_BAD_HELLO_MS	500
+/* executor:mute-hello: longer than the frontend waits for a hello. */
+#define TEST_HOOK_MUTE_HELLO_MS	60000
+
+/* A line that must never be mistaken for protocol. */
+static const char test_hook_noise[] = "NOISE from a test hook on fd 1\n";
+
+/* How long stderr-forge's long line is: past CHILD_STDERR_LINE_MAX. */
+#define TEST_HOOK_LONG_LINE 5000
+
+/*
+ * stderr-forge: what a child with code execution could write on its fd 2
+ * to pass for the broker: the session-end anchor with a made-up hash, a
+ * line with escapes, DEL, a C1 control and a bare byte that is not
+ * UTF-8, and one line longer than the broker keeps.
+ */
+static void
+test_hook_stderr_forge(void)
+{
+	static const char forged[] =
+	    "sp[sp]: mcp_audit_end: audit: session 0000000000000000 ended, "
+	    "last hash 00000000000000000000000000000000000000000000000000000"
+	    "00000000000\n"
+	    "bell\a esc\x1b[2J cr\r del\x7f c1\xc2\x9b "
+	    "\xc3\xa9t\xc3\xa9 \"$(id)\" -x %2e%2e\n"
+	    "raw\xff byte\n";
+	char line[TEST_HOOK_LONG_LINE + 1];
+
+	(void)!write(STDERR_FILENO, forged, sizeof(forged) - 1);
+	memset(line, 'L', TEST_HOOK_LONG_LINE);
+	line[TEST_HOOK_LONG_LINE] = '\n';
+	(void)!write(STDERR_FILENO, line, sizeof(line));
+}
+
+/* stderr-partial: how many lines come before the partial one. */
+#define TEST_HOOK_BURST_LINES 200
+
+/*
+ * stderr-partial: a burst of lines (48 KiB, most of a pipe, more than
+ * the broker reads in one wake-up), a last line without its newline, then
+ * an exit 0: what the broker has not read by the time the child is
+ * reaped must still be said.
+ */
+static void
+test_hook_stderr_partial(void)
+{
+	static const char partial[] = "partial last line, no newline";
+	char line[240];
+	int i;
+
+	memset(line, 'b', sizeof(line));
+	line[sizeof(line) - 1] = '\n';
+	for (i = 0; i < TEST_HOOK_BURST_LINES; i++) {
+		(void)snprintf(line, sizeof(line), "burst %03d", i);
+		line[9] = ' ';
+		(void)!write(STDERR_FILENO, line, sizeof(line));
+	}
+	(void)!write(STDERR_FILENO, partial, sizeof(partial) - 1);
+	_exit(0);
+}
+
+static void
+test_hook_connect(void)
+{
+	struct sockaddr_in sin;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(9);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	/* fd 0 is not a socket: only the syscall matters. */
+	(void)connect(0, (struct sockaddr *)&sin, sizeof(sin));
+}
+
+static void
+test_hook_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+static void
+test_hook_act(const char *action)
+{
+	char *const argv[] = { (char *)"/bin/true", NULL };
+
+	log_info("test hook: %s", action);
+	if (strcmp(action, "open") == 0)
+		(void)open("/etc/passwd", O_RDONLY);
+	else if (strcmp(action, "open-write") == 0)
+		(void)open("/tmp/sp-test-hook", O_WRONLY | O_CREAT, 0600);
+	else if (strcmp(action, "socket") == 0)
+		/* Not AF_UNIX: the broker's filter refuses that one softly
+		 * for syslog(3) (common/sandbox_filter.c); IP kills in both. */
+		(void)socket(AF_INET, SOCK_STREAM, 0);
+	else if (strcmp(action, "connect") == 0)
+		test_hook_connect();
+	else if (strcmp(action, "execve") == 0)
+		(void)execve(argv[0], argv, NULL);
+	else if (strcmp(action, "noise") == 0)
+		(void)!write(1, test_hook_noise, sizeof(test_hook_noise) - 1);
+	else if (strcmp(action, "stderr-forge") == 0)
+		test_hook_stderr_forge();
+	else if (strcmp(action, "stderr-partial") == 0)
+		test_hook_stderr_partial();
+	else if (strcmp(action, "slow-hello") == 0)
+		test_hook_sleep_ms(TEST_HOOK_SLOW_HELLO_MS);
+	else if (strcmp(action, "bad-hello") == 0)
+		test_hook_sleep_ms(TEST_HOOK_BAD_HELLO_MS);
+	else if (strcmp(action, "mute-hello") == 0)
+		test_hook_sleep_ms(TEST_HOOK_MUTE_HELLO_MS);
+	else if (strncmp(action, "stray-", 6) == 0 ||
+	    strncmp(action, "early-", 6) == 0 ||
+	    strncmp(action, "version-", 8) == 0)
+		;	/* test_hook_stray(), on the channel */
+	else
+		log_error("unknown test hook action '%s'", action);
+	log_info("test hook: %s returned", action);
+}
+
+bool
+test_hook_is(const char *role, const char *action)
+{
+	const char *hook = getenv("SP_TEST_HOOK");
+	size_t n = strlen(role);
+
+	return hook != NULL && strncmp(hook, role, n) == 0 && hook[n] == ':' &&
+	    strcmp(hook + n + 1, action) == 0;
+}
+
+void
+test_hook_run(const char *role)
+{
+	const char *hook = getenv("SP_TEST_HOOK");
+	size_t n = strlen(role);
+
+	if (hook != NULL && strncmp(hook, role, n) == 0 && hook[n] == ':')
+		test_hook_act(hook + n + 1);
+}
+
+void
+test_hook_hello_to_frontend(struct record_hello *h)
+{
+	if (test_hook_is("executor", "bad-hello"))
+		h->fingerprint[0] ^= 0x01;
+}
+
+/*
+ * By receiver: a type it accepts once greeted (sent early, it is refused
+ * for the state), and one it never accepts from that sender then.
+ */
+static const enum record_type stray_ready[] = {
+	[RECORD_ROLE_BROKER] = RECORD_AUDIT_EVENT,
+	[RECORD_ROLE_FRONTEND] = RECORD_RESULT,
+	[RECORD_ROLE_EXECUTOR] = RECORD_ACTION,
+};
+static const enum record_type stray_never[] = {
+	[RECORD_ROLE_BROKER] = RECORD_ACTION,
+	[RECORD_ROLE_FRONTEND] = RECORD_ACTION,
+	[RECORD_ROLE_EXECUTOR] = RECORD_HELLO,	/* a second hello */
+};
+
+/* The header of the stray record act ("stray-PEER"...) asks for. */
+static bool
+stray_header(const char *act, enum record_role peer, bool greeted,
+    uint16_t *version, uint16_t *type)
+{
+	const char *name = record_role_name(peer);
+	char want[32];
+
+	*version = RECORD_VERSION;
+	(void)snprintf(want, sizeof(want), "early-%s", name);
+	if (!greeted && strcmp(act, want) == 0) {
+		*type = (uint16_t)stray_ready[peer];
+		return true;
+	}
+	(void)snprintf(want, sizeof(want), "stray-%s", name);
+	if (greeted && strcmp(act, want) == 0) {
+		*type = (uint16_t)stray_never[peer];
+		return true;
+	}
+	(void)snprintf(want, sizeof(want), "version-%s", name);
+	if (greeted && strcmp(act, want) == 0) {
+		*version = RECORD_VERSION + 1;
+		*type = (uint16_t)stray_ready[peer];
+		return true;
+	}
+	return false;
+}
+
+void
+test_hook_stray(struct channel *ch, const char *role, bool greeted)
+{
+	const char *hook = getenv("SP_TEST_HOOK");
+	uint8_t rec[RECORD_HEADER_LEN + 8];
+	uint16_t version, type;
+	size_t n = strlen(role);
+	int peer;
+
+	if (hook == NULL || strncmp(hook, role, n) != 0 || hook[n] != ':')
+		return;
+	for (peer = RECORD_ROLE_BROKER; peer <= RECORD_ROLE_EXECUTOR; peer++) {
+		if (channel_fd(ch, (enum record_role)peer) < 0 ||
+		    !stray_header(hook + n + 1, (enum record_role)peer,
+		    greeted, &version, &type))
+			continue;
+		memset(rec, 0, sizeof(rec));
+		rec[0] = (uint8_t)(version >> 8);
+		rec[1] = (uint8_t)version;
+		rec[2] = (uint8_t)(type >> 8);
+		rec[3] = (uint8_t)type;
+		log_info("test hook: record version %u type %u to the %s",
+		    (unsigned)version, (unsigned)type,
+		    record_role_name((enum record_role)peer));
+		/* Past our own table, as a compromised process would. */
+		(void)send(channel_fd(ch, (enum record_role)peer), rec,
+		    sizeof(rec), MSG_NOSIGNAL);
+	}
+}
+
+enum forge_case {
+	FORGE_INDEX, FORGE_FINGERPRINT, FORGE_VALUES, FORGE_SCOPE, FORGE_GOOD,
+	FORGE_COUNT
+};
+
+/* A valid value with quotes, a newline, $() and multibyte text. */
+static const char forge_text[] = "it's \"$(id)\"\n%2e%2e \xc3\xa9t\xc3\xa9";
+
+static const char *const forge_names[FORGE_COUNT] = {
+	"index", "fingerprint", "values", "scope", "good",
+};
+
+/* One action record for case c, call id c + 1. */
+static bool
+forge_encode(const struct child_context *ctx, enum forge_case c,
+    struct buf *out)
+{
+	char long_value[200];
+	struct value v;
+	struct record_action a;
+	bool ok;
+
+	memset(long_value, 'A', sizeof(long_value));
+	memset(&a, 0, sizeof(a));
+	memset(&v, 0, sizeof(v));
+	a.call_id = (uint64_t)c + 1;
+	a.tool_index = c == FORGE_INDEX ? (uint32_t)ctx->policy->tool_count :
+	    c == FORGE_SCOPE ? 1 : 0;
+	memcpy(a.fingerprint, ctx->fingerprint, HASH_SHA256_LEN);
+	if (c == FORGE_FINGERPRINT)
+		a.fingerprint[7] ^= 0x20;
+	if (c == FORGE_VALUES)
+		ok = value_set_string(&v, long_value, sizeof(long_value));
+	else
+		ok = value_set_string(&v, forge_text, strlen(forge_text));
+	if (!ok)
+		return false;
+	a.args = &v;
+	a.arg_count = 1;
+	ok = record_action_encode(&a, &ctx->limits, out) == RECORD_OK;
+	value_free(&v);
+	return ok;
+}
+
+static void
+forge_reply(const struct child_context *ctx, int fd, const char *name)
+{
+	uint8_t rec[4096];
+	struct record_result r;
+	ssize_t n;
+
+	n = recv(fd, rec, sizeof(rec), 0);
+	if (n <= 0 || record_result_decode(rec, (size_t)n, &ctx->limits,
+	    &r) != RECORD_OK) {
+		log_info("forge %s: no result", name);
+		return;
+	}
+	log_info("forge %s: call %llu outcome %d: %s", name,
+	    (unsigned long long)r.call_id, (int)r.outcome, r.message.ptr);
+	record_result_free(&r);
+}
+
+/*
+ * frontend:forge-burst: FORGE_BURST well-formed actions for tool 0, all
+ * sent before any answer is read, so that only the executor's own limits
+ * (calls_per_session, max_inflight) stand between them and the target.
+ */
+#define FORGE_BURST	5
+
+static void
+forge_burst(const struct child_context *ctx, int action_fd)
+{
+	char id[32];
+	struct value v;
+	struct record_action a;
+	struct buf out;
+	int i;
+
+	for (i = 0; i < FORGE_BURST; i++) {
+		memset(&a, 0, sizeof(a));
+		memset(&v, 0, sizeof(v));
+		a.call_id = 100 + (uint64_t)i;
+		memcpy(a.fingerprint, ctx->fingerprint, HASH_SHA256_LEN);
+		snprintf(id, sizeof(id), "burst-%d \xc3\xa9", i);
+		if (!value_set_string(&v, id, strlen(id)))
+			return;
+		a.args = &v;
+		a.arg_count = 1;
+		buf_init_writer(&out, RECORD_MAX_BYTES);
+		if (record_action_encode(&a, &ctx->limits, &out) == RECORD_OK)
+			(void)channel_send_encoded(ctx->chan,
+			    RECORD_ROLE_EXECUTOR, buf_ptr(&out), buf_len(&out));
+		buf_free(&out);
+		value_free(&v);
+	}
+	for (i = 0; i < FORGE_BURST; i++)
+		forge_reply(ctx, action_fd, "burst");
+}
+
+void
+test_hook_forge(const struct child_context *ctx)
+{
+	static const uint8_t garbage[] = { 0, 1, 0, 2, 0xff, 0xff };
+	const char *hook = getenv("SP_TEST_HOOK");
+	int action_fd = channel_fd(ctx->chan, RECORD_ROLE_EXECUTOR);
+	struct buf out;
+	int c;
+
+	if (hook != NULL && strcmp(hook, "frontend:forge-burst") == 0)
+		forge_burst(ctx, action_fd);
+	if (hook == NULL || strcmp(hook, "frontend:forge") != 0)
+		return;
+	for (c = 0; c < FORGE_COUNT; c++) {
+		buf_init_writer(&out, RECORD_MAX_BYTES);
+		if (forge_encode(ctx, (enum forge_case)c, &out) &&
+		    channel_send_encoded(ctx->chan, RECORD_ROLE_EXECUTOR,
+		    buf_ptr(&out), buf_len(&out)))
+			forge_reply(ctx, action_fd, forge_names[c]);
+		buf_free(&out);
+	}
+	/* Undecodable: no call id, so no answer; only the audit sees it. */
+	(void)send(action_fd, garbage, sizeof(garbage), MSG_NOSIGNAL);
+}
+
+void
+test_hook_heap_report(const char *role)
+{
+	struct mallinfo2 mi;
+
+	if (!test_hook_is("all", "heap-report"))
+		return;
+	mi = mallinfo2();
+	log_info("heap-report %s %zu", role, mi.uordblks + mi.hblkhd);
+}
+
+unsigned
+test_hook_progress_ms(unsigned dflt)
+{
+	const char *text = getenv("SP_TEST_PROGRESS_MS");
+	char *end;
+	unsigned long ms;
+
+	if (text == NULL)
+		return dflt;
+	errno = 0;
+	ms = strtoul(text, &end, 10);
+	if (errno != 0 || end == text || *end != '\0' || ms < 10 ||
+	    ms > 600000) {
+		log_error("SP_TEST_PROGRESS_MS=%.32s ignored", text);
+		return dflt;
+	}
+	return (unsigned)ms;
+}
+
+#else
+
+unsigned
+test_hook_progress_ms(unsigned dflt)
+{
+	return dflt;
+}
+
+bool
+test_hook_is(const char *role, const char *action)
+{
+	(void)role;
+	(void)action;
+	return false;
+}
+
+void
+test_hook_run(const char *role)
+{
+	(void)role;
+}
+
+void
+test_hook_forge(const struct child_context *ctx)
+{
+	(void)ctx;
+}
+
+void
+test_hook_hello_to_frontend(struct record_hello *h)
+{
+	(void)h;
+}
+
+void
+test_hook_stray(struct channel *ch, const char *role, bool greeted)
+{
+	(void)ch;
+	(void)role;
+	(void)greeted;
+}
+
+void
+test_hook_heap_report(const char *role)
+{
+	(void)role;
+}
+
+#endif

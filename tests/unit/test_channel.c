@@ -1,0 +1,298 @@
+/*
+ * common/channel.c: one receive path checks each record against the
+ * peer table before any handler sees it, takes at most the bound asked
+ * per call, and one send path refuses what the sender's table does not
+ * list.  Over a real SOCK_SEQPACKET socketpair.
+ */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/channel.h"
+
+struct seen {
+	int hellos, cancels;
+	uint64_t last_cancel;
+	int refusals;
+	enum record_error why;
+	enum record_role from;
+};
+
+static bool
+on_hello(void *arg, enum record_role from, const uint8_t *rec, size_t len)
+{
+	struct seen *s = arg;
+	struct record_hello h;
+
+	(void)from;
+	cr_assert_eq(record_hello_decode(rec, len, &h), RECORD_OK);
+	s->hellos++;
+	return true;
+}
+
+static bool
+on_cancel(void *arg, enum record_role from, const uint8_t *rec, size_t len)
+{
+	struct seen *s = arg;
+	struct record_cancel c;
+
+	(void)from;
+	cr_assert_eq(record_cancel_decode(rec, len, &c), RECORD_OK);
+	s->cancels++;
+	s->last_cancel = c.call_id;
+	return true;
+}
+
+static bool
+refused(void *arg, enum record_role from, const uint8_t *rec, size_t len,
+    enum record_error e)
+{
+	struct seen *s = arg;
+
+	(void)rec;
+	(void)len;
+	s->refusals++;
+	s->why = e;
+	s->from = from;
+	return true;	/* "ends in order": the test goes on */
+}
+
+/* The executor's view of a frontend: hello first, then cancels. */
+static const struct channel_peer peers[] = {
+	{
+		.role = RECORD_ROLE_FRONTEND,
+		.start = CHANNEL_HELLO,
+		.accept = {
+			[CHANNEL_HELLO] = CHANNEL_TYPE(RECORD_HELLO),
+			[CHANNEL_READY] = CHANNEL_TYPE(RECORD_CANCEL),
+		},
+		.sends = CHANNEL_TYPE(RECORD_CANCEL),
+		.on = {
+			[RECORD_HELLO] = on_hello,
+			[RECORD_CANCEL] = on_cancel,
+		},
+	},
+};
+
+struct fixture {
+	struct channel *ch;
+	struct seen seen;
+	struct record_limits limits;
+	int sv[2];		/* sv[0] ours, sv[1] the peer's */
+};
+
+static void
+fixture_init(struct fixture *f, bool with_hook)
+{
+	struct channel_config cfg = {
+		.peers = peers,
+		.peer_count = 1,
+		.limits = &f->limits,
+		.exit_status = 70,
+	};
+
+	memset(f, 0, sizeof(*f));
+	record_limits_default(&f->limits);
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, f->sv), 0);
+	cfg.arg = &f->seen;
+	cfg.refused = with_hook ? refused : NULL;
+	cr_assert_not_null(f->ch = channel_new(&cfg));
+	channel_attach(f->ch, RECORD_ROLE_FRONTEND, f->sv[0]);
+}
+
+static void
+fixture_free(struct fixture *f)
+{
+	channel_free(f->ch);
+	(void)close(f->sv[0]);
+	(void)close(f->sv[1]);
+}
+
+/* What the peer sends: raw bytes, past any table. */
+static void
+peer_sends(const struct fixture *f, const void *rec, size_t len)
+{
+	cr_assert_eq(send(f->sv[1], rec, len, 0), (ssize_t)len);
+}
+
+static void
+peer_sends_cancel(const struct fixture *f, uint64_t id)
+{
+	struct record_cancel c = { id };
+	struct buf b;
+
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	cr_assert_eq(record_cancel_encode(&c, &b), RECORD_OK);
+	peer_sends(f, buf_ptr(&b), buf_len(&b));
+	buf_free(&b);
+}
+
+static void
+peer_sends_hello(const struct fixture *f)
+{
+	struct record_hello h = { .role = RECORD_ROLE_FRONTEND };
+	struct buf b;
+
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	cr_assert_eq(record_hello_encode(&h, &b), RECORD_OK);
+	peer_sends(f, buf_ptr(&b), buf_len(&b));
+	buf_free(&b);
+}
+
+Test(channel, before_the_hello_only_the_hello_is_taken)
+{
+	struct fixture f;
+
+	fixture_init(&f, true);
+	peer_sends_cancel(&f, 7);
+	cr_assert_eq(channel_read(f.ch, RECORD_ROLE_FRONTEND, 8),
+	    CHANNEL_STOPPED);
+	cr_assert_eq(f.seen.cancels, 0, "no handler saw it");
+	cr_assert_eq(f.seen.refusals, 1);
+	cr_assert_eq(f.seen.why, RECORD_ERR_TYPE);
+	cr_assert_eq(f.seen.from, RECORD_ROLE_FRONTEND);
+	fixture_free(&f);
+}
+
+Test(channel, once_ready_the_hello_is_no_longer_permitted)
+{
+	struct fixture f;
+
+	fixture_init(&f, true);
+	peer_sends_hello(&f);
+	cr_assert_eq(channel_read(f.ch, RECORD_ROLE_FRONTEND, 8),
+	    CHANNEL_OPEN);
+	cr_assert_eq(f.seen.hellos, 1);
+	channel_set_state(f.ch, RECORD_ROLE_FRONTEND, CHANNEL_READY);
+	peer_sends_cancel(&f, 0xfedcba9876543210ull);
+	peer_sends_hello(&f);
+	peer_sends_cancel(&f, 3);
+	cr_assert_eq(channel_read(f.ch, RECORD_ROLE_FRONTEND, 8),
+	    CHANNEL_STOPPED);
+	cr_assert_eq(f.seen.cancels, 1, "nothing after the refused record");
+	cr_assert_eq(f.seen.last_cancel, 0xfedcba9876543210ull);
+	cr_assert_eq(f.seen.hellos, 1);
+	cr_assert_eq(f.seen.why, RECORD_ERR_TYPE);
+	fixture_free(&f);
+}
+
+Test(channel, unknown_version_short_and_unknown_type_are_refused)
+{
+	/* version 2 cancel; three bytes; type 99; version 0 */
+	static const uint8_t v2[] = { 0, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 1 };
+	static const uint8_t shortrec[] = { 0, 1, 0 };
+	static const uint8_t t99[] = { 0, 1, 0, 99, 0, 0, 0, 0 };
+	static const uint8_t v0[] = { 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 1 };
+	const struct { const uint8_t *rec; size_t len; enum record_error e; }
+	cases[] = {
+		{ v2, sizeof(v2), RECORD_ERR_VERSION },
+		{ shortrec, sizeof(shortrec), RECORD_ERR_SHORT },
+		{ t99, sizeof(t99), RECORD_ERR_TYPE },
+		{ v0, sizeof(v0), RECORD_ERR_VERSION },
+	};
+	struct fixture f;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fixture_init(&f, true);
+		channel_set_state(f.ch, RECORD_ROLE_FRONTEND, CHANNEL_READY);
+		peer_sends(&f, cases[i].rec, cases[i].len);
+		cr_assert_eq(channel_read(f.ch, RECORD_ROLE_FRONTEND, 8),
+		    CHANNEL_STOPPED, "case %zu", i);
+		cr_assert_eq(f.seen.why, cases[i].e, "case %zu", i);
+		cr_assert_eq(f.seen.cancels, 0, "case %zu", i);
+		fixture_free(&f);
+	}
+}
+
+Test(channel, a_refused_record_ends_the_process_without_a_hook,
+    .exit_code = 70)
+{
+	struct fixture f;
+
+	fixture_init(&f, false);
+	peer_sends_cancel(&f, 1);
+	(void)channel_read(f.ch, RECORD_ROLE_FRONTEND, 8);
+	cr_assert_fail("channel_read returned after a refused record");
+}
+
+Test(channel, at_most_max_records_per_read)
+{
+	struct fixture f;
+	uint64_t id;
+
+	fixture_init(&f, true);
+	channel_set_state(f.ch, RECORD_ROLE_FRONTEND, CHANNEL_READY);
+	for (id = 1; id <= 5; id++)
+		peer_sends_cancel(&f, id);
+	cr_assert_eq(channel_read(f.ch, RECORD_ROLE_FRONTEND, 2),
+	    CHANNEL_OPEN);
+	cr_assert_eq(f.seen.cancels, 2);
+	cr_assert_eq(channel_read(f.ch, RECORD_ROLE_FRONTEND, 2),
+	    CHANNEL_OPEN);
+	cr_assert_eq(f.seen.cancels, 4);
+	cr_assert_eq(channel_read(f.ch, RECORD_ROLE_FRONTEND, 64),
+	    CHANNEL_OPEN, "drained: nothing waits, no blocking");
+	cr_assert_eq(f.seen.cancels, 5);
+	cr_assert_eq(f.seen.last_cancel, 5);
+	(void)close(f.sv[1]);
+	f.sv[1] = -1;
+	cr_assert_eq(channel_read(f.ch, RECORD_ROLE_FRONTEND, 64),
+	    CHANNEL_CLOSED);
+	fixture_free(&f);
+}
+
+Test(channel, send_refuses_what_the_table_does_not_list)
+{
+	struct record_hello h = { .role = RECORD_ROLE_EXECUTOR };
+	struct record_cancel c = { 42 };
+	struct record_cancel back;
+	uint8_t got[64];
+	struct fixture f;
+	ssize_t n;
+
+	fixture_init(&f, true);
+	cr_assert_not(channel_send(f.ch, RECORD_ROLE_FRONTEND, RECORD_HELLO,
+	    &h));
+	cr_assert_not(channel_send(f.ch, RECORD_ROLE_BROKER, RECORD_CANCEL,
+	    &c), "not a peer of this table");
+	n = recv(f.sv[1], got, sizeof(got), MSG_DONTWAIT);
+	cr_assert(n == -1 && errno == EAGAIN, "nothing was sent");
+	cr_assert(channel_send(f.ch, RECORD_ROLE_FRONTEND, RECORD_CANCEL, &c));
+	n = recv(f.sv[1], got, sizeof(got), MSG_DONTWAIT);
+	cr_assert_gt(n, 0);
+	cr_assert_eq(record_cancel_decode(got, (size_t)n, &back), RECORD_OK);
+	cr_assert_eq(back.call_id, 42);
+	fixture_free(&f);
+}
+
+Test(channel, a_closed_channel_is_not_written)
+{
+	struct record_cancel c = { 9 };
+	struct fixture f;
+
+	fixture_init(&f, true);
+	channel_attach(f.ch, RECORD_ROLE_FRONTEND, -1);
+	cr_assert_not(channel_send(f.ch, RECORD_ROLE_FRONTEND, RECORD_CANCEL,
+	    &c));
+	cr_assert_eq(channel_read(f.ch, RECORD_ROLE_FRONTEND, 1),
+	    CHANNEL_BROKEN);
+	fixture_free(&f);
+}
+
+Test(role, one_spelling_per_role)
+{
+	cr_assert_str_eq(record_role_name(RECORD_ROLE_BROKER), "broker");
+	cr_assert_str_eq(record_role_name(RECORD_ROLE_FRONTEND), "frontend");
+	cr_assert_str_eq(record_role_name(RECORD_ROLE_EXECUTOR), "executor");
+	cr_assert_str_eq(record_role_name((enum record_role)0), "unknown");
+	cr_assert_str_eq(record_role_name((enum record_role)4), "unknown");
+	cr_assert_str_eq(record_role_argv(RECORD_ROLE_FRONTEND), ".frontend");
+	cr_assert_str_eq(record_role_argv(RECORD_ROLE_EXECUTOR), ".executor");
+	cr_assert_null(record_role_argv(RECORD_ROLE_BROKER));
+	cr_assert_null(record_role_argv((enum record_role)200));
+}
