@@ -22,6 +22,7 @@ audit_event_kind_name(enum record_audit_kind kind)
 	case RECORD_AUDIT_VIOLATION: return "violation";
 	case RECORD_AUDIT_CANCELLATION: return "cancellation";
 	case RECORD_AUDIT_OPENED: return "session-start";
+	case RECORD_AUDIT_CLIENT: return "client";
 	}
 	return NULL;
 }
@@ -48,7 +49,8 @@ audit_event_role_may(const char *role, enum record_audit_kind kind)
 		return true;
 	if (strcmp(role, "frontend") == 0)
 		return kind == RECORD_AUDIT_REJECTION ||
-		    kind == RECORD_AUDIT_OPENED;
+		    kind == RECORD_AUDIT_OPENED ||
+		    kind == RECORD_AUDIT_CLIENT;
 	return kind == RECORD_AUDIT_INTENT || kind == RECORD_AUDIT_EXECUTION ||
 	    kind == RECORD_AUDIT_VIOLATION;
 }
@@ -83,12 +85,21 @@ audit_event_plan(const struct policy *policy, const char *role,
 		}
 		tool = &policy->tools[ev->tool_index];
 	}
+	if ((ev->flags & AUDIT_HAS_TOOL) != 0 &&
+	    ev->tool_index >= policy->tool_count) {
+		log_error("rejection naming tool %" PRIu32 " of %zu",
+		    ev->tool_index, policy->tool_count);
+		return false;
+	}
 	if (tool != NULL && tool->mutating &&
 	    ev->kind == RECORD_AUDIT_EXECUTION)
 		plan->acked = true;
 	plan->durable = tool != NULL && tool->mutating && plan->acked;
+	/* one client record per session, unless the frontend is not itself:
+	 * then the note budget bounds it like any note */
 	plan->note = ev->kind == RECORD_AUDIT_REJECTION ||
-	    ev->kind == RECORD_AUDIT_VIOLATION;
+	    ev->kind == RECORD_AUDIT_VIOLATION ||
+	    ev->kind == RECORD_AUDIT_CLIENT;
 	if (ev->kind == RECORD_AUDIT_INTENT &&
 	    ev->shape_count != tool->param_count) {
 		log_error("intent with %zu shapes for %zu params",
@@ -175,15 +186,72 @@ audit_event_add_call(cJSON *m, const struct policy *policy,
 	}
 }
 
+/*
+ * A rejection's shapes: the named tool's params first, by the catalog's
+ * names, then "extra_args", the shapes of what the tool does not declare
+ * (or of everything when no tool is named), in the order sent: their
+ * names are the client's, so they are not written.
+ */
+static bool
+audit_event_add_rejected_args(cJSON *m, const struct policy *policy,
+    const struct record_audit_event *ev)
+{
+	const struct policy_tool *tool = NULL;
+	cJSON *args = NULL, *extra = NULL, *v;
+	size_t i, named = 0;
+
+	if ((ev->flags & AUDIT_HAS_TOOL) != 0) {
+		tool = &policy->tools[ev->tool_index];
+		named = ev->shape_count < tool->param_count ?
+		    ev->shape_count : tool->param_count;
+		/* a folded run carries no shapes: no empty "args" for it */
+		if (named > 0 &&
+		    (args = cJSON_AddObjectToObject(m, "args")) == NULL)
+			return false;
+	}
+	if (ev->shape_count > named &&
+	    (extra = cJSON_AddArrayToObject(m, "extra_args")) == NULL)
+		return false;
+	for (i = 0; i < ev->shape_count; i++) {
+		if ((v = audit_event_parse_shape(&ev->shapes[i])) == NULL)
+			return false;
+		if (i < named)
+			cJSON_AddItemToObject(args, tool->params[i].name, v);
+		else
+			cJSON_AddItemToArray(extra, v);
+	}
+	return true;
+}
+
+/* What a rejection names beyond its reason: method, tool, arguments. */
+static bool
+audit_event_add_rejected(cJSON *m, const struct policy *policy,
+    const struct record_audit_event *ev)
+{
+	if (!audit_event_add_u64(m, "frame", ev->frame_no) ||
+	    cJSON_AddNumberToObject(m, "code", ev->code) == NULL)
+		return false;
+	if (ev->method.len > 0 &&
+	    cJSON_AddStringToObject(m, "method", ev->method.ptr) == NULL)
+		return false;
+	if ((ev->flags & AUDIT_HAS_TOOL) != 0 &&
+	    (cJSON_AddStringToObject(m, "tool",
+	    policy->tools[ev->tool_index].name) == NULL ||
+	    cJSON_AddStringToObject(m, "target", policy->targets[
+	    policy->tools[ev->tool_index].target_index].name) == NULL))
+		return false;
+	return audit_event_add_rejected_args(m, policy, ev);
+}
+
 /* Rejections and violations: what was refused, by hash only. */
 static bool
-audit_event_add_refusal(cJSON *m, const struct record_audit_event *ev)
+audit_event_add_refusal(cJSON *m, const struct policy *policy,
+    const struct record_audit_event *ev)
 {
 	char hex[HASH_SHA256_HEX_LEN + 1];
 
 	if (ev->kind == RECORD_AUDIT_REJECTION &&
-	    (!audit_event_add_u64(m, "frame", ev->frame_no) ||
-	    cJSON_AddNumberToObject(m, "code", ev->code) == NULL))
+	    !audit_event_add_rejected(m, policy, ev))
 		return false;
 	if (ev->kind == RECORD_AUDIT_VIOLATION && ev->call_id != 0 &&
 	    !audit_event_add_u64(m, "call", ev->call_id))
@@ -195,6 +263,41 @@ audit_event_add_refusal(cJSON *m, const struct record_audit_event *ev)
 		return true;
 	hash_hex(ev->sha256, sizeof(ev->sha256), hex);
 	return cJSON_AddStringToObject(m, "sha256", hex) != NULL;
+}
+
+/*
+ * A text the client chose, for a reader's terminal: printable ASCII
+ * kept, every other byte (control, escape, non-ASCII) a '?', cut to
+ * AUDIT_EVENT_CLIENT_TEXT_MAX bytes with "..." said.
+ */
+static bool
+audit_event_add_client_text(cJSON *obj, const char *name,
+    const struct record_text *t)
+{
+	char buf[AUDIT_EVENT_CLIENT_TEXT_MAX + 4];
+	size_t i, n = t->len < AUDIT_EVENT_CLIENT_TEXT_MAX ? t->len :
+	    AUDIT_EVENT_CLIENT_TEXT_MAX;
+
+	for (i = 0; i < n; i++)
+		buf[i] = t->ptr[i] >= ' ' && t->ptr[i] <= '~' ? t->ptr[i] : '?';
+	if (t->len > n) {
+		memcpy(buf + n, "...", 3);
+		n += 3;
+	}
+	buf[n] = '\0';
+	return cJSON_AddStringToObject(obj, name, buf) != NULL;
+}
+
+static bool
+audit_event_add_client(cJSON *m, const struct record_audit_event *ev)
+{
+	cJSON *info;
+
+	if ((info = cJSON_AddObjectToObject(m, "client_info")) == NULL)
+		return false;
+	return audit_event_add_client_text(info, "name", &ev->shapes[0]) &&
+	    audit_event_add_client_text(info, "version", &ev->shapes[1]) &&
+	    audit_event_add_client_text(m, "protocol_version", &ev->shapes[2]);
 }
 
 cJSON *
@@ -211,8 +314,10 @@ audit_event_members(const struct policy *policy, const char *role,
 	ok = cJSON_AddStringToObject(m, "from", role) != NULL;
 	if (ok && audit_event_names_tool(ev->kind))
 		ok = audit_event_add_call(m, policy, ev);
+	else if (ok && ev->kind == RECORD_AUDIT_CLIENT)
+		ok = audit_event_add_client(m, ev);
 	else if (ok)
-		ok = audit_event_add_refusal(m, ev);
+		ok = audit_event_add_refusal(m, policy, ev);
 	if (!ok) {
 		log_error("%s event not rendered",
 		    audit_event_kind_name(ev->kind));
@@ -229,6 +334,12 @@ audit_event_repeats(const struct audit_event_session *as,
 {
 	return as->run_open && ev->kind == RECORD_AUDIT_REJECTION &&
 	    ev->code == as->run_code &&
+	    (ev->flags & AUDIT_HAS_TOOL) == (as->run_flags & AUDIT_HAS_TOOL) &&
+	    ((ev->flags & AUDIT_HAS_TOOL) == 0 ||
+	    ev->tool_index == as->run_tool) &&
+	    ev->method.len == strlen(as->run_method) &&
+	    (ev->method.len == 0 ||
+	    memcmp(ev->method.ptr, as->run_method, ev->method.len) == 0) &&
 	    ev->reason.len == strlen(as->run_reason) &&
 	    (ev->reason.len == 0 ||
 	    memcmp(ev->reason.ptr, as->run_reason, ev->reason.len) == 0);
@@ -240,7 +351,8 @@ audit_event_fold(struct audit_event_session *as,
 {
 	as->run_folded++;
 	as->run_frame = ev->frame_no;
-	as->run_flags = ev->flags & AUDIT_HAS_SHA256;
+	as->run_flags = (as->run_flags & AUDIT_HAS_TOOL) |
+	    (ev->flags & AUDIT_HAS_SHA256);
 	memcpy(as->run_sha256, ev->sha256, sizeof(as->run_sha256));
 }
 
@@ -249,12 +361,17 @@ static void
 audit_event_open_run(struct audit_event_session *as,
     const struct record_audit_event *ev)
 {
-	as->run_open = ev->reason.len < sizeof(as->run_reason);
+	as->run_open = ev->reason.len < sizeof(as->run_reason) &&
+	    ev->method.len < sizeof(as->run_method);
 	if (!as->run_open)
 		return;
 	memcpy(as->run_reason, ev->reason.ptr, ev->reason.len);
 	as->run_reason[ev->reason.len] = '\0';
+	memcpy(as->run_method, ev->method.ptr, ev->method.len);
+	as->run_method[ev->method.len] = '\0';
 	as->run_code = ev->code;
+	as->run_flags = ev->flags & AUDIT_HAS_TOOL;
+	as->run_tool = ev->tool_index;
 	as->run_folded = 0;
 }
 
@@ -273,7 +390,8 @@ audit_event_append(struct audit_event_session *as, struct audit_log *log,
 }
 
 bool
-audit_event_flush(struct audit_event_session *as, struct audit_log *log)
+audit_event_flush(struct audit_event_session *as, struct audit_log *log,
+    const struct policy *policy)
 {
 	const struct audit_event_plan plan = { .kind = "rejection",
 	    .note = true };
@@ -290,9 +408,12 @@ audit_event_flush(struct audit_event_session *as, struct audit_log *log)
 	ev.reason.ptr = as->run_reason;
 	ev.reason.len = strlen(as->run_reason);
 	ev.code = as->run_code;
+	ev.method.ptr = as->run_method;
+	ev.method.len = strlen(as->run_method);
+	ev.tool_index = as->run_tool;
 	memcpy(ev.sha256, as->run_sha256, sizeof(ev.sha256));
-	/* no tool is named, so no policy is needed to render it */
-	m = audit_event_members(NULL, "frontend", &ev);
+	/* the run's shapes differ call to call: the count stands for them */
+	m = audit_event_members(policy, "frontend", &ev);
 	ok = m != NULL && audit_event_add_u64(m, "repeated", as->run_folded) &&
 	    audit_event_append(as, log, plan.kind, m, &plan);
 	cJSON_Delete(m);
@@ -321,7 +442,7 @@ audit_event_write(struct audit_event_session *as, struct audit_log *log,
 	}
 	/* the run it ends is written first, so the count precedes it */
 	if (ev->kind == RECORD_AUDIT_REJECTION)
-		(void)audit_event_flush(as, log);
+		(void)audit_event_flush(as, log, policy);
 	if ((m = audit_event_members(policy, role, ev)) == NULL)
 		return AUDIT_EVENT_FAILED;
 	ok = audit_event_append(as, log, plan->kind, m, plan);

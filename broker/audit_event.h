@@ -41,6 +41,9 @@
  */
 #define AUDIT_EVENT_NOTES_MAX (1024u * 1024)
 
+/* Bytes kept of each text a client chose (clientInfo's name, version). */
+#define AUDIT_EVENT_CLIENT_TEXT_MAX 64
+
 /* What the broker is to do with one event. */
 struct audit_event_plan {
 	const char *kind;	/* log record kind ("intent"), static */
@@ -55,11 +58,11 @@ struct audit_event_plan {
  * A session's audit state beyond one event (zero-initialise; the
  * supervisor owns it):
  *
- * - Folding.  A rejection with the reason and code of the session's
- *   last rejection record is not written: it is counted, and the count
- *   is written as one more "rejection" record with "repeated": N, the
- *   frame number and SHA-256 of the last of them, when a rejection with
- *   another reason or code comes or the session ends
+ * - Folding.  A rejection with the reason, code, method and tool of
+ *   the session's last rejection record is not written: it is counted,
+ *   and the count is written as one more "rejection" record with
+ *   "repeated": N (no shapes), the frame number and SHA-256 of the last
+ *   of them, when another rejection comes or the session ends
  *   (audit_event_flush()).  Nothing else ends a run: records of calls
  *   may come between, and the count is exact, not the order.
  * - The note budget.  Once AUDIT_EVENT_NOTES_MAX bytes of rejections and
@@ -71,10 +74,13 @@ struct audit_event_plan {
 struct audit_event_session {
 	bool run_open;			/* run_* is the last rejection written */
 	char run_reason[RECORD_TOKEN_MAX + 1];
+	char run_method[RECORD_TOKEN_MAX + 1];
 	int32_t run_code;
+	uint32_t run_tool;		/* with AUDIT_HAS_TOOL in run_flags */
 	uint64_t run_folded;		/* identical since, not yet written */
 	uint64_t run_frame;		/* the last of them */
-	uint32_t run_flags;		/* its AUDIT_HAS_SHA256 */
+	uint32_t run_flags;		/* its AUDIT_HAS_SHA256, the run's
+					 * AUDIT_HAS_TOOL */
 	uint8_t run_sha256[HASH_SHA256_LEN];
 	uint64_t note_bytes;		/* rejections and violations written */
 	uint64_t dropped;		/* notes not written: the budget is spent */
@@ -114,7 +120,8 @@ enum audit_event_fate audit_event_write(struct audit_event_session *as,
     const struct record_audit_event *ev, const struct audit_event_plan *plan);
 
 /* Writes the folded run, if any; false after logging. */
-bool audit_event_flush(struct audit_event_session *as, struct audit_log *log);
+bool audit_event_flush(struct audit_event_session *as, struct audit_log *log,
+    const struct policy *policy);
 
 /* The note budget is spent: the session should end. */
 bool audit_event_notes_spent(const struct audit_event_session *as);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,18 +18,26 @@
 #include "common/log.h"
 
 #define TAIL_BLOCK 4096
+#define REOPEN_TRIES 8		/* renames between a reopen and its lock */
 
 /* Where the file's chain ends, as found under the lock. */
 struct audit_tail {
 	off_t end;			/* offset just after the last "\n" */
 	uint64_t seq;			/* of the last record, 0 when none */
 	char digest[HASH_SHA256_HEX_LEN + 1];	/* prev for the next record */
+	char hash[HASH_SHA256_HEX_LEN + 1];	/* the last record's hash */
+	bool rotated;			/* seq and digest are the file before's */
 	size_t torn_bytes;		/* cut off after end, 0 when none */
 	char torn_digest[HASH_SHA256_HEX_LEN + 1];
 };
 
 struct audit_log {
 	int fd;
+	int dirfd;			/* O_PATH of the log's directory */
+	uid_t uid;			/* the running uid, at open */
+	char *base;			/* owned: the log's name in it */
+	dev_t dev;			/* of fd, to see it renamed away */
+	ino_t ino;
 	uint8_t *key;			/* owned, NULL for a plain chain */
 	size_t key_len;
 	char session[AUDIT_SESSION_MAX + 1];
@@ -48,7 +57,8 @@ struct audit_log {
 };
 
 static const char *const audit_log_reserved[] = {
-	"seq", "ts", "session", "kind", "prev", "torn_tail", "hash", "hmac",
+	"seq", "ts", "session", "kind", "prev", "torn_tail", "rotated_from",
+	"hash", "hmac",
 };
 
 uint64_t
@@ -74,14 +84,15 @@ audit_log_session_ok(const char *session)
 	return true;
 }
 
+/* uid is the running uid, read before confinement (no geteuid after). */
 static int
-audit_log_open_file(const char *path)
+audit_log_open_file(int dirfd, const char *base, const char *path,
+    uid_t uid, struct stat *out)
 {
 	struct stat st;
 	int fd;
 
-	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-	    0600);
+	fd = openat(dirfd, base, AUDIT_LOG_OPEN_FLAGS, 0600);
 	if (fd == -1) {
 		log_error("%s: %s", path, errno == ELOOP ? "a symbolic link, "
 		    "refused" : strerror(errno));
@@ -93,14 +104,43 @@ audit_log_open_file(const char *path)
 		return -1;
 	}
 	/* Its owner can rewrite it (and chmod it) whatever the mode says. */
-	if (st.st_uid != geteuid())
+	if (st.st_uid != uid)
 		log_warn("%s: owned by uid %u, not by the running uid %u: "
 		    "its owner can rewrite the audit log", path,
-		    (unsigned)st.st_uid, (unsigned)geteuid());
+		    (unsigned)st.st_uid, (unsigned)uid);
 	if ((st.st_mode & 077) != 0)
 		log_warn("%s: mode %03o opens the audit log to group or "
 		    "others", path, (unsigned)(st.st_mode & 0777));
+	*out = st;
 	return fd;
+}
+
+/*
+ * The directory is held open (O_PATH) so that a confined broker can
+ * reopen the log after a rotation with openat(2) relative to it, and
+ * nothing else (common/sandbox_filter.c).
+ */
+static bool
+audit_log_open_dir(struct audit_log *log, const char *path)
+{
+	char *a, *b;
+	bool ok = false;
+
+	a = strdup(path);
+	b = strdup(path);
+	if (a != NULL && b != NULL) {
+		log->base = strdup(basename(b));
+		log->dirfd = open(dirname(a), O_PATH | O_DIRECTORY | O_CLOEXEC);
+		ok = log->base != NULL && log->dirfd != -1;
+		if (log->dirfd == -1)
+			log_error("%s: its directory: %s", path, strerror(errno));
+		else if (log->base == NULL)
+			log_error("out of memory");
+	} else
+		log_error("out of memory");
+	free(a);
+	free(b);
+	return ok;
 }
 
 struct audit_log *
@@ -108,6 +148,7 @@ audit_log_open(const char *path, const uint8_t *key, size_t key_len,
     const char *session)
 {
 	struct audit_log *log;
+	struct stat st;
 
 	if (!audit_log_session_ok(session) || (key != NULL &&
 	    (key_len == 0 || key_len > AUDIT_KEY_MAX))) {
@@ -134,10 +175,16 @@ audit_log_open(const char *path, const uint8_t *key, size_t key_len,
 	 * that call now, since the first record may come after the broker's
 	 * confinement (session-start is written late). */
 	tzset();
-	if ((log->fd = audit_log_open_file(path)) == -1) {
+	log->fd = -1;
+	log->dirfd = -1;
+	log->uid = geteuid();
+	if (!audit_log_open_dir(log, path) || (log->fd = audit_log_open_file(
+	    log->dirfd, log->base, path, log->uid, &st)) == -1) {
 		audit_log_close(log);
 		return NULL;
 	}
+	log->dev = st.st_dev;
+	log->ino = st.st_ino;
 	return log;
 }
 
@@ -231,6 +278,7 @@ audit_log_read_last_record(int fd, struct audit_tail *tail)
 		return false;
 	p = audit_chain_parse(line, len, &rec);
 	audit_chain_line_digest(line, len, tail->digest);
+	memcpy(tail->hash, rec.hash, sizeof(tail->hash));
 	free(line);
 	if (p != AUDIT_PARSE_OK) {
 		/* Chaining on would make a forged record look vouched for. */
@@ -375,6 +423,22 @@ audit_log_add_torn(cJSON *rec, const struct audit_tail *tail)
 	    cJSON_AddStringToObject(torn, "sha256", tail->torn_digest) != NULL;
 }
 
+/* The first record of a file that follows a rotated one links to it. */
+static bool
+audit_log_add_rotated(cJSON *rec, const struct audit_tail *tail)
+{
+	cJSON *from;
+	char seq[24];
+
+	if (!tail->rotated)
+		return true;
+	snprintf(seq, sizeof(seq), "%" PRIu64, tail->seq);
+	if ((from = cJSON_AddObjectToObject(rec, "rotated_from")) == NULL)
+		return false;
+	return cJSON_AddRawToObject(from, "seq", seq) != NULL &&
+	    cJSON_AddStringToObject(from, "hash", tail->hash) != NULL;
+}
+
 /* Checked before locking: the caller's members may not pose as the writer's. */
 static bool
 audit_log_members_ok(const cJSON *members)
@@ -424,7 +488,7 @@ audit_log_build_line(struct audit_log *log, const char *kind,
 	if ((rec = cJSON_CreateObject()) == NULL)
 		return NULL;
 	if (audit_log_add_header(rec, log, kind, tail) &&
-	    audit_log_add_torn(rec, tail) &&
+	    audit_log_add_torn(rec, tail) && audit_log_add_rotated(rec, tail) &&
 	    audit_log_add_members(rec, members) &&
 	    (body = cJSON_PrintUnformatted(rec)) != NULL) {
 		line = audit_chain_seal(body, strlen(body), log->key,
@@ -480,13 +544,18 @@ audit_log_remember_tail(struct audit_log *log, const struct audit_tail *tail,
 	log->own_tail.end = tail->end + (off_t)len;
 	log->own_tail.seq = tail->seq + 1;
 	audit_chain_line_digest(line, len - 1, log->own_tail.digest);
+	memcpy(log->own_tail.hash, log->last_hash, sizeof(log->own_tail.hash));
 	log->own_tail_valid = true;
 }
 
-/* Called with the lock held. */
+/*
+ * Called with the lock held.  from is the tail of the file this one
+ * replaced (a rotation seen by this append), or NULL: an empty file then
+ * continues its chain, seq and prev, and says so in rotated_from.
+ */
 static bool
 audit_log_append_locked(struct audit_log *log, const char *kind,
-    const cJSON *members)
+    const cJSON *members, const struct audit_tail *from)
 {
 	struct audit_tail tail;
 	char hash[HASH_SHA256_HEX_LEN + 1];
@@ -496,6 +565,18 @@ audit_log_append_locked(struct audit_log *log, const char *kind,
 
 	if (!audit_log_find_tail(log, &tail))
 		return false;
+	if (from != NULL && from->seq > 0 && tail.end == 0) {
+		tail.seq = from->seq;
+		memcpy(tail.digest, from->digest, sizeof(tail.digest));
+		memcpy(tail.hash, from->hash, sizeof(tail.hash));
+		tail.rotated = true;
+		if (tail.torn_bytes == 0 && from->torn_bytes > 0) {
+			/* the old file's cut is said where the chain goes on */
+			tail.torn_bytes = from->torn_bytes;
+			memcpy(tail.torn_digest, from->torn_digest,
+			    sizeof(tail.torn_digest));
+		}
+	}
 	log->own_tail_valid = false;	/* until this line is in the file */
 	if (tail.seq + 1 >= AUDIT_SEQ_MAX) {
 		log_error("seq exhausted; rotate the log");
@@ -513,9 +594,94 @@ audit_log_append_locked(struct audit_log *log, const char *kind,
 		memcpy(log->last_prev, tail.digest, sizeof(log->last_prev));
 		log->last_seq = tail.seq + 1;
 		audit_log_remember_tail(log, &tail, line, len);
+		if (tail.rotated)
+			log_info("audit: the log was rotated; its new file "
+			    "continues at seq %" PRIu64, tail.seq + 1);
 	} else
 		free(line);
 	return ok;
+}
+
+/* 1 when the path no longer names the open file, 0 when it does, -1. */
+static int
+audit_log_renamed(int dirfd, const char *base, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		if (errno == ENOENT)
+			return 1;
+		log_error("%s: %s", base, strerror(errno));
+		return -1;
+	}
+	return st.st_dev != dev || st.st_ino != ino;
+}
+
+/*
+ * Opens and locks the file now at the path, until the one locked is the
+ * one there (another rename may come between the open and the lock).
+ * Returns the fd, locked, or -1.
+ */
+static int
+audit_log_reopen_locked(struct audit_log *log, struct stat *st)
+{
+	int fd, tries, r;
+
+	for (tries = 0; tries < REOPEN_TRIES; tries++) {
+		if ((fd = audit_log_open_file(log->dirfd, log->base, log->base,
+		    log->uid, st)) == -1)
+			return -1;
+		if (flock(fd, LOCK_EX) == -1) {
+			log_error("flock: %s", strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if ((r = audit_log_renamed(log->dirfd, log->base, st->st_dev,
+		    st->st_ino)) == 0)
+			return fd;
+		close(fd);	/* unlocks */
+		if (r == -1)
+			return -1;
+	}
+	log_error("%s: renamed %d times while reopening", log->base, tries);
+	return -1;
+}
+
+/*
+ * Called with log->fd locked, before a locked turn's appends: when the
+ * path no longer names that file (a rotation), reads the old file's tail
+ * into *from, under its lock, then locks the file now at the path before
+ * letting go of the old one, and appends go there.  So no record can
+ * follow *from in the old file (every writer checks the path under the
+ * old lock before it writes), and the writer that links the new file
+ * holds it before any other writer of the old one can look.  *rotated
+ * says whether *from is to be linked; the caller's unlock then goes to
+ * the new fd.
+ */
+static bool
+audit_log_follow(struct audit_log *log, struct audit_tail *from,
+    bool *rotated)
+{
+	struct stat st;
+	int fd, r;
+
+	*rotated = false;
+	if ((r = audit_log_renamed(log->dirfd, log->base, log->dev,
+	    log->ino)) != 1)
+		return r == 0;
+	if (!audit_log_find_tail(log, from))
+		return false;
+	if ((fd = audit_log_reopen_locked(log, &st)) == -1)
+		return false;
+	if (log->pending && fdatasync(log->fd) == -1)
+		log_error("fdatasync of the rotated file: %s", strerror(errno));
+	close(log->fd);		/* unlocks the old file */
+	log->fd = fd;
+	log->dev = st.st_dev;
+	log->ino = st.st_ino;
+	log->own_tail_valid = false;
+	*rotated = true;
+	return true;
 }
 
 static bool
@@ -564,7 +730,9 @@ audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
 {
 	struct audit_log_mark start_mark, mark;
 	cJSON *start = NULL;		/* the held start, once in the file */
-	bool ok;
+	struct audit_tail from;
+	const struct audit_tail *link;
+	bool ok, rotated;
 
 	if (!audit_log_kind_ok(kind) || !audit_log_members_ok(members)) {
 		log_error("bad kind or members");
@@ -574,15 +742,18 @@ audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
 		log_error("flock: %s", strerror(errno));
 		return false;
 	}
+	/* a rotation is followed first: both records go to the new file */
+	ok = audit_log_follow(log, &from, &rotated);
+	link = rotated ? &from : NULL;
 	/* the held session-start goes first, in the same locked turn */
-	ok = log->held_start == NULL || audit_log_append_locked(log,
-	    "session-start", log->held_start);
+	ok = ok && (log->held_start == NULL || audit_log_append_locked(log,
+	    "session-start", log->held_start, link));
 	if (ok && log->held_start != NULL) {
 		start = log->held_start;	/* it is in the file */
 		log->held_start = NULL;
 		audit_log_mark(log, &start_mark);
 	}
-	ok = ok && audit_log_append_locked(log, kind, members);
+	ok = ok && audit_log_append_locked(log, kind, members, link);
 	if (ok)
 		audit_log_mark(log, &mark);
 	if (flock(log->fd, LOCK_UN) == -1)
@@ -657,6 +828,12 @@ audit_log_tick(struct audit_log *log, uint64_t now_ms)
 	return audit_log_sync(log, now_ms);
 }
 
+int
+audit_log_dir_fd(const struct audit_log *log)
+{
+	return log->dirfd;
+}
+
 uint64_t
 audit_log_bytes(const struct audit_log *log)
 {
@@ -681,6 +858,9 @@ audit_log_close(struct audit_log *log)
 			ok = audit_log_sync(log, audit_log_now_ms());
 		close(log->fd);
 	}
+	if (log->dirfd != -1)
+		close(log->dirfd);
+	free(log->base);
 	if (log->key != NULL) {
 		explicit_bzero(log->key, log->key_len);
 		free(log->key);

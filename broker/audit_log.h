@@ -36,8 +36,12 @@
 #include <stdint.h>
 
 #include "common/hash.h"
+#include "common/sandbox.h"
 
 #define AUDIT_LOG_SYNC_MS 100
+/* How the log is opened, relative to its directory: the broker's seccomp
+ * filter allows openat(2) with exactly these flags on that directory. */
+#define AUDIT_LOG_OPEN_FLAGS SANDBOX_AUDIT_LOG_FLAGS
 #define AUDIT_KEY_MAX 1024	/* bytes of an HMAC key file */
 
 struct audit_log;
@@ -92,6 +96,10 @@ uint64_t audit_log_now_ms(void);
 /* The hash of this handle's last record (the session anchor to print at
  * session end), or 64 zeros before the first; owned by log. */
 const char *audit_log_last_hash(const struct audit_log *log);
+
+/* The O_PATH fd of the log's directory, which rotation reopens the log
+ * in (for the broker's seccomp filter); owned by log. */
+int audit_log_dir_fd(const struct audit_log *log);
 
 /*
  * What an observer learns of one record this handle appended: all

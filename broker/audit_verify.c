@@ -27,12 +27,21 @@ struct session_set {
 	size_t n, cap;
 };
 
+/* Where a file said its chain came from (rotated_from), by file. */
+struct file_link {
+	bool rotated;
+	uint64_t seq;
+	char hash[HASH_SHA256_HEX_LEN + 1];
+};
+
 struct verifier {
 	const uint8_t *key;		/* borrowed, NULL when none */
 	size_t key_len;
 	char expected_prev[HASH_SHA256_HEX_LEN + 1];
 	struct session_set sessions;
 	struct audit_verify_report *report;
+	size_t file;			/* index of the file being read */
+	struct file_link *links;	/* one per file, owned */
 };
 
 static const char *const audit_break_reasons[] = {
@@ -46,6 +55,13 @@ static const char *const audit_break_reasons[] = {
 	[AUDIT_BREAK_REORDERED] = "reordered (seq out of order)",
 	[AUDIT_BREAK_PREV_MISMATCH] =
 	    "prev mismatch (record before it edited or replaced)",
+	[AUDIT_BREAK_FILE_MISSING] =
+	    "a rotated file is missing before it (rotated_from names a later "
+	    "seq than the file before ends at)",
+	[AUDIT_BREAK_FILE_ORDER] = "files out of order (give them oldest first)",
+	[AUDIT_BREAK_FILE_REPLACED] =
+	    "the file before it was edited or replaced (rotated_from names "
+	    "another last record)",
 };
 
 const char *
@@ -151,12 +167,70 @@ session_set_free(struct session_set *set)
 	free(set->names);
 }
 
+/*
+ * The first record of a file: where its chain comes from.  May move the
+ * expected seq and prev (a first file that continues one not given, a
+ * later file that starts a new chain).
+ */
+static enum audit_break
+verifier_check_link(struct verifier *v, const struct audit_record *rec)
+{
+	struct audit_verify_report *rep = v->report;
+	struct file_link *link = &v->links[v->file];
+
+	link->rotated = rec->rotated;
+	link->seq = rec->rotated_seq;
+	memcpy(link->hash, rec->rotated_hash, sizeof(link->hash));
+	if (v->file == 0 && rec->rotated) {
+		rep->continues = true;
+		rep->continues_seq = rec->rotated_seq;
+		memcpy(rep->continues_hash, rec->rotated_hash,
+		    sizeof(rep->continues_hash));
+		rep->last_seq = rec->rotated_seq;
+		memcpy(v->expected_prev, rec->prev, sizeof(v->expected_prev));
+		return AUDIT_BREAK_NONE;
+	}
+	if (v->file == 0)
+		return AUDIT_BREAK_NONE;
+	if (!rec->rotated) {
+		if (rec->seq == 1) {
+			rep->new_chains++;
+			rep->last_seq = 0;
+			audit_chain_genesis(v->expected_prev);
+		}
+		return AUDIT_BREAK_NONE;
+	}
+	if (rec->rotated_seq > rep->last_seq)
+		return AUDIT_BREAK_FILE_MISSING;
+	if (rec->rotated_seq < rep->last_seq)
+		return AUDIT_BREAK_FILE_ORDER;
+	if (strcmp(rec->rotated_hash, rep->last_hash) != 0 ||
+	    strcmp(rec->prev, v->expected_prev) != 0)
+		return AUDIT_BREAK_FILE_REPLACED;
+	return AUDIT_BREAK_NONE;
+}
+
+/* A file just read ends where an earlier file said its chain came from. */
+static bool
+verifier_out_of_order(const struct verifier *v)
+{
+	const struct audit_verify_report *rep = v->report;
+	size_t i;
+
+	for (i = 0; i < v->file; i++)
+		if (v->links[i].rotated && v->links[i].seq == rep->last_seq &&
+		    strcmp(v->links[i].hash, rep->last_hash) == 0)
+			return true;
+	return false;
+}
+
 static enum audit_break
 verifier_check_line(struct verifier *v, const char *line, size_t len,
-    struct audit_record *rec)
+    struct audit_record *rec, bool first)
 {
-	uint64_t expected = v->report->records + 1;
+	uint64_t expected;
 	enum audit_parse p = audit_chain_parse(line, len, rec);
+	enum audit_break why;
 
 	if (p == AUDIT_PARSE_MALFORMED)
 		return AUDIT_BREAK_MALFORMED;
@@ -168,6 +242,9 @@ verifier_check_line(struct verifier *v, const char *line, size_t len,
 		return AUDIT_BREAK_MISSING_HMAC;
 	if (v->key != NULL && !audit_chain_hmac_ok(rec, v->key, v->key_len))
 		return AUDIT_BREAK_BAD_HMAC;
+	if (first && (why = verifier_check_link(v, rec)) != AUDIT_BREAK_NONE)
+		return why;
+	expected = v->report->expected_seq = v->report->last_seq + 1;
 	if (rec->seq < expected)
 		return AUDIT_BREAK_REORDERED;
 	if (rec->seq > expected)
@@ -186,6 +263,7 @@ verifier_accept(struct verifier *v, const char *line, size_t len,
 
 	audit_chain_line_digest(line, len, v->expected_prev);
 	memcpy(rep->last_hash, rec->hash, sizeof(rep->last_hash));
+	rep->last_seq = rec->seq;
 	rep->records++;
 	if (rec->repaired_torn_tail)
 		rep->repaired++;
@@ -223,6 +301,7 @@ static enum audit_verify_status
 verifier_break(struct verifier *v, enum audit_break why, size_t lineno)
 {
 	v->report->why = why;
+	v->report->break_file = v->file;
 	v->report->break_line = lineno;
 	return AUDIT_VERIFY_BROKEN;
 }
@@ -238,8 +317,8 @@ verifier_run(struct verifier *v, struct line_reader *r)
 	size_t len;
 
 	while ((st = line_reader_next(r, &line, &len)) == LINE_OK) {
-		rep->expected_seq = rep->records + 1;
-		why = verifier_check_line(v, line, len, &rec);
+		rep->expected_seq = rep->last_seq + 1;
+		why = verifier_check_line(v, line, len, &rec, r->lineno == 1);
 		if (why == AUDIT_BREAK_REMOVED) {
 			rep->break_line = r->lineno;
 			why = verifier_classify_gap(r, rep->expected_seq, rec.seq);
@@ -252,37 +331,71 @@ verifier_run(struct verifier *v, struct line_reader *r)
 	}
 	if (st == LINE_TORN) {
 		rep->torn_tail = true;
+		rep->torn_file = v->file;
 		rep->torn_line = r->lineno;
 		rep->torn_bytes = len;
 	}
 	if (st == LINE_TOO_LONG)
 		return verifier_break(v, AUDIT_BREAK_TOO_LONG, r->lineno);
-	return st == LINE_ERROR ? AUDIT_VERIFY_UNREADABLE : AUDIT_VERIFY_OK;
+	if (st == LINE_ERROR)
+		return AUDIT_VERIFY_UNREADABLE;
+	if (r->lineno > 0 && verifier_out_of_order(v))
+		return verifier_break(v, AUDIT_BREAK_FILE_ORDER, r->lineno);
+	return AUDIT_VERIFY_OK;
+}
+
+/* One file of the chain, read with the verifier's state. */
+static enum audit_verify_status
+verifier_file(struct verifier *v, const char *path, char *buf, size_t cap)
+{
+	struct line_reader r = { .buf = buf, .cap = cap };
+	enum audit_verify_status st;
+
+	if ((r.fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		log_error("%s: %s", path, strerror(errno));
+		return AUDIT_VERIFY_UNREADABLE;
+	}
+	v->report->files = v->file + 1;
+	st = verifier_run(v, &r);
+	close(r.fd);
+	return st;
+}
+
+enum audit_verify_status
+audit_verify_files(const char *const *paths, size_t n, const uint8_t *key,
+    size_t key_len, struct audit_verify_report *report)
+{
+	struct verifier v = { .key = key, .key_len = key_len, .report = report };
+	enum audit_verify_status st = AUDIT_VERIFY_UNREADABLE;
+	size_t cap = AUDIT_LINE_MAX + 1;
+	char *buf;
+
+	memset(report, 0, sizeof(*report));
+	report->hmac_checked = key != NULL;
+	audit_chain_genesis(report->last_hash);
+	audit_chain_genesis(v.expected_prev);
+	if (n == 0 || n > AUDIT_VERIFY_FILES_MAX) {
+		log_error("%zu files: give 1 to %d", n, AUDIT_VERIFY_FILES_MAX);
+		return AUDIT_VERIFY_UNREADABLE;
+	}
+	buf = malloc(cap);
+	v.links = calloc(n, sizeof(*v.links));
+	if (buf == NULL || v.links == NULL)
+		log_error("out of memory");
+	else
+		for (v.file = 0; v.file < n; v.file++)
+			if ((st = verifier_file(&v, paths[v.file], buf, cap)) !=
+			    AUDIT_VERIFY_OK)
+				break;
+	free(buf);
+	free(v.links);
+	session_set_free(&v.sessions);
+	return st;
 }
 
 enum audit_verify_status
 audit_verify_file(const char *path, const uint8_t *key, size_t key_len,
     struct audit_verify_report *report)
 {
-	struct line_reader r = { .cap = AUDIT_LINE_MAX + 1 };
-	struct verifier v = { .key = key, .key_len = key_len, .report = report };
-	enum audit_verify_status st;
-
-	memset(report, 0, sizeof(*report));
-	audit_chain_genesis(report->last_hash);
-	audit_chain_genesis(v.expected_prev);
-	if ((r.fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		log_error("%s: %s", path, strerror(errno));
-		return AUDIT_VERIFY_UNREADABLE;
-	}
-	if ((r.buf = malloc(r.cap)) == NULL) {
-		log_error("out of memory");
-		close(r.fd);
-		return AUDIT_VERIFY_UNREADABLE;
-	}
-	st = verifier_run(&v, &r);
-	free(r.buf);
-	close(r.fd);
-	session_set_free(&v.sessions);
-	return st;
+	return audit_verify_files(&path, 1, key, key_len, report);
 }

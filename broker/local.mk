@@ -31,7 +31,7 @@ sp_SOURCES += broker/cmd_demo.c broker/demo_target.c broker/demo_target.h
 sp_SOURCES += broker/cmd_connect.c
 EXTRA_DIST += contrib/systemd/sallyport.socket \
 	contrib/systemd/sallyport@.service contrib/systemd/README.md
-dist_man_MANS += docs/sp.1
+dist_man_MANS += docs/sp.1 docs/sp-audit.5
 EXTRA_DIST += docs/threat-model.md docs/design.md
 EXTRA_DIST += docs/internals/performance.md docs/internals/seccomp.md \
 	docs/internals/leak-guard.md docs/internals/frontend-io.md \

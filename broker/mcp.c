@@ -49,6 +49,9 @@ struct mcp_session {
 	const struct policy_profile *profile;
 	const char *profile_from;	/* how the profile was chosen */
 	char peer[64];			/* "uid 1001 gid 1001", or none */
+	bool has_peer_ids;		/* peer_uid and peer_gid are known */
+	uid_t peer_uid;
+	gid_t peer_gid;
 	pid_t peer_pid;			/* 0: not known */
 	uint8_t fingerprint[HASH_SHA256_LEN];
 	struct record_limits limits;
@@ -160,27 +163,57 @@ mcp_open_audit(struct mcp_session *s)
 	return true;
 }
 
+/*
+ * The two digests a reviewer compares, each under its own name:
+ * policy_sha256 is what sha256sum prints for the policy file (the bytes
+ * read, the embedded default's when there is none), catalog_sha256 the
+ * catalog fingerprint of docs/design.md section 4 (what "sp catalog"
+ * prints and a pin holds).
+ */
+static bool
+mcp_audit_add_digests(cJSON *m, const struct mcp_session *s)
+{
+	char hex[HASH_SHA256_HEX_LEN + 1];
+	uint8_t d[HASH_SHA256_LEN];
+
+	hash_sha256(s->bytes, s->len, d);
+	hash_hex(d, sizeof(d), hex);
+	if (cJSON_AddStringToObject(m, "policy_sha256", hex) == NULL)
+		return false;
+	hash_hex(s->fingerprint, sizeof(s->fingerprint), hex);
+	return cJSON_AddStringToObject(m, "catalog_sha256", hex) != NULL;
+}
+
+/* Who is on the other end of stdin, as numbers a query can compare. */
+static bool
+mcp_audit_add_peer(cJSON *m, const struct mcp_session *s)
+{
+	if (cJSON_AddStringToObject(m, "peer", s->peer) == NULL)
+		return false;
+	if (s->has_peer_ids &&
+	    (cJSON_AddNumberToObject(m, "peer_uid", s->peer_uid) == NULL ||
+	    cJSON_AddNumberToObject(m, "peer_gid", s->peer_gid) == NULL))
+		return false;
+	return s->peer_pid <= 0 ||
+	    cJSON_AddNumberToObject(m, "peer_pid", s->peer_pid) != NULL;
+}
+
 static bool
 mcp_audit_start(struct mcp_session *s)
 {
-	char hex[HASH_SHA256_HEX_LEN + 1];
 	cJSON *m;
 	bool ok;
 
 	if (s->log == NULL)
 		return true;
-	hash_hex(s->fingerprint, sizeof(s->fingerprint), hex);
 	if ((m = cJSON_CreateObject()) == NULL)
 		return false;
-	cJSON_AddStringToObject(m, "profile", s->profile != NULL ?
-	    s->profile->name : "");
-	cJSON_AddStringToObject(m, "profile_from", s->profile_from);
-	cJSON_AddStringToObject(m, "peer", s->peer);
-	if (s->peer_pid > 0)
-		cJSON_AddNumberToObject(m, "peer_pid", s->peer_pid);
-	cJSON_AddStringToObject(m, "policy_sha256", hex);
-	cJSON_AddStringToObject(m, "version", PACKAGE_VERSION);
-	ok = audit_log_hold_start(s->log, m);
+	ok = cJSON_AddStringToObject(m, "profile", s->profile != NULL ?
+	    s->profile->name : "") != NULL &&
+	    cJSON_AddStringToObject(m, "profile_from", s->profile_from) !=
+	    NULL && mcp_audit_add_peer(m, s) && mcp_audit_add_digests(m, s) &&
+	    cJSON_AddStringToObject(m, "version", PACKAGE_VERSION) != NULL &&
+	    audit_log_hold_start(s->log, m);
 	cJSON_Delete(m);
 	return ok;
 }
@@ -241,7 +274,8 @@ mcp_confine(struct mcp_session *s)
 		pids[i] = s->kids[i].pid;
 	if (!sandbox_no_new_privs())
 		missing = "no-new-privs";
-	else if (!sandbox_load_filter(RECORD_ROLE_BROKER, pids, CHILD_COUNT))
+	else if (!sandbox_load_broker_filter(pids, CHILD_COUNT,
+	    s->log != NULL ? audit_log_dir_fd(s->log) : -1))
 		missing = "seccomp filter";
 	if (missing == NULL)
 		return true;
@@ -291,10 +325,13 @@ mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
 	}
 	if (s->profile == NULL)
 		log_warn("no profile matches this client: no tools");
-	if (peer_credentials(STDIN_FILENO, &uid, &gid, &s->peer_pid))
+	if (peer_credentials(STDIN_FILENO, &uid, &gid, &s->peer_pid)) {
 		(void)snprintf(s->peer, sizeof(s->peer), "uid %u gid %u",
 		    (unsigned)uid, (unsigned)gid);
-	else
+		s->has_peer_ids = true;
+		s->peer_uid = uid;
+		s->peer_gid = gid;
+	} else
 		(void)snprintf(s->peer, sizeof(s->peer), "no peer credentials");
 	if (!mcp_session_id(s) || !mcp_open_audit(s))
 		return SP_EXIT_INTERNAL;

@@ -29,7 +29,7 @@ static int sp_help(int, char **);
 static int sp_version(int, char **);
 
 static const struct sp_command sp_commands[] = {
-	{ "audit", cmd_audit, "audit verify [--key FILE] FILE",
+	{ "audit", cmd_audit, "audit verify [--key FILE] [--json] [--anchors JOURNAL] FILE...",
 	    "Check an audit log's hash chain (and its HMACs with --key)." },
 	{ "check", cmd_check, "check [--config FILE]",
 	    "Validate a policy file; one line per problem on stderr." },

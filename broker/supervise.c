@@ -351,6 +351,7 @@ supervise_count(struct supervise_summary *sum, enum record_audit_kind kind)
 	case RECORD_AUDIT_EXECUTION: sum->executions++; break;
 	case RECORD_AUDIT_CANCELLATION: sum->cancellations++; break;
 	case RECORD_AUDIT_OPENED: break;
+	case RECORD_AUDIT_CLIENT: break;
 	}
 }
 
@@ -737,7 +738,8 @@ supervise_run(struct supervisor *sv, struct child kids[CHILD_COUNT],
 			supervise_control_closed(sv, i);
 		}
 	supervise_end_open_calls(sv);
-	if (sv->log != NULL && !audit_event_flush(&sv->audit, sv->log))
+	if (sv->log != NULL && !audit_event_flush(&sv->audit, sv->log,
+	    sv->policy))
 		summary->audit_failures++;
 	summary->audit_dropped = sv->audit.dropped;
 	supervise_stderr_drain(sv);

@@ -163,6 +163,24 @@ audit_chain_read_seq(const cJSON *obj, uint64_t *seq)
 	return true;
 }
 
+/* rotated_from, when there, must be {seq, hash} as the writer makes it. */
+static bool
+audit_chain_read_rotated(const cJSON *obj, struct audit_record *rec)
+{
+	const cJSON *from = cJSON_GetObjectItemCaseSensitive(obj,
+	    "rotated_from");
+
+	if (from == NULL)
+		return true;
+	rec->rotated = true;
+	return cJSON_IsObject(from) &&
+	    audit_chain_read_seq(from, &rec->rotated_seq) &&
+	    audit_chain_copy_string(from, "hash", rec->rotated_hash,
+	    sizeof(rec->rotated_hash)) &&
+	    strlen(rec->rotated_hash) == HASH_SHA256_HEX_LEN &&
+	    audit_chain_is_lower_hex(rec->rotated_hash, HASH_SHA256_HEX_LEN);
+}
+
 static bool
 audit_chain_read_members(const cJSON *obj, struct audit_record *rec)
 {
@@ -178,6 +196,8 @@ audit_chain_read_members(const cJSON *obj, struct audit_record *rec)
 		return false;
 	rec->repaired_torn_tail =
 	    cJSON_GetObjectItemCaseSensitive(obj, "torn_tail") != NULL;
+	if (!audit_chain_read_rotated(obj, rec))
+		return false;
 	return strlen(rec->prev) == HASH_SHA256_HEX_LEN &&
 	    audit_chain_is_lower_hex(rec->prev, HASH_SHA256_HEX_LEN);
 }

@@ -4,7 +4,9 @@
  *
  * A record is one line of JSON ending in "\n".  Its members are, in this
  * order: seq, ts, session, kind, prev, the writer's torn_tail when it had
- * to cut one (see audit_log.h), the kind's own members, then hash and,
+ * to cut one (see audit_log.h), rotated_from {seq, hash} in the first
+ * record of a file that continues a rotated one (its prev and seq go on
+ * from that file's last line), the kind's own members, then hash and,
  * when the log has a key, hmac:
  *
  *   {"seq":7,"ts":"...","session":"...","kind":"...","prev":"<64>",...,
@@ -18,7 +20,8 @@
  *   prev = SHA-256 of the previous line's bytes without its "\n", or 64
  *          zeros in the first record, so editing any byte of a line (hmac
  *          included) breaks the next record's prev.
- * seq is 1 in the first record and grows by exactly one per line.
+ * seq is 1 in the first record and grows by exactly one per line, across
+ * rotated files too.
  */
 #ifndef SP_COMMON_AUDIT_CHAIN_H
 #define SP_COMMON_AUDIT_CHAIN_H
@@ -44,6 +47,10 @@ struct audit_record {
 	bool has_hmac;
 	char hmac[HASH_SHA256_HEX_LEN + 1];
 	bool repaired_torn_tail;	/* carries a torn_tail member */
+	bool rotated;			/* carries rotated_from: the first
+					 * record of a file after a rotation */
+	uint64_t rotated_seq;		/* the seq and hash it names */
+	char rotated_hash[HASH_SHA256_HEX_LEN + 1];
 };
 
 enum audit_parse {

@@ -196,6 +196,9 @@ record_token_char(unsigned char c, enum record_alphabet alphabet)
 		return true;
 	if (alphabet == RECORD_ALPHABET_SIGNAL)
 		return c >= 'A' && c <= 'Z';
+	if (alphabet == RECORD_ALPHABET_METHOD &&
+	    ((c >= 'A' && c <= 'Z') || c == '/' || c == '_'))
+		return true;
 	return (c >= 'a' && c <= 'z') || c == '-';
 }
 

@@ -29,7 +29,8 @@
  *                      string stdout, u64 stdout total,
  *                      string stderr, u64 stderr total
  *   AUDIT_EVENT  u8 kind, u8 flags, u64 frame number, reason (u32 0 or a
- *                token), u32 code (two's complement), 32 bytes sha256 only
+ *                token), u32 code (two's complement), method (u32 0 or a
+ *                token of [A-Za-z0-9/_-]), 32 bytes sha256 only
  *                when AUDIT_HAS_SHA256, u64 call id, u32 tool index,
  *                u8 outcome (0 or enum record_outcome), u32 status (two's
  *                complement), u64 duration µs, u16 shape count, texts
@@ -135,19 +136,30 @@ enum record_ssh_end {
 };
 
 enum record_audit_kind {
-	RECORD_AUDIT_REJECTION = 1,	/* frame refused: frame_no, reason, code, sha256 */
+	/* frame refused: frame_no, reason, code, sha256, method; with
+	 * AUDIT_HAS_TOOL the tool_index the frame named; shapes: one per
+	 * param of that tool, then one per argument the tool does not
+	 * declare (or all of them when no tool is named) */
+	RECORD_AUDIT_REJECTION = 1,
 	RECORD_AUDIT_INTENT = 2,	/* before acting: call_id, tool_index, shapes */
 	RECORD_AUDIT_EXECUTION = 3,	/* + outcome (required), status, duration_us */
 	RECORD_AUDIT_VIOLATION = 4,	/* record refused: reason, sha256 */
 	RECORD_AUDIT_CANCELLATION = 5,	/* call_id, tool_index, AUDIT_STARTED */
 	RECORD_AUDIT_OPENED = 6,	/* frontend: the session is in use, no
 					 * fields (docs/design.md section 6) */
+	/* initialize read: method, and exactly RECORD_AUDIT_CLIENT_TEXTS
+	 * shapes, clientInfo's name and version and the protocolVersion
+	 * asked, each a text the broker sanitizes (may be empty) */
+	RECORD_AUDIT_CLIENT = 7,
 };
+
+#define RECORD_AUDIT_CLIENT_TEXTS 3
 
 /* Audit event flags; any other bit is refused. */
 #define AUDIT_HAS_SHA256	0x01u
 #define AUDIT_STARTED		0x02u
-#define AUDIT_FLAGS_ALL		0x03u
+#define AUDIT_HAS_TOOL		0x04u	/* a rejection's tool_index is set */
+#define AUDIT_FLAGS_ALL		0x07u
 
 enum record_audit_ack_status {
 	RECORD_AUDIT_WRITTEN = 1,	/* durable as the policy requires */
@@ -235,6 +247,7 @@ struct record_audit_event {
 	uint64_t frame_no;
 	struct record_text reason;	/* a token [a-z0-9-], or empty */
 	int32_t code;			/* JSON-RPC error code */
+	struct record_text method;	/* a token, or empty */
 	uint8_t sha256[HASH_SHA256_LEN];/* zero unless AUDIT_HAS_SHA256 */
 	uint64_t call_id;
 	uint32_t tool_index;

@@ -21,7 +21,7 @@ record_audit_check(const struct record_audit_event *ev)
 	bool execution = ev->kind == RECORD_AUDIT_EXECUTION;
 
 	if (ev->kind < RECORD_AUDIT_REJECTION ||
-	    ev->kind > RECORD_AUDIT_OPENED ||
+	    ev->kind > RECORD_AUDIT_CLIENT ||
 	    (ev->flags & ~AUDIT_FLAGS_ALL) != 0 ||
 	    ev->outcome > RECORD_OUTCOME_INVALID)
 		return RECORD_ERR_RANGE;
@@ -31,14 +31,38 @@ record_audit_check(const struct record_audit_event *ev)
 	if ((ev->flags & AUDIT_HAS_SHA256) == 0 &&
 	    memcmp(ev->sha256, record_zero_sha256, HASH_SHA256_LEN) != 0)
 		return RECORD_ERR_INCONSISTENT;
+	/* Only a rejection may or may not name a tool: the others always do
+	 * (intent, execution, cancellation) or never (violation, client). */
+	if ((ev->flags & AUDIT_HAS_TOOL) != 0 &&
+	    ev->kind != RECORD_AUDIT_REJECTION)
+		return RECORD_ERR_INCONSISTENT;
+	if (ev->kind == RECORD_AUDIT_CLIENT &&
+	    ev->shape_count != RECORD_AUDIT_CLIENT_TEXTS)
+		return RECORD_ERR_INCONSISTENT;
 	return RECORD_OK;
+}
+
+/*
+ * A client event's texts are not arguments: their count is fixed.  A
+ * rejection lists what the client sent, which the policy's largest tool
+ * does not bound: the absolute cap does.
+ */
+static size_t
+record_shapes_max(enum record_audit_kind kind,
+    const struct record_limits *limits)
+{
+	if (kind == RECORD_AUDIT_CLIENT)
+		return RECORD_AUDIT_CLIENT_TEXTS;
+	if (kind == RECORD_AUDIT_REJECTION)
+		return RECORD_ARGS_CAP;
+	return record_limit(limits->max_args, RECORD_ARGS_CAP);
 }
 
 static enum record_error
 record_shapes_put(struct buf *b, const struct record_audit_event *ev,
     const struct record_limits *limits)
 {
-	size_t max_count = record_limit(limits->max_args, RECORD_ARGS_CAP);
+	size_t max_count = record_shapes_max(ev->kind, limits);
 	size_t max_len = record_limit(limits->max_text_bytes, RECORD_TEXT_CAP);
 	size_t i;
 	enum record_error e;
@@ -59,7 +83,7 @@ static enum record_error
 record_shapes_get(struct buf *in, const struct record_limits *limits,
     struct record_audit_event *ev)
 {
-	size_t max_count = record_limit(limits->max_args, RECORD_ARGS_CAP);
+	size_t max_count = record_shapes_max(ev->kind, limits);
 	size_t max_len = record_limit(limits->max_text_bytes, RECORD_TEXT_CAP);
 	uint16_t count;
 	size_t i;
@@ -97,6 +121,8 @@ record_audit_put(struct buf *b, const struct record_audit_event *ev,
 	    (e = record_put_token(b, &ev->reason, RECORD_ALPHABET_REASON)) !=
 	    RECORD_OK ||
 	    (e = buf_put_u32(b, (uint32_t)ev->code)) !=
+	    RECORD_OK ||
+	    (e = record_put_token(b, &ev->method, RECORD_ALPHABET_METHOD)) !=
 	    RECORD_OK)
 		return e;
 	if ((ev->flags & AUDIT_HAS_SHA256) != 0 &&
@@ -158,7 +184,9 @@ record_audit_get(struct buf *in, const struct record_limits *limits,
 	if ((e = buf_get_u64(in, &ev->frame_no)) != RECORD_OK ||
 	    (e = record_get_token(in, &ev->reason, RECORD_ALPHABET_REASON)) !=
 	    RECORD_OK ||
-	    (e = record_int32_get(in, &ev->code)) != RECORD_OK)
+	    (e = record_int32_get(in, &ev->code)) != RECORD_OK ||
+	    (e = record_get_token(in, &ev->method, RECORD_ALPHABET_METHOD)) !=
+	    RECORD_OK)
 		return e;
 	if ((flags & AUDIT_HAS_SHA256) != 0 &&
 	    (e = buf_get_raw(in, ev->sha256,
@@ -203,6 +231,7 @@ record_audit_event_free(struct record_audit_event *e)
 	if (e == NULL)
 		return;
 	record_text_free(&e->reason);
+	record_text_free(&e->method);
 	for (i = 0; i < e->shape_count; i++)
 		record_text_free(&e->shapes[i]);
 	free(e->shapes);

@@ -17,6 +17,7 @@
 enum record_alphabet {
 	RECORD_ALPHABET_REASON,		/* [a-z0-9-] */
 	RECORD_ALPHABET_SIGNAL,		/* [A-Z0-9] */
+	RECORD_ALPHABET_METHOD,		/* [A-Za-z0-9/_-]: a JSON-RPC method */
 };
 
 /* The smaller of what the policy asked for and the absolute cap. */

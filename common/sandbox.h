@@ -24,6 +24,7 @@
 #ifndef SP_COMMON_SANDBOX_H
 #define SP_COMMON_SANDBOX_H
 
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -114,6 +115,20 @@ bool sandbox_no_new_privs(void);
  */
 bool sandbox_load_filter(enum record_role role, const pid_t *children,
     size_t n_children);
+
+/* How the broker (re)opens its audit log, relative to its directory. */
+#define SANDBOX_AUDIT_LOG_FLAGS \
+	(O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW)
+
+/*
+ * The broker's filter, as sandbox_load_filter(RECORD_ROLE_BROKER, ...)
+ * plus, when audit_dir is not -1, openat(2) relative to that directory
+ * fd with exactly SANDBOX_AUDIT_LOG_FLAGS and fstatat(2) in it: what
+ * following a rotated audit log needs (broker/audit_log.h), and no other
+ * directory.
+ */
+bool sandbox_load_broker_filter(const pid_t *children, size_t n_children,
+    int audit_dir);
 
 /*
  * Creates a fresh empty directory under parent (mkdtemp), owned by root

@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -40,7 +41,7 @@
 
 #include "common/sandbox.h"
 
-#define FILTER_MAX_ARGS 1
+#define FILTER_MAX_ARGS 2
 
 /*
  * Some comparisons name a pid only known at load time: its own (tgkill)
@@ -51,6 +52,7 @@ enum filter_pid {
 	PID_NONE,
 	PID_SELF,
 	PID_EACH_CHILD,
+	FD_AUDIT_DIR,		/* args[0] is the broker's audit directory fd */
 };
 
 struct filter_rule {
@@ -207,6 +209,22 @@ static const struct filter_rule broker_rules[] = {
 	ALLOW_EQ(ioctl, 1, FIONREAD),
 	REFUSE_EQ(socket, 0, AF_UNIX, EACCES),
 	ALLOW_EQ(prctl, 0, PR_GET_NAME), REFUSE(memfd_create, EPERM),
+	/*
+	 * Rotation under a running session (docs/design.md section 6): when
+	 * the audit log was renamed away, the writer stats its name and
+	 * opens it anew, both relative to the directory fd it opened
+	 * (O_PATH) before confinement, the open with exactly the log's own
+	 * flags (append, create 0600, no symlink).  arg0 pins the directory,
+	 * so no other file can be opened or created; the name inside it
+	 * cannot be inspected, so a broker could create another file in the
+	 * log's directory, which its owner can do anyway.  Added only when
+	 * the session has a log (sandbox_load_broker_filter()).
+	 */
+	{ SCMP_SYS(openat), SCMP_ACT_ALLOW, FD_AUDIT_DIR, 2,
+	  { CMP(0, SCMP_CMP_EQ, 0, 0),
+	    CMP(2, SCMP_CMP_EQ, SANDBOX_AUDIT_LOG_FLAGS, 0) } },
+	{ SCMP_SYS(newfstatat), SCMP_ACT_ALLOW, FD_AUDIT_DIR, 1,
+	  { CMP(0, SCMP_CMP_EQ, 0, 0) } },
 };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -240,14 +258,30 @@ filter_add_pid_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
 	return seccomp_rule_add_array(ctx, r->action, r->nr, 1, &arg);
 }
 
+/* r with args[0] comparing to the audit directory fd; none without one. */
+static int
+filter_add_dir_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
+    int audit_dir)
+{
+	struct scmp_arg_cmp args[FILTER_MAX_ARGS];
+
+	if (audit_dir < 0)
+		return 0;
+	memcpy(args, r->args, sizeof(args));
+	args[0].datum_a = (scmp_datum_t)audit_dir;
+	return seccomp_rule_add_array(ctx, r->action, r->nr, r->n_args, args);
+}
+
 static int
 filter_add_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
-    const pid_t *children, size_t n_children)
+    const pid_t *children, size_t n_children, int audit_dir)
 {
 	size_t i;
 	int rc;
 
 	switch (r->pid_arg0) {
+	case FD_AUDIT_DIR:
+		return filter_add_dir_rule(ctx, r, audit_dir);
 	case PID_NONE:
 		return seccomp_rule_add_array(ctx, r->action, r->nr,
 		    r->n_args, r->args);
@@ -267,7 +301,7 @@ filter_add_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
 
 static int
 filter_build(scmp_filter_ctx ctx, enum record_role role,
-    const pid_t *children, size_t n_children)
+    const pid_t *children, size_t n_children, int audit_dir)
 {
 	const struct filter_rule *rules;
 	size_t i, n;
@@ -284,14 +318,14 @@ filter_build(scmp_filter_ctx ctx, enum record_role role,
 		return rc;
 	for (i = 0; i < n; i++)
 		if ((rc = filter_add_rule(ctx, &rules[i], children,
-		    n_children)) < 0)
+		    n_children, audit_dir)) < 0)
 			return rc;
 	return 0;
 }
 
-bool
-sandbox_load_filter(enum record_role role, const pid_t *children,
-    size_t n_children)
+static bool
+filter_load(enum record_role role, const pid_t *children, size_t n_children,
+    int audit_dir)
 {
 	scmp_filter_ctx ctx;
 	int rc, saved;
@@ -300,7 +334,8 @@ sandbox_load_filter(enum record_role role, const pid_t *children,
 		errno = ENOMEM;
 		return false;
 	}
-	if ((rc = filter_build(ctx, role, children, n_children)) < 0) {
+	if ((rc = filter_build(ctx, role, children, n_children,
+	    audit_dir)) < 0) {
 		seccomp_release(ctx);
 		errno = -rc;
 		return false;
@@ -318,4 +353,19 @@ sandbox_load_filter(enum record_role role, const pid_t *children,
 		return false;
 	}
 	return true;
+}
+
+bool
+sandbox_load_filter(enum record_role role, const pid_t *children,
+    size_t n_children)
+{
+	return filter_load(role, children, n_children, -1);
+}
+
+bool
+sandbox_load_broker_filter(const pid_t *children, size_t n_children,
+    int audit_dir)
+{
+	return filter_load(RECORD_ROLE_BROKER, children, n_children,
+	    audit_dir);
 }

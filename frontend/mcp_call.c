@@ -32,10 +32,14 @@ mcp_call_refuse(struct mcp_session *s, const struct mcp_frame *frame,
 	    mcp_session_audit_rejection(s, frame, reason, 0, out);
 }
 
-/* -32602 naming the tools this session's profile can call. */
+/*
+ * -32602 naming the tools this session's profile can call, and a
+ * rejection: a client probing for tools it was not shown is what a
+ * reviewer looks for.
+ */
 static bool
-mcp_call_unknown_tool(struct mcp_session *s, const struct jsonrpc_id *id,
-    const char *why, struct mcp_output *out)
+mcp_call_unknown_tool(struct mcp_session *s, const struct mcp_frame *frame,
+    const struct jsonrpc_id *id, const char *why, struct mcp_output *out)
 {
 	char msg[MCP_NAMES_LIST_MAX + 128];
 	size_t i, used, shown = 0, hidden = 0;
@@ -62,7 +66,8 @@ mcp_call_unknown_tool(struct mcp_session *s, const struct jsonrpc_id *id,
 		snprintf(msg + used, sizeof(msg) - used, " none");
 	else if (hidden > 0)
 		snprintf(msg + used, sizeof(msg) - used, " and %zu more", hidden);
-	return mcp_session_error(s, id, -32602, msg, out);
+	return mcp_session_error(s, id, -32602, msg, out) &&
+	    mcp_session_audit_rejection(s, frame, "unknown-tool", -32602, out);
 }
 
 static struct mcp_call *
@@ -251,29 +256,46 @@ mcp_call_tool(struct mcp_session *s, const struct mcp_frame *frame,
 	return ok;
 }
 
+/* What a rejection of this call can name: its tool and arguments. */
+static void
+mcp_call_frame_names(struct mcp_session *s, const struct jsonrpc_message *msg,
+    struct mcp_frame *f)
+{
+	const cJSON *name;
+	size_t index = 0;
+
+	if (!cJSON_IsObject(msg->params))
+		return;
+	f->arguments = cJSON_GetObjectItemCaseSensitive(msg->params,
+	    "arguments");
+	name = cJSON_GetObjectItemCaseSensitive(msg->params, "name");
+	if (cJSON_IsString(name) && (f->tool = policy_tool_by_name(s->policy,
+	    name->valuestring, &index)) != NULL)
+		f->tool_index = (uint32_t)index;
+}
+
 bool
 mcp_call_tools_call(struct mcp_session *s, const struct mcp_frame *frame,
     const struct jsonrpc_message *msg, struct mcp_output *out)
 {
-	const struct policy_tool *tool;
-	const cJSON *name;
-	size_t index = 0;
+	struct mcp_frame f = *frame;
 
+	mcp_call_frame_names(s, msg, &f);
 	/* Counted before anything is looked at: refused calls spend it too. */
 	if (++s->calls_seen > s->policy->limits.calls_per_session)
-		return mcp_call_over_budget(s, frame, &msg->id, out);
+		return mcp_call_over_budget(s, &f, &msg->id, out);
 	if (!cJSON_IsObject(msg->params))
-		return mcp_call_unknown_tool(s, &msg->id,
+		return mcp_call_unknown_tool(s, &f, &msg->id,
 		    "tools/call needs an object with a tool name", out);
-	name = cJSON_GetObjectItemCaseSensitive(msg->params, "name");
-	if (!cJSON_IsString(name))
-		return mcp_call_unknown_tool(s, &msg->id,
+	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(msg->params,
+	    "name")))
+		return mcp_call_unknown_tool(s, &f, &msg->id,
 		    "tools/call needs a string name", out);
-	tool = policy_tool_by_name(s->policy, name->valuestring, &index);
-	if (tool == NULL)
-		return mcp_call_unknown_tool(s, &msg->id, "no such tool", out);
-	return mcp_call_tool(s, frame, &msg->id, tool, index, msg->params,
-	    out);
+	if (f.tool == NULL)
+		return mcp_call_unknown_tool(s, &f, &msg->id, "no such tool",
+		    out);
+	return mcp_call_tool(s, &f, &msg->id, f.tool, f.tool_index,
+	    msg->params, out);
 }
 
 /* A requestId as a JSON-RPC id; false when no id could be it. */

@@ -98,32 +98,6 @@ mcp_session_error(struct mcp_session *s, const struct jsonrpc_id *id,
 	    code, message));
 }
 
-bool
-mcp_session_audit_rejection(struct mcp_session *s,
-    const struct mcp_frame *frame, const char *reason, int code,
-    struct mcp_output *out)
-{
-	struct record_audit_event ev;
-	struct buf b;
-	bool ok;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = RECORD_AUDIT_REJECTION;
-	ev.frame_no = frame->number;
-	ev.reason.ptr = (char *)reason;
-	ev.reason.len = strlen(reason);
-	ev.code = code;
-	if (frame->bytes != NULL) {
-		ev.flags = AUDIT_HAS_SHA256;
-		hash_sha256(frame->bytes, frame->len, ev.sha256);
-	}
-	buf_init_writer(&b, RECORD_MAX_BYTES);
-	ok = record_audit_event_encode(&ev, &s->limits, &b) == RECORD_OK &&
-	    mcp_output_add(out, MCP_ITEM_AUDIT, buf_ptr(&b), buf_len(&b));
-	buf_free(&b);
-	return ok;
-}
-
 /*
  * Tells the broker, once, that this session is in use: its session-start
  * is written then, so a process that answered only server/discover and
@@ -255,7 +229,8 @@ mcp_initialize(struct mcp_session *s, const struct mcp_frame *frame,
 	}
 	s->state = MCP_STATE_OPEN;
 	s->era = MCP_ERA_LEGACY;
-	return mcp_output_add_line(out, result_render_success(&msg->id, r));
+	return mcp_output_add_line(out, result_render_success(&msg->id, r)) &&
+	    mcp_session_audit_client(s, msg->params, out);
 }
 
 static bool
@@ -370,9 +345,10 @@ mcp_notification(struct mcp_session *s, const struct jsonrpc_message *msg,
 }
 
 static bool
-mcp_dispatch(struct mcp_session *s, const struct mcp_frame *frame,
+mcp_dispatch(struct mcp_session *s, struct mcp_frame *frame,
     const struct jsonrpc_message *msg, struct mcp_output *out)
 {
+	frame->method = msg->method;
 	if (msg->kind != JSONRPC_INVALID && !mcp_session_is_probe(msg) &&
 	    !mcp_session_open(s, out))
 		return false;
@@ -399,7 +375,8 @@ bool
 mcp_session_handle_frame(struct mcp_session *s, const uint8_t *bytes,
     size_t len, uint64_t frame_no, struct mcp_output *out)
 {
-	struct mcp_frame frame = { bytes, len, frame_no };
+	struct mcp_frame frame = { .bytes = bytes, .len = len,
+	    .number = frame_no };
 	struct jsonrpc_id null_id = { .kind = JSONRPC_ID_NULL };
 	struct jsonrpc_message msg;
 	struct json_doc doc;
@@ -446,8 +423,8 @@ mcp_session_run_deferred(struct mcp_session *s, struct mcp_output *out)
 bool
 mcp_session_end_input(struct mcp_session *s, struct mcp_output *out)
 {
-	struct mcp_frame frame = { s->deferred, s->deferred_len,
-	    s->deferred_no };
+	struct mcp_frame frame = { .bytes = s->deferred,
+	    .len = s->deferred_len, .number = s->deferred_no };
 	struct jsonrpc_message msg;
 	struct json_doc doc;
 	struct json_error err;
@@ -459,7 +436,8 @@ mcp_session_end_input(struct mcp_session *s, struct mcp_output *out)
 	memset(&msg, 0, sizeof(msg));
 	/* it parsed once as a request, so it parses again */
 	if (json_parse_frame(s->deferred, s->deferred_len, JSON_DEPTH_DEFAULT,
-	    &doc, &err) && jsonrpc_classify(&doc, &msg) == JSONRPC_REQUEST)
+	    &doc, &err) && jsonrpc_classify(&doc, &msg) == JSONRPC_REQUEST &&
+	    (frame.method = msg.method) != NULL)
 		ok = mcp_session_call_response(s, &msg.id, result_render_local(
 		    &s->render, RECORD_OUTCOME_FAILED, "the session ended "
 		    "before this call was sent; it did not run"), out) &&
@@ -476,7 +454,7 @@ bool
 mcp_session_handle_bad_frame(struct mcp_session *s, const struct frame *f,
     struct mcp_output *out)
 {
-	struct mcp_frame frame = { NULL, 0, f->number };
+	struct mcp_frame frame = { .number = f->number };
 	struct jsonrpc_id null_id = { .kind = JSONRPC_ID_NULL };
 	char detail[160];
 

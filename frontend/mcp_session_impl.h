@@ -77,11 +77,18 @@ struct mcp_session {
 	uint64_t deferred_no;
 };
 
-/* The frame being handled, for audit events. */
+/*
+ * The frame being handled, for audit events: what is known of it so far
+ * (all borrowed; NULL until known), so a rejection names what it can.
+ */
 struct mcp_frame {
 	const uint8_t *bytes;
 	size_t len;
 	uint64_t number;
+	const char *method;		/* the request's method */
+	const struct policy_tool *tool;	/* the catalog's tool it named */
+	uint32_t tool_index;
+	const cJSON *arguments;		/* tools/call's arguments */
 };
 
 /* Appends a copy of len bytes as one item; false on allocation failure. */
@@ -105,9 +112,14 @@ bool mcp_session_call_response(struct mcp_session *s,
 bool mcp_session_error(struct mcp_session *s, const struct jsonrpc_id *id,
     int code, const char *message, struct mcp_output *out);
 
-/* Appends a rejection audit event for frame (reason: a token). */
+/* Appends a rejection audit event for frame (reason: a token), naming
+ * its method, tool and argument shapes when known (frontend/mcp_audit.c). */
 bool mcp_session_audit_rejection(struct mcp_session *s,
     const struct mcp_frame *frame, const char *reason, int code,
+    struct mcp_output *out);
+
+/* Appends the client audit event for initialize's params. */
+bool mcp_session_audit_client(struct mcp_session *s, const cJSON *params,
     struct mcp_output *out);
 
 /* The call in flight (not cancelled) with this id, or NULL. */

@@ -175,6 +175,31 @@ audit_arg_render(const struct policy_param *param, const struct value *value)
 }
 
 cJSON *
+audit_json_shape(const cJSON *v)
+{
+	char buf[40];
+
+	if (v == NULL)
+		return cJSON_CreateString("absent");
+	if (cJSON_IsString(v) && v->valuestring != NULL) {
+		snprintf(buf, sizeof(buf), "string(%zu)", audit_count_chars(
+		    v->valuestring, strlen(v->valuestring)));
+		return cJSON_CreateString(buf);
+	}
+	if (cJSON_IsNumber(v))
+		/* json_parse_frame keeps the token: judge it, not the double */
+		return cJSON_CreateString(v->valuestring != NULL &&
+		    strpbrk(v->valuestring, ".eE") == NULL ? "integer" : "number");
+	if (cJSON_IsBool(v))
+		return cJSON_CreateString("boolean");
+	if (cJSON_IsObject(v))
+		return cJSON_CreateString("object");
+	if (cJSON_IsArray(v))
+		return cJSON_CreateString("array");
+	return cJSON_CreateString("null");
+}
+
+cJSON *
 audit_args_render(const struct policy_param *params, const struct value *values,
     size_t n)
 {

@@ -30,4 +30,14 @@ cJSON *audit_arg_render(const struct policy_param *param,
 cJSON *audit_args_render(const struct policy_param *params,
     const struct value *values, size_t n);
 
+/*
+ * The shape of a JSON value a client sent, for a refused call whose
+ * arguments were never accepted (so never a value, whatever the param's
+ * audit mode): "string(N)" (N characters), "integer" (a number token
+ * without fraction or exponent), "number", "boolean", "null", "object",
+ * "array"; NULL (absent) gives "absent".  The caller owns the result
+ * (NULL when out of memory).
+ */
+cJSON *audit_json_shape(const cJSON *v);
+
 #endif

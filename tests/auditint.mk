@@ -27,7 +27,8 @@ AUDITINT_TESTS = \
 	tests/integration/auditint_secrets.py \
 	tests/integration/auditint_intent.py \
 	tests/integration/auditint_records.py \
-	tests/integration/auditint_orphan.py
+	tests/integration/auditint_orphan.py \
+	tests/integration/auditint_review.py
 TESTS += $(AUDITINT_TESTS)
 EXTRA_DIST += $(AUDITINT_TESTS) tests/integration/auditint_lib.py
 

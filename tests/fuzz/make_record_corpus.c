@@ -110,7 +110,20 @@ seeds_event(const char *dir)
 	ev.reason = text("not-json");
 	ev.code = -32700;
 	fingerprint("{\"jsonrpc\":", ev.sha256);
-	return rc | seed_write(dir, "event-rejection", encode_event(&ev, &l));
+	rc |= seed_write(dir, "event-rejection", encode_event(&ev, &l));
+	ev.flags |= AUDIT_HAS_TOOL;
+	ev.reason = text("scope-denied");
+	ev.method = text("tools/call");
+	ev.tool_index = 1;
+	ev.shapes = sample_event_shapes;
+	ev.shape_count = SAMPLE_EVENT_SHAPES;
+	rc |= seed_write(dir, "event-rejection-tool", encode_event(&ev, &l));
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = RECORD_AUDIT_CLIENT;
+	ev.method = text("initialize");
+	ev.shapes = sample_event_shapes;
+	ev.shape_count = RECORD_AUDIT_CLIENT_TEXTS;
+	return rc | seed_write(dir, "event-client", encode_event(&ev, &l));
 }
 
 int

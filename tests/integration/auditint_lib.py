@@ -83,10 +83,12 @@ def read_log(path):
 
 
 def verify(path, key=None):
-    """(exit status, stderr) of sp audit verify."""
-    argv = [SP, "audit", "verify"] + (["--key", key] if key else []) + [path]
+    """(exit status, verdict line on stdout + diagnostics on stderr) of
+    sp audit verify; path may be a list of files, oldest first."""
+    paths = path if isinstance(path, list) else [path]
+    argv = [SP, "audit", "verify"] + (["--key", key] if key else []) + paths
     p = subprocess.run(argv, capture_output=True, timeout=30)
-    return p.returncode, p.stderr.decode("utf-8", "replace")
+    return p.returncode, (p.stdout + p.stderr).decode("utf-8", "replace")
 
 
 def drive(p, n, tool="get_item", window=8, first_id=1, args=None):

@@ -65,7 +65,7 @@ def tamper_tests(tmp, log):
         seq = k + 1 if name in ("delete", "swap") else k
         check("%s: it names line %d (seq %d, expected %d) as %s" %
               (name, k, seq, k, why),
-              re.search(r"broken: line %d \(seq %d, expected seq %d\): %s"
+              re.search(r"broken: \S+ line %d \(seq %d, expected seq %d\): %s"
                         % (k, seq, k, why), err) is not None, err)
         check("%s: the %d records before it are intact" % (name, k - 1),
               "%d records intact before it" % (k - 1) in err, err)

@@ -115,7 +115,7 @@ record_audit_event_equal(const struct record_audit_event *a,
 
 	if (a->kind != b->kind || a->flags != b->flags ||
 	    a->frame_no != b->frame_no || !text_equal(&a->reason, &b->reason) ||
-	    a->code != b->code ||
+	    a->code != b->code || !text_equal(&a->method, &b->method) ||
 	    memcmp(a->sha256, b->sha256, HASH_SHA256_LEN) != 0 ||
 	    a->call_id != b->call_id || a->tool_index != b->tool_index ||
 	    a->outcome != b->outcome || a->status != b->status ||

@@ -324,8 +324,8 @@ Test(audit_event, identical_rejections_fold_into_one_count)
 	    -32602), AUDIT_EVENT_WRITTEN);
 	cr_assert_eq(reject(&as, log, &f.policy, 1002, "invalid-arguments",
 	    -32602), AUDIT_EVENT_FOLDED);
-	cr_assert(audit_event_flush(&as, log));
-	cr_assert(audit_event_flush(&as, log), "twice: nothing more");
+	cr_assert(audit_event_flush(&as, log, &f.policy));
+	cr_assert(audit_event_flush(&as, log, &f.policy), "twice: nothing more");
 	cr_assert(audit_log_close(log));
 	recs = read_records(path);
 	cr_assert_eq(cJSON_GetArraySize(recs), 4);
@@ -387,5 +387,112 @@ Test(audit_event, notes_past_the_budget_are_dropped_and_calls_still_written)
 	last = cJSON_GetArrayItem(recs, (int)n);
 	cr_assert_str_eq(string(last, "kind"), "intent");
 	cr_assert_eq(number(last, "call"), 7);
+	cJSON_Delete(recs);
+}
+
+Test(audit_event, rejection_names_method_tool_and_shapes_never_more)
+{
+	struct fixture f;
+	struct record_text shapes[4] = { text("\"string(36)\""),
+	    text("\"absent\""), text("\"integer\""), text("\"object\"") };
+	struct record_audit_event ev = { .kind = RECORD_AUDIT_REJECTION,
+	    .flags = AUDIT_HAS_TOOL, .frame_no = 4, .code = 0,
+	    .reason = text("scope-denied"), .method = text("tools/call"),
+	    .tool_index = 0, .shapes = shapes, .shape_count = 4 };
+	struct audit_event_plan plan;
+	char *s;
+
+	fixture_init(&f);
+	cr_assert(audit_event_plan(&f.policy, "frontend", &ev, &plan));
+	s = members_json(&f.policy, "frontend", &ev);
+	cr_assert_str_eq(s, "{\"from\":\"frontend\",\"frame\":4,\"code\":0,"
+	    "\"method\":\"tools/call\",\"tool\":\"get_item\",\"target\":\"api\","
+	    "\"args\":{\"id\":\"string(36)\",\"card \\\"no\\\"\":\"absent\"},"
+	    "\"extra_args\":[\"integer\",\"object\"],"
+	    "\"reason\":\"scope-denied\"}");
+	cJSON_free(s);
+
+	/* an unknown tool: no tool, every shape unnamed */
+	ev.flags = 0;
+	ev.shape_count = 1;
+	ev.reason = text("unknown-tool");
+	s = members_json(&f.policy, "frontend", &ev);
+	cr_assert_str_eq(s, "{\"from\":\"frontend\",\"frame\":4,\"code\":0,"
+	    "\"method\":\"tools/call\",\"extra_args\":[\"string(36)\"],"
+	    "\"reason\":\"unknown-tool\"}");
+	cJSON_free(s);
+
+	/* a tool index past the catalog is refused, not rendered */
+	ev.flags = AUDIT_HAS_TOOL;
+	ev.tool_index = 2;
+	cr_assert_not(audit_event_plan(&f.policy, "frontend", &ev, &plan));
+	/* a shape that is not a scalar is refused: it could pose as more */
+	ev.tool_index = 1;
+	shapes[0] = text("{\"card\":\"4111111111111111\"}");
+	cr_assert(audit_event_plan(&f.policy, "frontend", &ev, &plan));
+	cr_assert_null(audit_event_members(&f.policy, "frontend", &ev));
+}
+
+Test(audit_event, client_texts_are_cut_and_made_printable)
+{
+	struct fixture f;
+	char name[200];
+	struct record_text texts[3] = { { name, 0 }, text("1.0\x1b[31m\xc3\xa9"),
+	    text("") };
+	struct record_audit_event ev = { .kind = RECORD_AUDIT_CLIENT,
+	    .method = text("initialize"), .shapes = texts,
+	    .shape_count = RECORD_AUDIT_CLIENT_TEXTS };
+	struct audit_event_plan plan;
+	char *s;
+
+	fixture_init(&f);
+	memset(name, 'n', sizeof(name));
+	texts[0].len = sizeof(name);
+	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan),
+	    "only the frontend reads initialize");
+	cr_assert(audit_event_plan(&f.policy, "frontend", &ev, &plan));
+	cr_assert(plan.note, "a client record spends the note budget");
+	s = members_json(&f.policy, "frontend", &ev);
+	cr_assert_str_eq(s, "{\"from\":\"frontend\",\"client_info\":{\"name\":"
+	    "\"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+	    "...\",\"version\":\"1.0?[31m??\"},\"protocol_version\":\"\"}");
+	cJSON_free(s);
+}
+
+Test(audit_event, rejections_of_another_tool_are_not_folded)
+{
+	struct record_audit_event ev = { .kind = RECORD_AUDIT_REJECTION,
+	    .flags = AUDIT_HAS_TOOL, .reason = text("scope-denied"),
+	    .method = text("tools/call") };
+	struct audit_event_session as;
+	struct audit_event_plan plan;
+	struct audit_log *log;
+	struct fixture f;
+	char path[192];
+	cJSON *recs;
+
+	fixture_init(&f);
+	memset(&as, 0, sizeof(as));
+	log = open_log(path, sizeof(path));
+	cr_assert(audit_event_plan(&f.policy, "frontend", &ev, &plan));
+	cr_assert_eq(audit_event_write(&as, log, &f.policy, "frontend", &ev,
+	    &plan), AUDIT_EVENT_WRITTEN);
+	cr_assert_eq(audit_event_write(&as, log, &f.policy, "frontend", &ev,
+	    &plan), AUDIT_EVENT_FOLDED);
+	ev.tool_index = 1;
+	cr_assert_eq(audit_event_write(&as, log, &f.policy, "frontend", &ev,
+	    &plan), AUDIT_EVENT_WRITTEN);
+	ev.method = text("tools/list");
+	cr_assert_eq(audit_event_write(&as, log, &f.policy, "frontend", &ev,
+	    &plan), AUDIT_EVENT_WRITTEN);
+	cr_assert(audit_log_close(log));
+	recs = read_records(path);
+	/* get_item, its run of 1 (named get_item), run_job, tools/list */
+	cr_assert_eq(cJSON_GetArraySize(recs), 4);
+	cr_assert_str_eq(string(cJSON_GetArrayItem(recs, 1), "tool"),
+	    "get_item");
+	cr_assert_eq(number(cJSON_GetArrayItem(recs, 1), "repeated"), 1);
+	cr_assert_str_eq(string(cJSON_GetArrayItem(recs, 2), "tool"),
+	    "run_job");
 	cJSON_Delete(recs);
 }

@@ -598,6 +598,81 @@ Test(audit_log, same_size_after_another_writer_is_read_back)
 	free(data);
 }
 
+/*
+ * Two writers on one log, renamed under them twice: every record lands
+ * in the file the path named at its append, the first record of each
+ * new file links to the last of the file before, and the three verify
+ * as one chain (docs/design.md section 6).
+ */
+Test(audit_log, writers_follow_a_rename_and_link_the_files)
+{
+	char p1[160], p2[160];
+	const char *files[3] = { p2, p1, path };
+	struct audit_verify_report rep;
+	struct audit_log *a, *b;
+	int i;
+
+	snprintf(p1, sizeof(p1), "%s.1", path);
+	snprintf(p2, sizeof(p2), "%s.2", path);
+	a = audit_log_open(path, NULL, 0, "writer-a");
+	b = audit_log_open(path, NULL, 0, "writer-b");
+	cr_assert(a != NULL && b != NULL);
+	for (i = 0; i < 3; i++) {
+		cr_assert(audit_log_append(a, "execution", NULL, false));
+		cr_assert(audit_log_append(b, "execution", NULL, false));
+		if (i == 2)
+			break;
+		/* logrotate's create mode: rename, nothing at the path */
+		if (i == 0)
+			cr_assert_eq(rename(path, p1), 0);
+		else {
+			cr_assert_eq(rename(p1, p2), 0);
+			cr_assert_eq(rename(path, p1), 0);
+		}
+	}
+	cr_assert(audit_log_close(a));
+	cr_assert(audit_log_close(b));
+	cr_assert_eq(audit_verify_files(files, 3, NULL, 0, &rep),
+	    AUDIT_VERIFY_OK, "why %d file %zu line %zu", rep.why,
+	    rep.break_file, rep.break_line);
+	cr_assert_eq(rep.records, 6);
+	cr_assert_eq(rep.last_seq, 6);
+	cr_assert_eq(rep.new_chains, 0);
+	/* each file holds exactly its two records, a's then b's */
+	cr_assert_eq(audit_verify_file(path, NULL, 0, &rep), AUDIT_VERIFY_OK);
+	cr_assert(rep.continues && rep.continues_seq == 4 && rep.records == 2);
+	/* without the middle file the gap is named at the last file */
+	files[1] = path;
+	cr_assert_eq(audit_verify_files(files, 2, NULL, 0, &rep),
+	    AUDIT_VERIFY_BROKEN);
+	cr_assert_eq(rep.why, AUDIT_BREAK_FILE_MISSING);
+	cr_assert_eq(rep.break_file, 1);
+	cr_assert_eq(rep.break_line, 1);
+}
+
+/* A file put back at the path after a rename is still followed. */
+Test(audit_log, a_removed_log_is_recreated_and_linked)
+{
+	struct audit_log *a;
+	size_t n;
+	cJSON *recs, *first, *from;
+
+	a = audit_log_open(path, NULL, 0, "writer-a");
+	cr_assert_not_null(a);
+	cr_assert(audit_log_append(a, "execution", NULL, false));
+	cr_assert_eq(unlink(path), 0);
+	cr_assert(audit_log_append(a, "execution", NULL, true));
+	cr_assert(audit_log_close(a));
+	recs = read_records(&n);
+	cr_assert_eq(n, 1);
+	first = cJSON_GetArrayItem(recs, 0);
+	cr_assert_eq(cJSON_GetObjectItem(first, "seq")->valuedouble, 2);
+	from = cJSON_GetObjectItem(first, "rotated_from");
+	cr_assert_not_null(from);
+	cr_assert_eq(cJSON_GetObjectItem(from, "seq")->valuedouble, 1);
+	cJSON_Delete(recs);
+}
+
 /* What the observer was told, in order (broker/audit_journal.h's view). */
 struct told {
 	size_t n;

@@ -698,3 +698,104 @@ Test(limits, the_list_of_tool_names_is_bounded)
 	cr_assert_str_eq(more, " and 9 more\",\"data\":{\"issuer\":"
 	    "\"sallyport/m\"}}}\n");
 }
+
+/* The n-th shape of ev, its compact JSON. */
+static const char *
+shape(const struct record_audit_event *ev, size_t n)
+{
+	cr_assert_gt(ev->shape_count, n);
+	return ev->shapes[n].ptr;
+}
+
+Test(calls, a_refused_known_tool_names_method_tool_and_shapes_only)
+{
+	struct record_audit_event ev;
+	size_t i;
+
+	call("8", "create_item", "{\"zz-$(id)\":\"hidden-one\",\"name\":"
+	    "\"SECRET-\xc3\xa9\\\"-$(reboot)\",\"qty\":2,\"-rf\":[1,2],"
+	    "\"n\":1.5}");
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0);
+	harness_audit(&h, 0, &ev);
+	cr_assert_str_eq(ev.reason.ptr, "scope-denied");
+	cr_assert_str_eq(ev.method.ptr, "tools/call");
+	cr_assert(ev.flags & AUDIT_HAS_TOOL);
+	cr_assert_eq(ev.tool_index, 1, "create_item is the catalog's second");
+	/* the params by the catalog's order, then what it does not declare */
+	cr_assert_eq(ev.shape_count, 5);
+	cr_assert_str_eq(shape(&ev, 0), "\"string(19)\"");
+	cr_assert_str_eq(shape(&ev, 1), "\"integer\"");
+	cr_assert_str_eq(shape(&ev, 2), "\"string(10)\"");
+	cr_assert_str_eq(shape(&ev, 3), "\"array\"");
+	cr_assert_str_eq(shape(&ev, 4), "\"number\"");
+	for (i = 0; i < ev.shape_count; i++)
+		cr_assert_null(strstr(ev.shapes[i].ptr, "SECRET"));
+	record_audit_event_free(&ev);
+}
+
+Test(calls, invalid_arguments_name_the_tool_and_absent_params)
+{
+	struct record_audit_event ev;
+
+	call("9", "get_item", "{}");
+	harness_audit(&h, 0, &ev);
+	cr_assert_str_eq(ev.reason.ptr, "invalid-arguments");
+	cr_assert(ev.flags & AUDIT_HAS_TOOL);
+	cr_assert_eq(ev.tool_index, 0);
+	cr_assert_eq(ev.shape_count, 1);
+	cr_assert_str_eq(shape(&ev, 0), "\"absent\"");
+	record_audit_event_free(&ev);
+}
+
+Test(calls, an_unknown_tool_is_a_rejection_without_a_tool)
+{
+	struct record_audit_event ev;
+
+	call("10", "add_note", "{\"text\":\"private words\",\"n\":7}");
+	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0);
+	cr_assert(strstr(harness_line(&h, 0), "-32602") != NULL);
+	harness_audit(&h, 0, &ev);
+	cr_assert_str_eq(ev.reason.ptr, "unknown-tool");
+	cr_assert_str_eq(ev.method.ptr, "tools/call");
+	cr_assert_eq(ev.code, -32602);
+	cr_assert_eq(ev.flags & AUDIT_HAS_TOOL, 0);
+	cr_assert(ev.flags & AUDIT_HAS_SHA256);
+	cr_assert_eq(ev.shape_count, 2);
+	cr_assert_str_eq(shape(&ev, 0), "\"string(13)\"");
+	cr_assert_str_eq(shape(&ev, 1), "\"integer\"");
+	record_audit_event_free(&ev);
+
+	/* no name at all: still refused, still audited */
+	harness_clear(&h);
+	harness_feed(&h, "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":"
+	    "\"tools/call\",\"params\":{\"arguments\":\"x\"}}");
+	harness_audit(&h, 0, &ev);
+	cr_assert_str_eq(ev.reason.ptr, "unknown-tool");
+	cr_assert_eq(ev.shape_count, 1);
+	cr_assert_str_eq(shape(&ev, 0), "\"string(1)\"");
+	record_audit_event_free(&ev);
+}
+
+Test(calls, initialize_sends_the_client_record)
+{
+	struct record_audit_event ev;
+	struct harness h2;
+
+	harness_start(&h2, NULL);
+	harness_feed(&h2, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":"
+	    "\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+	    "\"clientInfo\":{\"name\":\"claude\\u001b[2J\",\"version\":"
+	    "\"2.1\"}}}");
+	/* the session is opened (session-start), then the client is told */
+	cr_assert_eq(harness_count(&h2, MCP_ITEM_AUDIT), 2);
+	harness_audit(&h2, 1, &ev);
+	cr_assert_eq(ev.kind, RECORD_AUDIT_CLIENT);
+	cr_assert_str_eq(ev.method.ptr, "initialize");
+	cr_assert_eq(ev.shape_count, RECORD_AUDIT_CLIENT_TEXTS);
+	cr_assert_str_eq(ev.shapes[0].ptr, "claude\x1b[2J", "raw: the broker "
+	    "sanitizes");
+	cr_assert_str_eq(ev.shapes[1].ptr, "2.1");
+	cr_assert_str_eq(ev.shapes[2].ptr, "2025-06-18");
+	record_audit_event_free(&ev);
+	harness_end(&h2);
+}

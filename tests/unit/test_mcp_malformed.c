@@ -239,8 +239,8 @@ expect_stream_closes(const char *name, const char *bad, size_t bad_len)
 	cr_assert_eq(run_stream(&h, stream, n, 256), 0, "%s", name);
 	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 2, "%s: init + error",
 	    name);
-	/* initialize's "opened" event, then the rejection */
-	cr_assert_eq(harness_count(&h, MCP_ITEM_AUDIT), 2, "%s", name);
+	/* initialize's "opened" and client events, then the rejection */
+	cr_assert_eq(harness_count(&h, MCP_ITEM_AUDIT), 3, "%s", name);
 	cr_assert(strstr(harness_line(&h, 1), "\"id\":null,\"error\":") != NULL,
 	    "%s: %s", name, harness_line(&h, 1));
 	cr_assert_eq(mcp_session_exit_status(h.s), 65, "%s", name);

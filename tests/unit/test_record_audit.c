@@ -44,6 +44,24 @@ Test(record_audit_event, every_kind_roundtrips)
 	fingerprint("\xff\xfe{\"jsonrpc\"", ev.sha256);
 	event_roundtrip(&ev, &l);
 
+	/* A refused call of a known tool: method, tool and shapes. */
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = RECORD_AUDIT_REJECTION;
+	ev.flags = AUDIT_HAS_TOOL;
+	ev.reason = text("scope-denied");
+	ev.method = text("tools/call");
+	ev.tool_index = 0;
+	ev.shapes = sample_event_shapes;
+	ev.shape_count = 3;
+	event_roundtrip(&ev, &l);
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = RECORD_AUDIT_CLIENT;
+	ev.method = text("initialize");
+	ev.shapes = sample_event_shapes;
+	ev.shape_count = RECORD_AUDIT_CLIENT_TEXTS;
+	event_roundtrip(&ev, &l);
+
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = RECORD_AUDIT_INTENT;
 	ev.call_id = 1;
@@ -84,19 +102,20 @@ Test(record_audit_event, as_many_shapes_as_the_cap_roundtrip)
 
 /*
  * A minimal event (empty reason, no sha256, no shapes): kind at 4, flags
- * 5, reason length 14..17, code 18..21, outcome 34, shape count 47..48.
+ * 5, reason length 14..17, code 18..21, method length 22..25, outcome 38,
+ * shape count 51..52.
  */
 Test(record_audit_event, kind_flags_and_outcome_out_of_range_are_refused)
 {
-	static const uint8_t kinds[] = { 0, RECORD_AUDIT_OPENED + 1, 0xff };
-	static const uint8_t flags[] = { 0x04, 0x80, 0xff };
+	static const uint8_t kinds[] = { 0, RECORD_AUDIT_CLIENT + 1, 0xff };
+	static const uint8_t flags[] = { 0x08, 0x80, 0xff };
 	struct record_limits l = limits_default();
 	struct record_audit_event ev = { .kind = RECORD_AUDIT_EXECUTION,
 	    .outcome = RECORD_OUTCOME_OK }, out;
 	struct sample s = encode_event(&ev, &l);
 	size_t i;
 
-	cr_assert_eq(s.len, 49);
+	cr_assert_eq(s.len, 53);
 	for (i = 0; i < 3; i++) {
 		s.bytes[4] = kinds[i];
 		cr_assert_eq(record_audit_event_decode(s.bytes, s.len, &l, &out),
@@ -109,17 +128,17 @@ Test(record_audit_event, kind_flags_and_outcome_out_of_range_are_refused)
 		    RECORD_ERR_RANGE, "flags %#x", flags[i]);
 	}
 	s.bytes[5] = AUDIT_STARTED;
-	s.bytes[34] = 6;
+	s.bytes[38] = 6;
 	cr_assert_eq(record_audit_event_decode(s.bytes, s.len, &l, &out),
 	    RECORD_ERR_RANGE);
-	s.bytes[34] = RECORD_OUTCOME_NONE;
+	s.bytes[38] = RECORD_OUTCOME_NONE;
 	cr_assert_eq(record_audit_event_decode(s.bytes, s.len, &l, &out),
 	    RECORD_ERR_INCONSISTENT, "an execution without an outcome");
 	s.bytes[4] = RECORD_AUDIT_INTENT;
 	cr_assert_eq(record_audit_event_decode(s.bytes, s.len, &l, &out),
 	    RECORD_OK);
 	record_audit_event_free(&out);
-	s.bytes[34] = RECORD_OUTCOME_OK;
+	s.bytes[38] = RECORD_OUTCOME_OK;
 	cr_assert_eq(record_audit_event_decode(s.bytes, s.len, &l, &out),
 	    RECORD_ERR_INCONSISTENT, "an intent with an outcome");
 	free(s.bytes);
@@ -243,3 +262,58 @@ Test(record_audit_event, shapes_are_bounded_by_the_parameters)
 	free(s.bytes);
 }
 
+
+Test(record_audit_event, method_outside_its_alphabet_is_refused)
+{
+	static const char bad[] = { ' ', '"', '\n', '.', '{', '\\', '$',
+	    (char)0xe2 };
+	struct record_limits l = limits_default();
+	struct record_audit_event ev = { .kind = RECORD_AUDIT_REJECTION }, out;
+	struct sample s;
+	size_t i;
+
+	ev.method = text("notifications/cancelled_X-1");
+	event_roundtrip(&ev, &l);
+	ev.method = text("tools/call");
+	s = encode_event(&ev, &l);
+	for (i = 0; i < sizeof(bad); i++) {
+		s.bytes[22 + 4 + 5] = (uint8_t)bad[i];
+		cr_assert_eq(record_audit_event_decode(s.bytes, s.len, &l, &out),
+		    RECORD_ERR_CHAR, "byte %#x", (unsigned)(uint8_t)bad[i]);
+	}
+	free(s.bytes);
+	ev.method = text("tools call");
+	cr_assert_eq(encode_event_status(&ev, &l), RECORD_ERR_CHAR);
+}
+
+Test(record_audit_event, tool_flag_and_client_texts_are_checked)
+{
+	struct record_limits l = limits_default();
+	struct record_audit_event ev = { .kind = RECORD_AUDIT_VIOLATION,
+	    .flags = AUDIT_HAS_TOOL }, out;
+	struct sample s;
+
+	cr_assert_eq(encode_event_status(&ev, &l), RECORD_ERR_INCONSISTENT,
+	    "only a rejection says whether it names a tool");
+	ev.kind = RECORD_AUDIT_REJECTION;
+	s = encode_event(&ev, &l);
+	s.bytes[4] = RECORD_AUDIT_CANCELLATION;
+	cr_assert_eq(record_audit_event_decode(s.bytes, s.len, &l, &out),
+	    RECORD_ERR_INCONSISTENT);
+	free(s.bytes);
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = RECORD_AUDIT_CLIENT;
+	ev.shapes = sample_event_shapes;
+	ev.shape_count = 2;
+	cr_assert_eq(encode_event_status(&ev, &l), RECORD_ERR_INCONSISTENT);
+	/* Three texts, even where the policy allows one argument. */
+	ev.shape_count = RECORD_AUDIT_CLIENT_TEXTS;
+	l.max_args = 1;
+	event_roundtrip(&ev, &l);
+	/* A rejection lists what the client sent, up to the cap alone. */
+	ev.kind = RECORD_AUDIT_REJECTION;
+	event_roundtrip(&ev, &l);
+	ev.kind = RECORD_AUDIT_INTENT;
+	cr_assert_eq(encode_event_status(&ev, &l), RECORD_ERR_TOO_LONG);
+}
