@@ -208,13 +208,20 @@ def mix(r, ssh):
         ("put_item", {"id": "p\"%d\"" % r, "n": r}, http_ok(200), RUN),
         ("short", {"ms": 400}, failed_within_100ms, RUN),
         ("refused", {"v": "r%d" % r}, outcome_is("failed", "connect"), RUN),
-        ("get_item", {"id": "\u00e9" * (65 + r % 3)},
-         outcome_is("invalid", "at most 64"), REJECTED),
-        ("get_item", {"id": r}, outcome_is("invalid", "must be a string"),
-         REJECTED),
-        ("get_item", {}, outcome_is("invalid", "is required"), REJECTED),
-        ("no_such_%d" % (r % 7), {"x": HOSTILE}, no_such_tool, LOCAL),
     ]
+    # Refusals every other round: each is audited (an unknown tool too,
+    # sp-audit(5)), and a session's rejection records stop at 1 MiB
+    # (sp(1)); at every round the long session would reach that bound,
+    # which this leak test is not about (front_budget.py is).
+    if r % 2 == 0:
+        calls += [
+            ("get_item", {"id": "\u00e9" * (65 + r % 3)},
+             outcome_is("invalid", "at most 64"), REJECTED),
+            ("get_item", {"id": r}, outcome_is("invalid",
+                                               "must be a string"), REJECTED),
+            ("get_item", {}, outcome_is("invalid", "is required"), REJECTED),
+            ("no_such_%d" % (r % 7), {"x": HOSTILE}, no_such_tool, LOCAL),
+        ]
     if ssh and r % SSH_EVERY == 0:
         calls += [
             ("echo", {"word": "%s %d" % (HOSTILE, r)},
@@ -295,7 +302,7 @@ def check_session(label, o, end):
     # both when the cancel crosses the result.
     check("%s: the audit counts every executed call and every refusal" %
           label, end is not None and
-          end["rejections"] == o.count[REJECTED] and
+          end["rejections"] == o.count[REJECTED] + o.count[LOCAL] and
           end["intents"] == o.count[RUN] and
           end["executions"] >= o.count[RUN] - o.rounds and
           end["cancellations"] <= o.rounds and
