@@ -125,8 +125,9 @@ def torn_mid_session(tmp, cfg, log):
           len(cut[0]["torn_tail"]["sha256"]) == 64 and
           # session-start is held until the frontend reports the session
           # in use (its initialize), which may reach the broker before or
-          # after the torn bytes: whichever record comes first attests them
-          cut[0]["kind"] in ("session-start", "intent"), cut)
+          # after the torn bytes, as may its client record: whichever record
+          # comes first attests them
+          cut[0]["kind"] in ("session-start", "client", "intent"), cut)
     status, err = verify(log)
     check("verify passes and counts the repaired tail",
           status == 0 and "1 torn tails cut" in err, err)
