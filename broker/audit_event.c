@@ -365,9 +365,12 @@ audit_event_open_run(struct audit_event_session *as,
 	    ev->method.len < sizeof(as->run_method);
 	if (!as->run_open)
 		return;
-	memcpy(as->run_reason, ev->reason.ptr, ev->reason.len);
+	/* an absent text is a NULL pointer of length 0: memcpy may not see it */
+	if (ev->reason.len > 0)
+		memcpy(as->run_reason, ev->reason.ptr, ev->reason.len);
 	as->run_reason[ev->reason.len] = '\0';
-	memcpy(as->run_method, ev->method.ptr, ev->method.len);
+	if (ev->method.len > 0)
+		memcpy(as->run_method, ev->method.ptr, ev->method.len);
 	as->run_method[ev->method.len] = '\0';
 	as->run_code = ev->code;
 	as->run_flags = ev->flags & AUDIT_HAS_TOOL;

