@@ -320,7 +320,8 @@ Test(ssh, timeout_after_sending_is_unknown_and_prompt)
 	elapsed = test_now_ms() - t0;
 	cr_assert_eq(r.outcome, SSH_UNKNOWN, "outcome %d: %s", r.outcome,
 	    r.message);
-	cr_assert(elapsed >= 950 && elapsed < 1500, "took %llu ms",
+	/* the 1 s budget's end, far from the command's 10 s on a busy host */
+	cr_assert(elapsed >= 950 && elapsed < 6000, "took %llu ms",
 	    (unsigned long long)elapsed);
 	cr_assert(strstr(r.message, "may have run") != NULL, "%s", r.message);
 	result_clear(&r);
@@ -372,7 +373,8 @@ Test(ssh, timeout_before_sending_is_failed_and_drops_the_connection)
 	    r.message);
 	cr_assert(strstr(r.message, "before the command was sent") != NULL,
 	    "%s", r.message);
-	cr_assert(elapsed >= 280 && elapsed < 800, "took %llu ms",
+	/* the 300 ms budget's end; a key exchange nobody bounds never ends */
+	cr_assert(elapsed >= 280 && elapsed < 5000, "took %llu ms",
 	    (unsigned long long)elapsed);
 	/* nobody waits for that connection any more: it must not linger */
 	run_loop_for(base, 50);
