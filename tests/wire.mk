@@ -21,7 +21,8 @@ EXTRA_DIST += tests/data/jsontestsuite
 
 # The libFuzzer target: frame reader -> JSON -> JSON-RPC.
 FUZZ_WIRE_SRCS = tests/fuzz/fuzz_wire.c common/utf8.c common/frame.c \
-	common/json.c common/json_tree.c common/jsonrpc.c common/log.c
+	common/hex.c common/json.c common/json_tree.c common/jsonrpc.c \
+	common/log.c
 if HAVE_CLANG
 FUZZ_TARGETS += tests/fuzz/fuzz_wire
 endif
