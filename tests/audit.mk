@@ -1,8 +1,9 @@
 # tests of the audit area
 AUDIT_TEST_SOURCES = tests/unit/audit_fixture.c tests/unit/audit_fixture.h \
 	$(AUDIT_SOURCES)
+# libsppolicy's decimal formatter sits beside the pattern checks (pcre2).
 AUDIT_TEST_LDADD = libsppolicy.a libspcommon.a $(UNIT_LDADD) $(CJSON_LIBS) \
-	$(LIBCRYPTO_LIBS)
+	$(LIBCRYPTO_LIBS) $(PCRE2_LIBS)
 
 if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_audit_chain
