@@ -190,12 +190,15 @@ result_render_structured(const struct result_render_ctx *ctx,
 	return sc;
 }
 
-/* Prints msg as one line with '\n'; refuses a line a client would refuse. */
+/*
+ * Prints msg as one line, without its '\n' (the writer adds it); refuses
+ * a line a client would refuse.  cJSON allocates with malloc(3), as sp
+ * never sets cJSON hooks, so the caller frees the line with free(3).
+ */
 static char *
 render_line(cJSON *msg)
 {
 	char *text = cJSON_PrintUnformatted(msg);
-	char *line;
 	size_t n;
 
 	if (text == NULL) {
@@ -208,15 +211,7 @@ render_line(cJSON *msg)
 		cJSON_free(text);
 		return NULL;
 	}
-	line = malloc(n + 2);
-	if (line != NULL) {
-		memcpy(line, text, n);
-		line[n] = '\n';
-		line[n + 1] = '\0';
-	} else
-		log_error("out of memory");
-	cJSON_free(text);
-	return line;
+	return text;
 }
 
 /* {"jsonrpc":"2.0","id":id} with the id printed exactly as received. */
