@@ -48,3 +48,15 @@ hex_decode_bytes(const char *hex, uint8_t *out, size_t len)
 	}
 	return true;
 }
+
+bool
+hex_is_lowercase(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (hex_digit_value((uint8_t)s[i]) < 0 ||
+		    (s[i] >= 'A' && s[i] <= 'F'))
+			return false;
+	return true;
+}

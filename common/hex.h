@@ -27,4 +27,7 @@ bool hex_decode_uint(const uint8_t *p, size_t n, uint32_t *out);
  */
 bool hex_decode_bytes(const char *hex, uint8_t *out, size_t len);
 
+/* Whether s[0..len) is all lowercase hex digits, as hash_hex() writes. */
+bool hex_is_lowercase(const char *s, size_t len);
+
 #endif

@@ -37,3 +37,14 @@ Test(hex, bytes_read_pairs)
 	cr_assert_not(hex_decode_bytes("00Ff7 80", out, 4));
 	cr_assert_not(hex_decode_bytes("0", out, 1));
 }
+
+/* The audit chain's digests are lowercase: "AB" is another text. */
+Test(hex, lowercase_refuses_capitals_and_non_digits)
+{
+	cr_assert(hex_is_lowercase("0123456789abcdef", 16));
+	cr_assert(hex_is_lowercase("", 0));
+	cr_assert_not(hex_is_lowercase("00Ab", 4));
+	cr_assert_not(hex_is_lowercase("00g0", 4));
+	cr_assert_not(hex_is_lowercase("12 4", 4));
+	cr_assert(hex_is_lowercase("12\0" "4", 2), "only len bytes are read");
+}
