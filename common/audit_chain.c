@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/audit_chain.h"
+#include "common/hex.h"
 #include "common/log.h"
 
 #define HASH_PREFIX ",\"hash\":\""
@@ -88,17 +89,6 @@ audit_chain_seal(const char *body, size_t body_len, const uint8_t *key,
 	return line;
 }
 
-static bool
-audit_chain_is_lower_hex(const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return true;
-}
-
 /*
  * Splits the fixed-length tail off the line, so a nested "hash" member
  * inside the kind's own members can never be taken for the record's.
@@ -178,7 +168,7 @@ audit_chain_read_rotated(const cJSON *obj, struct audit_record *rec)
 	    audit_chain_copy_string(from, "hash", rec->rotated_hash,
 	    sizeof(rec->rotated_hash)) &&
 	    strlen(rec->rotated_hash) == HASH_SHA256_HEX_LEN &&
-	    audit_chain_is_lower_hex(rec->rotated_hash, HASH_SHA256_HEX_LEN);
+	    hex_is_lowercase(rec->rotated_hash, HASH_SHA256_HEX_LEN);
 }
 
 static bool
@@ -199,7 +189,7 @@ audit_chain_read_members(const cJSON *obj, struct audit_record *rec)
 	if (!audit_chain_read_rotated(obj, rec))
 		return false;
 	return strlen(rec->prev) == HASH_SHA256_HEX_LEN &&
-	    audit_chain_is_lower_hex(rec->prev, HASH_SHA256_HEX_LEN);
+	    hex_is_lowercase(rec->prev, HASH_SHA256_HEX_LEN);
 }
 
 /* Parses body (NUL-terminated, exactly len bytes) as one JSON object. */
@@ -231,9 +221,9 @@ audit_chain_parse(const char *line, size_t len, struct audit_record *rec)
 		return AUDIT_PARSE_MALFORMED;
 	if ((n = audit_chain_split(line, len, rec)) == 0)
 		return AUDIT_PARSE_MALFORMED;
-	if (!audit_chain_is_lower_hex(rec->hash, HASH_SHA256_HEX_LEN) ||
+	if (!hex_is_lowercase(rec->hash, HASH_SHA256_HEX_LEN) ||
 	    (rec->has_hmac &&
-	    !audit_chain_is_lower_hex(rec->hmac, HASH_SHA256_HEX_LEN)))
+	    !hex_is_lowercase(rec->hmac, HASH_SHA256_HEX_LEN)))
 		return AUDIT_PARSE_MALFORMED;
 	if ((body = malloc(n + 2)) == NULL) {
 		log_error("out of memory");

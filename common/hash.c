@@ -8,6 +8,7 @@
 
 #include "common/hash.h"
 #include "common/hash_const.h"
+#include "common/hex.h"
 
 #define HMAC_IPAD 0x36
 #define HMAC_OPAD 0x5c
@@ -280,33 +281,10 @@ hash_hex(const uint8_t *bytes, size_t len, char *out)
 	out[2 * len] = '\0';
 }
 
-static int
-hash_hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 bool
 hash_parse_hex_sha256(const char *hex, size_t hex_len,
     uint8_t out[HASH_SHA256_LEN])
 {
-	size_t i;
-
-	if (hex_len != HASH_SHA256_HEX_LEN)
-		return false;
-	for (i = 0; i < HASH_SHA256_LEN; i++) {
-		int hi = hash_hex_digit(hex[2 * i]);
-		int lo = hash_hex_digit(hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return false;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return true;
+	return hex_len == HASH_SHA256_HEX_LEN &&
+	    hex_decode_bytes(hex, out, HASH_SHA256_LEN);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hex.h"
 #include "common/json.h"
 #include "common/json_tree.h"
 #include "common/log.h"
@@ -60,35 +61,6 @@ static bool
 json_is_digit(uint8_t c)
 {
 	return c >= '0' && c <= '9';
-}
-
-static int
-json_hex_value(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Reads four hex digits at p (the scanner guarantees a NUL stops it). */
-static bool
-json_hex4(const uint8_t *p, uint32_t *out)
-{
-	uint32_t v = 0;
-	int i, h;
-
-	for (i = 0; i < 4; i++) {
-		h = json_hex_value(p[i]);
-		if (h < 0)
-			return false;
-		v = v << 4 | (uint32_t)h;
-	}
-	*out = v;
-	return true;
 }
 
 /* Only the four RFC 8259 whitespace bytes; cJSON takes any byte <= 0x20. */
@@ -190,7 +162,7 @@ json_scan_unicode_escape(struct json_scanner *sc)
 	size_t at = sc->pos - 1;
 	uint32_t cp, low;
 
-	if (!json_hex4(sc->s + sc->pos + 1, &cp))
+	if (!hex_decode_uint(sc->s + sc->pos + 1, 4, &cp))
 		return json_fail(sc, "invalid \\u escape", at);
 	sc->pos += 5;
 	if (cp == 0)
@@ -200,7 +172,7 @@ json_scan_unicode_escape(struct json_scanner *sc)
 	if (cp < 0xd800 || cp > 0xdbff)
 		return true;
 	if (sc->s[sc->pos] != '\\' || sc->s[sc->pos + 1] != 'u' ||
-	    !json_hex4(sc->s + sc->pos + 2, &low) ||
+	    !hex_decode_uint(sc->s + sc->pos + 2, 4, &low) ||
 	    low < 0xdc00 || low > 0xdfff)
 		return json_refuse(sc, "lone high surrogate escape", at);
 	sc->pos += 6;
@@ -313,7 +285,7 @@ json_key_equals(const uint8_t *s, size_t len, const char *want)
 		if (s[i] != '\\')
 			cp = s[i++];
 		else if (s[i + 1] == 'u') {
-			if (!json_hex4(s + i + 2, &cp))
+			if (!hex_decode_uint(s + i + 2, 4, &cp))
 				return false;
 			i += 6;
 		} else {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_number.h"
 #include "common/jsonrpc.h"
 #include "common/log.h"
 
@@ -321,12 +322,9 @@ jsonrpc_id_equal(const struct jsonrpc_id *a, const struct jsonrpc_id *b)
 cJSON *
 jsonrpc_id_to_json(const struct jsonrpc_id *id)
 {
-	char text[24];
-
 	switch (id->kind) {
 	case JSONRPC_ID_INTEGER:
-		snprintf(text, sizeof(text), "%" PRId64, id->integer);
-		return cJSON_CreateRaw(text);
+		return json_number_int64(id->integer);
 	case JSONRPC_ID_STRING:
 		return cJSON_CreateString(id->string);
 	case JSONRPC_ID_NUMBER_TEXT:

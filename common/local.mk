@@ -20,6 +20,9 @@ libspcommon_a_SOURCES += \
 	common/frame.c common/frame.h \
 	common/json.c common/json.h \
 	common/json_tree.c common/json_tree.h \
+	common/json_number.c common/json_number.h \
 	common/jsonrpc.c common/jsonrpc.h
 libspcommon_a_SOURCES += common/hash_const.h common/exit.h
 libspcommon_a_SOURCES += common/base64.c common/base64.h
+libspcommon_a_SOURCES += common/hex.c common/hex.h
+libspcommon_a_SOURCES += common/clock.c common/clock.h

@@ -40,7 +40,8 @@ utf8_minimum(size_t n)
  * sequence is reported as such rather than as overlong.
  */
 static enum utf8_error
-utf8_check_sequence(const uint8_t *bytes, size_t avail, size_t n)
+utf8_check_sequence(const uint8_t *bytes, size_t avail, size_t n,
+    uint32_t *out)
 {
 	static const uint8_t lead_mask[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
 	uint32_t cp;
@@ -61,6 +62,7 @@ utf8_check_sequence(const uint8_t *bytes, size_t avail, size_t n)
 		return UTF8_SURROGATE;
 	if (cp > 0x10ffff)
 		return UTF8_TOO_LARGE;
+	*out = cp;
 	return UTF8_OK;
 }
 
@@ -75,22 +77,37 @@ utf8_bad_lead(uint8_t lead)
 }
 
 enum utf8_error
+utf8_decode(const uint8_t *bytes, size_t avail, uint32_t *cp, size_t *len)
+{
+	enum utf8_error error;
+	size_t n;
+
+	if (bytes[0] < 0x80) {
+		*cp = bytes[0];
+		*len = 1;
+		return UTF8_OK;
+	}
+	if ((n = utf8_sequence_length(bytes[0])) == 0)
+		return utf8_bad_lead(bytes[0]);
+	if ((error = utf8_check_sequence(bytes, avail, n, cp)) == UTF8_OK)
+		*len = n;
+	return error;
+}
+
+enum utf8_error
 utf8_validate(const uint8_t *bytes, size_t len, size_t *err_offset)
 {
 	enum utf8_error error;
 	size_t pos = 0, n;
+	uint32_t cp;
 
 	while (pos < len) {
 		if (bytes[pos] < 0x80) {
 			pos++;
 			continue;
 		}
-		n = utf8_sequence_length(bytes[pos]);
-		if (n == 0)
-			error = utf8_bad_lead(bytes[pos]);
-		else
-			error = utf8_check_sequence(bytes + pos, len - pos, n);
-		if (error != UTF8_OK) {
+		if ((error = utf8_decode(bytes + pos, len - pos, &cp, &n)) !=
+		    UTF8_OK) {
 			if (err_offset != NULL)
 				*err_offset = pos;
 			return error;
@@ -98,6 +115,31 @@ utf8_validate(const uint8_t *bytes, size_t len, size_t *err_offset)
 		pos += n;
 	}
 	return UTF8_OK;
+}
+
+size_t
+utf8_encode(uint32_t cp, uint8_t out[UTF8_SEQUENCE_MAX])
+{
+	if (cp < 0x80) {
+		out[0] = (uint8_t)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (uint8_t)(0xc0 | cp >> 6);
+		out[1] = (uint8_t)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (uint8_t)(0xe0 | cp >> 12);
+		out[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
+		out[2] = (uint8_t)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	out[0] = (uint8_t)(0xf0 | cp >> 18);
+	out[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3f));
+	out[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
+	out[3] = (uint8_t)(0x80 | (cp & 0x3f));
+	return 4;
 }
 
 const char *

@@ -35,6 +35,22 @@ enum utf8_error {
 enum utf8_error utf8_validate(const uint8_t *bytes, size_t len,
     size_t *err_offset);
 
+#define UTF8_SEQUENCE_MAX 4	/* bytes of the longest sequence */
+
+/*
+ * Decodes the one sequence at bytes[0..avail) (avail > 0), under the
+ * same rules: on UTF8_OK stores its code point in *cp and its length in
+ * *len; on failure leaves both untouched.
+ */
+enum utf8_error utf8_decode(const uint8_t *bytes, size_t avail, uint32_t *cp,
+    size_t *len);
+
+/*
+ * Writes cp (at most U+10FFFF, not a surrogate: the caller's to ensure)
+ * as UTF-8 into out; returns how many bytes it wrote.
+ */
+size_t utf8_encode(uint32_t cp, uint8_t out[UTF8_SEQUENCE_MAX]);
+
 /* A short fixed phrase for an error (static storage). */
 const char *utf8_error_string(enum utf8_error error);
 

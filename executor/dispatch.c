@@ -8,26 +8,17 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <event2/event.h>
 
 #include "common/exit.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "executor/dispatch_int.h"
 
 #define DISPATCH_SSH_KEEPALIVE_S	30
 /* Below OpenSSH's default MaxSessions (10): more calls queue. */
 #define DISPATCH_SSH_CHANNELS		8
-
-uint64_t
-dispatch_now_us(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 static uint32_t
 dispatch_budget_ms(const struct policy *p, const struct policy_tool *tool)
@@ -145,7 +136,7 @@ dispatch_finish(struct dispatch_call *c, struct record_result *r,
 	bool ran = c->state == CALL_RUNNING;
 
 	r->call_id = c->call_id;
-	r->duration_us = dispatch_now_us() - c->start_us;
+	r->duration_us = clock_monotonic_us() - c->start_us;
 	buf_init_writer(&c->result, RECORD_MAX_BYTES);
 	if (record_result_encode(r, &d->ctx->limits, &c->result) !=
 	    RECORD_OK) {
@@ -193,7 +184,7 @@ dispatch_start(struct dispatch_call *c)
 	if (c->cancelled) {
 		/* Its intent is in the log: so is its end, as for a late ack. */
 		(void)exec_audit_execution(c, RECORD_OUTCOME_FAILED, 0,
-		    dispatch_now_us() - c->start_us);
+		    clock_monotonic_us() - c->start_us);
 		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
 		    "cancelled before it started; nothing was sent");
 		return;
@@ -221,7 +212,7 @@ dispatch_on_ack_timeout(evutil_socket_t fd, short what, void *arg)
 	 * failed, so the log never shows an intent whose fate is unknown.
 	 */
 	(void)exec_audit_execution(c, RECORD_OUTCOME_FAILED, 0,
-	    dispatch_now_us() - c->start_us);
+	    clock_monotonic_us() - c->start_us);
 	dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
 	    "the audit log did not confirm this call in time; nothing was "
 	    "sent");
@@ -249,7 +240,7 @@ dispatch_action(struct dispatch *d, struct record_action *a)
 	a->arg_count = 0;
 	c->state = CALL_WAITING_ACK;
 	c->budget_ms = dispatch_budget_ms(p, c->tool);
-	c->start_us = dispatch_now_us();
+	c->start_us = clock_monotonic_us();
 	c->next = d->calls;
 	d->calls = c;
 	tv.tv_sec = c->budget_ms / 1000;

@@ -70,8 +70,6 @@ struct dispatch {
 	int status;
 };
 
-uint64_t dispatch_now_us(void);
-
 /*
  * Encodes r, sends an execution event to the broker and r to the
  * frontend (a read-only tool's r first, then the event; a mutating

@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "executor/http.h"
 #include "executor/http_addr.h"
@@ -70,15 +71,6 @@ struct http_call {
 
 static void call_attempt_start(struct http_call *);
 
-static uint64_t
-now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 static bool
 method_is_safe(enum http_method m)
 {
@@ -88,7 +80,7 @@ method_is_safe(enum http_method m)
 static uint64_t
 call_remaining_ms(const struct http_call *c)
 {
-	uint64_t now = now_us();
+	uint64_t now = clock_monotonic_us();
 
 	return now >= c->deadline_us ? 0 : (c->deadline_us - now) / 1000;
 }
@@ -162,7 +154,7 @@ call_deliver(struct http_call *c)
 {
 	c->result.body = c->body;
 	c->result.timings.resolve_us = c->resolve_us;
-	c->result.timings.total_us = now_us() - c->start_us;
+	c->result.timings.total_us = clock_monotonic_us() - c->start_us;
 	calls_remove(http_engine_calls(c->engine), c);
 	c->done(&c->result, c->arg);
 	call_free(c);
@@ -283,7 +275,7 @@ call_addresses_ready(struct http_call *c)
 		    "addresses");
 		return false;
 	}
-	c->resolve_us = now_us() - c->start_us;
+	c->resolve_us = clock_monotonic_us() - c->start_us;
 	return true;
 }
 
@@ -305,7 +297,7 @@ call_name_answered(void *arg, bool ok, const struct sockaddr_storage *addrs,
 	memcpy(c->addrs, addrs, c->naddrs * sizeof(c->addrs[0]));
 	/* The answer, not the verdict: the next call checks it again. */
 	http_names_put(http_engine_names(c->engine), c->req->host,
-	    c->req->port, now_us(), c->addrs, c->naddrs);
+	    c->req->port, clock_monotonic_us(), c->addrs, c->naddrs);
 	if (call_addresses_ready(c))
 		call_attempt_start(c);
 }
@@ -325,7 +317,7 @@ call_known_addresses(struct http_call *c)
 		return true;
 	}
 	if (!http_names_get(http_engine_names(c->engine), c->req->host,
-	    c->req->port, now_us(), c->addrs, ADDRS_MAX, &n))
+	    c->req->port, clock_monotonic_us(), c->addrs, ADDRS_MAX, &n))
 		return false;
 	c->naddrs = n;
 	return true;
@@ -387,7 +379,7 @@ call_new(struct http_engine *e, const struct http_request *req,
 	c->done = done;
 	c->arg = arg;
 	c->method = req->method;
-	c->start_us = now_us();
+	c->start_us = clock_monotonic_us();
 	c->deadline_us = c->start_us + (uint64_t)req->budget_ms * 1000u;
 	c->result.retry_after_s = -1;
 	if ((c->timer = evtimer_new(http_engine_base(e), call_timer_fired,

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hex.h"
 #include "common/log.h"
+#include "common/utf8.h"
 #include "executor/redact.h"
 
 enum redact_form { FORM_RAW, FORM_PERCENT, FORM_JSON, FORM_COUNT };
@@ -20,63 +22,11 @@ enum redact_match { MATCH_NONE, MATCH_FULL, MATCH_PARTIAL };
 
 /* One unit of input: the bytes it stands for. */
 struct redact_unit {
-	uint8_t b[4];
+	uint8_t b[UTF8_SEQUENCE_MAX];
 	size_t n;		/* bytes it stands for */
 	size_t used;		/* input bytes it takes */
 	bool plus;		/* a '+', which a query may mean as ' ' */
 };
-
-static int
-redact_hex(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static bool
-redact_hex4(const uint8_t *p, uint32_t *v)
-{
-	int d, i;
-
-	*v = 0;
-	for (i = 0; i < 4; i++) {
-		if ((d = redact_hex(p[i])) < 0)
-			return false;
-		*v = *v << 4 | (uint32_t)d;
-	}
-	return true;
-}
-
-/* A code point (no surrogate, at most U+10FFFF) as UTF-8. */
-static size_t
-redact_utf8(uint32_t cp, uint8_t *b)
-{
-	if (cp < 0x80) {
-		b[0] = (uint8_t)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		b[0] = (uint8_t)(0xc0 | cp >> 6);
-		b[1] = (uint8_t)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		b[0] = (uint8_t)(0xe0 | cp >> 12);
-		b[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
-		b[2] = (uint8_t)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	b[0] = (uint8_t)(0xf0 | cp >> 18);
-	b[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3f));
-	b[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
-	b[3] = (uint8_t)(0x80 | (cp & 0x3f));
-	return 4;
-}
 
 static void
 redact_literal(const uint8_t *p, struct redact_unit *u)
@@ -94,7 +44,7 @@ static bool
 redact_unit_percent(const uint8_t *p, size_t avail, bool complete,
     struct redact_unit *u)
 {
-	int hi, lo;
+	uint32_t v;
 
 	redact_literal(p, u);
 	u->plus = p[0] == '+';
@@ -102,8 +52,8 @@ redact_unit_percent(const uint8_t *p, size_t avail, bool complete,
 		return true;
 	if (avail < 3)
 		return complete;
-	if ((hi = redact_hex(p[1])) >= 0 && (lo = redact_hex(p[2])) >= 0) {
-		u->b[0] = (uint8_t)(hi << 4 | lo);
+	if (hex_decode_uint(p + 1, 2, &v)) {
+		u->b[0] = (uint8_t)v;
 		u->used = 3;
 	}
 	return true;
@@ -118,19 +68,19 @@ redact_unit_u(const uint8_t *p, size_t avail, bool complete,
 
 	if (avail < 6)
 		return complete;
-	if (!redact_hex4(p + 2, &hi) || (hi >= 0xdc00 && hi <= 0xdfff))
+	if (!hex_decode_uint(p + 2, 4, &hi) || (hi >= 0xdc00 && hi <= 0xdfff))
 		return true;
 	if (hi < 0xd800 || hi > 0xdbff) {
-		u->n = redact_utf8(hi, u->b);
+		u->n = utf8_encode(hi, u->b);
 		u->used = 6;
 		return true;
 	}
 	if (avail < 12)
 		return complete;
-	if (p[6] != '\\' || p[7] != 'u' || !redact_hex4(p + 8, &lo) ||
+	if (p[6] != '\\' || p[7] != 'u' || !hex_decode_uint(p + 8, 4, &lo) ||
 	    lo < 0xdc00 || lo > 0xdfff)
 		return true;
-	u->n = redact_utf8(0x10000 + ((hi - 0xd800) << 10 | (lo - 0xdc00)),
+	u->n = utf8_encode(0x10000 + ((hi - 0xd800) << 10 | (lo - 0xdc00)),
 	    u->b);
 	u->used = 12;
 	return true;

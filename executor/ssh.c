@@ -11,21 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "executor/ssh_int.h"
 
 #define DEFAULT_MAX_CHANNELS 8	/* OpenSSH's MaxSessions is 10 */
-
-uint64_t
-ssh_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static char *
 copy_bytes(const char *p, size_t len)
@@ -229,7 +220,7 @@ ssh_call_finish(struct ssh_call *call, enum ssh_outcome outcome,
 {
 	struct ssh_result r = { .outcome = outcome };
 	char message[512];
-	uint64_t now = ssh_now_ms();
+	uint64_t now = clock_monotonic_ms();
 	va_list ap;
 
 	if (call->detached)
@@ -280,7 +271,7 @@ call_timeout_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ssh_call *call = arg;
 	struct ssh_conn *conn = call->conn;
-	uint64_t ms = ssh_now_ms() - call->started_ms;
+	uint64_t ms = clock_monotonic_ms() - call->started_ms;
 
 	(void)fd;
 	(void)what;
@@ -306,7 +297,7 @@ call_new(struct ssh_engine *engine, int target_id,
 	call->target_id = target_id;
 	call->done = done;
 	call->arg = arg;
-	call->started_ms = ssh_now_ms();
+	call->started_ms = clock_monotonic_ms();
 	call->out.limit = req->output_limit;
 	call->err.limit = req->output_limit;
 	call->stdin_len = req->stdin_len;

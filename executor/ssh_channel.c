@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "executor/ssh_int.h"
 
@@ -112,7 +113,7 @@ step_opening(struct ssh_call *call)
 		call->state = CALL_GONE;
 		return STEP_PROGRESS;
 	}
-	call->opened_ms = ssh_now_ms();
+	call->opened_ms = clock_monotonic_ms();
 	call->state = call->detached ? CALL_CLOSING : CALL_EXEC;
 	return STEP_PROGRESS;
 }

@@ -132,8 +132,6 @@ struct ssh_engine {
 	size_t target_count;
 };
 
-/* ssh.c */
-uint64_t ssh_now_ms(void);
 /* Runs done once with outcome and a message, then marks call detached. */
 void ssh_call_finish(struct ssh_call *call, enum ssh_outcome outcome,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));

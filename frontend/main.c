@@ -211,9 +211,8 @@ frontend_flush_items(struct frontend *fe)
 		it = &fe->items.items[i];
 		switch (it->kind) {
 		case MCP_ITEM_LINE:
-			/* the writer adds the line's '\n' itself */
 			(void)writer_send(fe->out, (const char *)it->data,
-			    it->len > 0 ? it->len - 1 : 0);
+			    it->len);
 			break;
 		case MCP_ITEM_EXECUTOR:
 			if (!fe->greeted)

@@ -116,7 +116,7 @@
 #define MCP_OUTPUT_QUEUE_BOUND (16u * 1024 * 1024)
 
 enum mcp_item_kind {
-	MCP_ITEM_LINE,		/* one protocol line for fd 1, ends '\n' */
+	MCP_ITEM_LINE,		/* one protocol line for fd 1, no '\n' */
 	MCP_ITEM_EXECUTOR,	/* one encoded action or cancel record */
 	MCP_ITEM_AUDIT,		/* one encoded audit event for the broker */
 };

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_number.h"
 #include "common/log.h"
 #include "frontend/result_render.h"
 #include "frontend/sanitize.h"
@@ -24,25 +25,6 @@ result_outcome_name(enum record_outcome outcome)
 	default:
 		return "unknown";
 	}
-}
-
-/* Integers as raw text: cJSON's doubles would print 2^53 and up wrongly. */
-static bool
-render_add_u64(cJSON *obj, const char *key, uint64_t n)
-{
-	char text[32];
-
-	snprintf(text, sizeof(text), "%" PRIu64, n);
-	return cJSON_AddRawToObject(obj, key, text) != NULL;
-}
-
-static bool
-render_add_i64(cJSON *obj, const char *key, int64_t n)
-{
-	char text[32];
-
-	snprintf(text, sizeof(text), "%" PRId64, n);
-	return cJSON_AddRawToObject(obj, key, text) != NULL;
 }
 
 /* Adds the sanitized target text; *cut reports whether it was cut. */
@@ -100,19 +82,19 @@ render_http(const struct result_render_ctx *ctx,
 	cJSON *o = cJSON_AddObjectToObject(sc, "http");
 	bool cut = false, ok;
 
-	ok = o != NULL && render_add_u64(o, "status", h->status) &&
+	ok = o != NULL && json_add_uint64(o, "status", h->status) &&
 	    render_add_external(o, "content_type", h->content_type.ptr,
 	    h->content_type.len, h->content_type.len, RESULT_FIELD_TEXT_MAX,
 	    &cut);
 	if (ok && (flags & RESULT_HAS_RETRY_AFTER))
-		ok = render_add_u64(o, "retry_after_s", h->retry_after_s);
+		ok = json_add_uint64(o, "retry_after_s", h->retry_after_s);
 	if (ok && h->location.len > 0)
 		ok = render_add_external(o, "location", h->location.ptr,
 		    h->location.len, h->location.len, RESULT_FIELD_TEXT_MAX,
 		    &cut);
 	ok = ok && render_add_external(o, "body", h->body.ptr, h->body.len,
 	    h->body_total, ctx->field_max_chars, &cut) &&
-	    render_add_u64(o, "body_total_bytes", h->body_total) &&
+	    json_add_uint64(o, "body_total_bytes", h->body_total) &&
 	    cJSON_AddBoolToObject(o, "truncated", cut) != NULL;
 	return ok;
 }
@@ -125,16 +107,16 @@ render_ssh(const struct result_render_ctx *ctx,
 	bool cut = false, ok = o != NULL;
 
 	if (ok && s->end == RECORD_SSH_END_EXIT)
-		ok = render_add_i64(o, "exit_status", s->exit_status);
+		ok = json_add_int64(o, "exit_status", s->exit_status);
 	if (ok && s->end == RECORD_SSH_END_SIGNAL)
 		ok = render_add_external(o, "signal", s->signal.ptr,
 		    s->signal.len, s->signal.len, RESULT_FIELD_TEXT_MAX, &cut);
 	ok = ok && render_add_external(o, "stdout", s->out.ptr, s->out.len,
 	    s->out_total, ctx->field_max_chars, &cut) &&
-	    render_add_u64(o, "stdout_total_bytes", s->out_total) &&
+	    json_add_uint64(o, "stdout_total_bytes", s->out_total) &&
 	    render_add_external(o, "stderr", s->err.ptr, s->err.len,
 	    s->err_total, ctx->field_max_chars, &cut) &&
-	    render_add_u64(o, "stderr_total_bytes", s->err_total) &&
+	    json_add_uint64(o, "stderr_total_bytes", s->err_total) &&
 	    cJSON_AddBoolToObject(o, "truncated", cut) != NULL;
 	return ok;
 }
@@ -199,7 +181,7 @@ result_render_structured(const struct result_render_ctx *ctx,
 	/* The executor replaced a credential the target sent back. */
 	if (ok && (r->flags & RESULT_WITHHELD))
 		ok = cJSON_AddTrueToObject(sc, "redacted") != NULL;
-	ok = ok && render_add_u64(sc, "duration_ms", r->duration_us / 1000);
+	ok = ok && json_add_uint64(sc, "duration_ms", r->duration_us / 1000);
 	if (!ok) {
 		log_error("out of memory rendering call %" PRIu64, r->call_id);
 		cJSON_Delete(sc);
@@ -208,12 +190,15 @@ result_render_structured(const struct result_render_ctx *ctx,
 	return sc;
 }
 
-/* Prints msg as one line with '\n'; refuses a line a client would refuse. */
+/*
+ * Prints msg as one line, without its '\n' (the writer adds it); refuses
+ * a line a client would refuse.  cJSON allocates with malloc(3), as sp
+ * never sets cJSON hooks, so the caller frees the line with free(3).
+ */
 static char *
 render_line(cJSON *msg)
 {
 	char *text = cJSON_PrintUnformatted(msg);
-	char *line;
 	size_t n;
 
 	if (text == NULL) {
@@ -226,15 +211,7 @@ render_line(cJSON *msg)
 		cJSON_free(text);
 		return NULL;
 	}
-	line = malloc(n + 2);
-	if (line != NULL) {
-		memcpy(line, text, n);
-		line[n] = '\n';
-		line[n + 1] = '\0';
-	} else
-		log_error("out of memory");
-	cJSON_free(text);
-	return line;
+	return text;
 }
 
 /* {"jsonrpc":"2.0","id":id} with the id printed exactly as received. */

@@ -1,7 +1,8 @@
 /*
  * Rendering what the frontend says to the MCP client: tools/call results
  * (from a result record, or made by the session itself), successful
- * responses and JSON-RPC errors, each as one complete line ending '\n'.
+ * responses and JSON-RPC errors, each as one complete line without its
+ * '\n' (frontend/writer.h adds it on the way to fd 1).
  *
  * A tools/call result carries structuredContent and the same JSON, compact,
  * as its one text content block, and "isError": true for every outcome but

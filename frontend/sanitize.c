@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "common/log.h"
+#include "common/utf8.h"
 #include "frontend/sanitize.h"
 
 #define SANITIZE_MARKER_MAX 96
@@ -29,42 +30,16 @@ static const char *const sanitize_literal_markers[] = {
 };
 
 /*
- * Decodes one strict UTF-8 sequence at s (n > 0 bytes left).  Returns its
- * length and stores the code point, or returns 1 with U+FFFD for a byte
- * that does not start a valid sequence.
+ * The code point at s (n > 0 bytes left) and its length, or U+FFFD and 1
+ * for a byte that does not start a valid sequence (common/utf8.h).
  */
 static size_t
 sanitize_decode(const uint8_t *s, size_t n, uint32_t *cp)
 {
-	uint32_t c = s[0], min;
-	size_t len, i;
+	size_t len;
 
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2, c &= 0x1f, min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3, c &= 0x0f, min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4, c &= 0x07, min = 0x10000;
-	} else {
-		*cp = 0xfffd;
-		return 1;
-	}
-	if (len > n)
-		goto bad;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			goto bad;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		goto bad;
-	*cp = c;
-	return len;
-bad:
+	if (utf8_decode(s, n, cp, &len) == UTF8_OK)
+		return len;
 	*cp = 0xfffd;
 	return 1;
 }
@@ -109,27 +84,7 @@ sanitize_fold(uint32_t cp)
 static void
 sanitize_put_cp(struct sanitize_out *o, uint32_t cp)
 {
-	char *p = o->p + o->len;
-
-	if (cp < 0x80) {
-		p[0] = (char)cp;
-		o->len += 1;
-	} else if (cp < 0x800) {
-		p[0] = (char)(0xc0 | (cp >> 6));
-		p[1] = (char)(0x80 | (cp & 0x3f));
-		o->len += 2;
-	} else if (cp < 0x10000) {
-		p[0] = (char)(0xe0 | (cp >> 12));
-		p[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		p[2] = (char)(0x80 | (cp & 0x3f));
-		o->len += 3;
-	} else {
-		p[0] = (char)(0xf0 | (cp >> 18));
-		p[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		p[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		p[3] = (char)(0x80 | (cp & 0x3f));
-		o->len += 4;
-	}
+	o->len += utf8_encode(cp, (uint8_t *)o->p + o->len);
 }
 
 /*

@@ -6,6 +6,7 @@
 
 #include "policy/audit_args.h"
 #include "common/log.h"
+#include "policy/constraint.h"
 
 #define MASK_PREFIX "\xe2\x80\xa6"	/* U+2026 HORIZONTAL ELLIPSIS */
 #define MASK_KEEP 4			/* characters kept */
@@ -51,24 +52,6 @@ audit_kind_matches(enum param_type type, enum value_kind kind)
 	return false;
 }
 
-/* Writes minor units at scale as decimal text ("-12.05"); scale <= 18. */
-static void
-audit_decimal_text(int64_t minor, unsigned scale, char *out, size_t size)
-{
-	uint64_t mag, unit = 1;
-	unsigned i;
-
-	/* Negating in unsigned arithmetic keeps INT64_MIN exact. */
-	mag = minor < 0 ? 0 - (uint64_t)minor : (uint64_t)minor;
-	for (i = 0; i < scale; i++)
-		unit *= 10;
-	if (scale == 0)
-		snprintf(out, size, "%s%" PRIu64, minor < 0 ? "-" : "", mag);
-	else
-		snprintf(out, size, "%s%" PRIu64 ".%0*" PRIu64,
-		    minor < 0 ? "-" : "", mag / unit, (int)scale, mag % unit);
-}
-
 static void
 audit_number_text(const struct policy_param *param, const struct value *value,
     char *out, size_t size)
@@ -76,8 +59,8 @@ audit_number_text(const struct policy_param *param, const struct value *value,
 	if (value->kind == VALUE_INTEGER)
 		snprintf(out, size, "%" PRId64, value->u.integer);
 	else
-		audit_decimal_text(value->u.decimal_minor,
-		    param->scale > 18 ? 18 : param->scale, out, size);
+		constraint_format_decimal(value->u.decimal_minor, param->scale,
+		    out, size);
 }
 
 static cJSON *

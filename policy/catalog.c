@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "common/json_number.h"
 #include "common/log.h"
 #include "policy/authz.h"
 #include "policy/catalog.h"
@@ -25,25 +26,6 @@ static const char catalog_ssh_props[] =
 	"\"ssh\":{\"type\":\"object\",\"properties\":{"
 	"\"exit_status\":{\"type\":\"integer\"},\"stdout\":{\"type\":\"string\"},"
 	"\"stderr\":{\"type\":\"string\"},\"truncated\":{\"type\":\"boolean\"}}}";
-
-/* Numbers go in as raw text: cJSON's doubles would round int64 bounds. */
-static bool
-catalog_add_int(cJSON *obj, const char *key, int64_t n)
-{
-	char text[32];
-
-	snprintf(text, sizeof(text), "%" PRId64, n);
-	return cJSON_AddRawToObject(obj, key, text) != NULL;
-}
-
-static bool
-catalog_add_size(cJSON *obj, const char *key, size_t n)
-{
-	char text[32];
-
-	snprintf(text, sizeof(text), "%zu", n);
-	return cJSON_AddRawToObject(obj, key, text) != NULL;
-}
 
 static cJSON *
 catalog_output_schema(const struct policy_tool *tool)
@@ -69,8 +51,8 @@ catalog_string_schema(const struct policy_param *p, cJSON *s)
 	cJSON *e;
 
 	if (p->min_length > 0)
-		ok = catalog_add_size(s, "minLength", p->min_length);
-	ok = ok && catalog_add_size(s, "maxLength", p->max_length);
+		ok = json_add_uint64(s, "minLength", p->min_length);
+	ok = ok && json_add_uint64(s, "maxLength", p->max_length);
 	if (ok && p->pattern != NULL) {
 		ok = asprintf(&anchored, "^(%s)$", p->pattern) >= 0 &&
 		    cJSON_AddStringToObject(s, "pattern", anchored) != NULL;
@@ -128,9 +110,9 @@ catalog_param_schema(const struct policy_param *p)
 	if (ok && p->type == PARAM_STRING)
 		ok = catalog_string_schema(p, s);
 	if (ok && p->type == PARAM_INTEGER && p->has_minimum)
-		ok = catalog_add_int(s, "minimum", p->minimum);
+		ok = json_add_int64(s, "minimum", p->minimum);
 	if (ok && p->type == PARAM_INTEGER && p->has_maximum)
-		ok = catalog_add_int(s, "maximum", p->maximum);
+		ok = json_add_int64(s, "maximum", p->maximum);
 	if (ok && p->type == PARAM_DECIMAL)
 		ok = catalog_decimal_schema(p, s);
 	if (!ok) {

@@ -1,8 +1,9 @@
 # tests of the audit area
 AUDIT_TEST_SOURCES = tests/unit/audit_fixture.c tests/unit/audit_fixture.h \
 	$(AUDIT_SOURCES)
+# libsppolicy's decimal formatter sits beside the pattern checks (pcre2).
 AUDIT_TEST_LDADD = libsppolicy.a libspcommon.a $(UNIT_LDADD) $(CJSON_LIBS) \
-	$(LIBCRYPTO_LIBS)
+	$(LIBCRYPTO_LIBS) $(PCRE2_LIBS)
 
 if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_audit_chain
@@ -53,12 +54,12 @@ EXTRA_DIST += tests/fuzz/fuzz_audit_line.c \
 	tests/fuzz/corpus/fuzz_audit_line/torn_tail
 tests/fuzz/fuzz_audit_line: $(srcdir)/tests/fuzz/fuzz_audit_line.c \
 	$(srcdir)/common/audit_chain.c $(srcdir)/common/hash.c \
-	$(srcdir)/common/log.c
+	$(srcdir)/common/hex.c $(srcdir)/common/log.c
 	@mkdir -p tests/fuzz
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(CJSON_CFLAGS) $(LIBCRYPTO_CFLAGS) -o $@ \
 	    $(srcdir)/tests/fuzz/fuzz_audit_line.c $(srcdir)/common/audit_chain.c \
-	    $(srcdir)/common/hash.c $(srcdir)/common/log.c \
-	    $(CJSON_LIBS) $(LIBCRYPTO_LIBS)
+	    $(srcdir)/common/hash.c $(srcdir)/common/hex.c \
+	    $(srcdir)/common/log.c $(CJSON_LIBS) $(LIBCRYPTO_LIBS)
 
 # audit anchors off the host: journald's (or syslog's) socket stood in
 # for by the test, in a private mount namespace; sp audit verify --anchors

@@ -92,6 +92,15 @@ endif
 tests_unit_test_hash_SOURCES = tests/unit/test_hash.c
 tests_unit_test_hash_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_hash_LDADD = libspcommon.a $(UNIT_LDADD) $(LIBCRYPTO_LIBS)
+
+# common/hex.c: the one reader of hex digits
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_hex
+TESTS += tests/unit/test_hex
+endif
+tests_unit_test_hex_SOURCES = tests/unit/test_hex.c
+tests_unit_test_hex_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_hex_LDADD = libspcommon.a $(UNIT_LDADD)
 include tests/sandbox.mk
 include tests/ssh.mk
 include tests/session.mk

@@ -14,10 +14,19 @@ PROC_TESTS = \
 	tests/integration/proc_kill.py \
 	tests/integration/proc_executor.py \
 	tests/integration/proc_peer.py \
-	tests/integration/proc_channel.py \
-	tests/integration/proc_bench.py
+	tests/integration/proc_channel.py
 TESTS += $(PROC_TESTS)
 EXTRA_DIST += $(PROC_TESTS) tests/integration/proc_lib.py
+
+# `make bench-proc` (also under `make bench`): the cold start and idle
+# memory of sp mcp alone, printed, not asserted.
+EXTRA_DIST += tests/bench/proc_bench.py
+bench-proc: sp
+	SP_BIN='$(abs_builddir)/sp' SP_BUILDDIR='$(abs_builddir)' \
+	    SP_SRCDIR='$(abs_top_srcdir)' \
+	    $(PY_LOG_COMPILER) '$(abs_top_srcdir)/tests/bench/proc_bench.py'
+bench: bench-proc
+.PHONY: bench-proc
 
 # broker/peer.c: the profile a client gets
 if HAVE_CRITERION

@@ -30,15 +30,24 @@ tests_unit_test_ssh_keys_SOURCES = tests/unit/test_ssh_keys.c $(SSH_HARNESS)
 tests_unit_test_ssh_keys_CFLAGS = $(SSH_TEST_CFLAGS)
 tests_unit_test_ssh_keys_LDADD = $(SSH_TEST_LDADD)
 
-# Printed latency comparison with ssh's control master: ssh-bench.txt.
+# `make bench-ssh` (also under `make bench`): per-call latency beside
+# ssh's control master, printed, not asserted (figures: ssh-bench.txt).
 CLEANFILES += ssh-bench.txt
 if HAVE_CRITERION
-check_PROGRAMS += tests/unit/test_ssh_bench
-TESTS += tests/unit/test_ssh_bench
+check_PROGRAMS += tests/bench/ssh_bench
 endif
-tests_unit_test_ssh_bench_SOURCES = tests/unit/test_ssh_bench.c $(SSH_HARNESS)
-tests_unit_test_ssh_bench_CFLAGS = $(SSH_TEST_CFLAGS)
-tests_unit_test_ssh_bench_LDADD = $(SSH_TEST_LDADD)
+tests_bench_ssh_bench_SOURCES = tests/bench/ssh_bench.c $(SSH_HARNESS)
+tests_bench_ssh_bench_CFLAGS = $(SSH_TEST_CFLAGS)
+tests_bench_ssh_bench_LDADD = $(SSH_TEST_LDADD)
+if HAVE_CRITERION
+bench-ssh: tests/bench/ssh_bench
+	./tests/bench/ssh_bench
+else
+bench-ssh:
+	@echo "bench-ssh: needs Criterion, skipped"
+endif
+bench: bench-ssh
+.PHONY: bench-ssh
 
 # A server with several host keys: the key type asked for is one that
 # known_hosts holds for the host (docs/internals/executor-engines.md).

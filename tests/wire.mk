@@ -8,6 +8,7 @@ WIRE_TEST_HELPERS = tests/unit/wire_pipeline.c tests/unit/wire_pipeline.h
 tests_unit_test_wire_SOURCES = tests/unit/test_utf8.c \
 	tests/unit/test_frame.c tests/unit/test_json.c \
 	tests/unit/test_jsonrpc.c tests/unit/test_wire_article.c \
+	tests/unit/test_json_number.c \
 	$(WIRE_TEST_HELPERS)
 tests_unit_test_wire_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_wire_LDADD = libspcommon.a $(UNIT_LDADD) $(CJSON_LIBS) -lm
@@ -21,7 +22,8 @@ EXTRA_DIST += tests/data/jsontestsuite
 
 # The libFuzzer target: frame reader -> JSON -> JSON-RPC.
 FUZZ_WIRE_SRCS = tests/fuzz/fuzz_wire.c common/utf8.c common/frame.c \
-	common/json.c common/json_tree.c common/jsonrpc.c common/log.c
+	common/hex.c common/json.c common/json_tree.c common/json_number.c \
+	common/jsonrpc.c common/log.c
 if HAVE_CLANG
 FUZZ_TARGETS += tests/fuzz/fuzz_wire
 endif

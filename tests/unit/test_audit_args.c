@@ -11,6 +11,7 @@
 #include "broker/audit_log.h"
 #include "broker/audit_verify.h"
 #include "common/value.h"
+#include "policy/constraint.h"
 #include "policy/policy.h"
 #include "tests/unit/audit_fixture.h"
 
@@ -109,6 +110,31 @@ Test(audit_args, value_mode_keeps_exact_values)
 	vd.u.decimal_minor = INT64_MIN;
 	expect(&pd, &vd, "-9.223372036854775808");
 	value_free(&vs);
+}
+
+/*
+ * The audit wrote decimals with a copy of constraint_format_decimal()
+ * that cut the scale to 18: a value at scale 19 came out ten times too
+ * large.  The loader takes 0..18 (sp-policy.5), but the one formatter
+ * is exact wherever it is asked, and the audit says what the catalog
+ * and the expansion say.
+ */
+Test(audit_args, decimals_are_the_catalogs_text_at_every_scale)
+{
+	struct policy_param pd = param("d", PARAM_DECIMAL, PARAM_AUDIT_VALUE);
+	struct value vd = { .kind = VALUE_DECIMAL, .u.decimal_minor = INT64_MIN };
+	char want[32];
+	unsigned scale;
+
+	for (scale = 0; scale <= 19; scale++) {
+		pd.scale = scale;
+		constraint_format_decimal(vd.u.decimal_minor, scale, want,
+		    sizeof(want));
+		expect(&pd, &vd, want);
+	}
+	expect(&pd, &vd, "-0.9223372036854775808");
+	vd.u.decimal_minor = 7;
+	expect(&pd, &vd, "0.0000000000000000007");
 }
 
 Test(audit_args, mask4_keeps_the_last_four_characters)

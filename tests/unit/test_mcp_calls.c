@@ -180,7 +180,7 @@ Test(calls, unknown_tool_is_32602_listing_the_profile_tools)
 	cr_assert_str_eq(harness_line(&h, 0), "{\"jsonrpc\":\"2.0\",\"id\":3,"
 	    "\"error\":{\"code\":-32602,\"message\":\"Invalid params: no such "
 	    "tool; available tools: get_item, echo_text\",\"data\":{\"issuer\":"
-	    "\"sallyport/test-gw\"}}}\n");
+	    "\"sallyport/test-gw\"}}}");
 	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0);
 	cr_assert_not(mcp_session_should_close(h.s));
 }
@@ -276,7 +276,7 @@ Test(calls, a_duplicate_in_flight_id_is_refused)
 	cr_assert_str_eq(harness_line(&h, 0), "{\"jsonrpc\":\"2.0\",\"id\":"
 	    "\"dup\",\"error\":{\"code\":-32600,\"message\":\"Invalid Request: "
 	    "this id is already in flight\",\"data\":{\"issuer\":"
-	    "\"sallyport/test-gw\"}}}\n");
+	    "\"sallyport/test-gw\"}}}");
 	harness_clear(&h);
 	feed_result(1, RECORD_OUTCOME_OK, RESULT_STARTED);
 	call("\"dup\"", "get_item", "{\"id\":3}");
@@ -484,7 +484,7 @@ Test(limits, max_inflight_defers_the_next_call_not_cancel_or_ping)
 	check_cancel_record(0, 1);
 	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 1);
 	cr_assert_str_eq(harness_line(&h, 0),
-	    "{\"jsonrpc\":\"2.0\",\"id\":-7,\"result\":{}}\n");
+	    "{\"jsonrpc\":\"2.0\",\"id\":-7,\"result\":{}}");
 	harness_clear(&h);
 	call("3", "get_item", "{\"id\":3}");
 	cr_assert_eq(h.out.count, 0, "the third call waits, unanswered");
@@ -696,7 +696,7 @@ Test(limits, the_list_of_tool_names_is_bounded)
 	cr_assert_not_null(more);
 	/* 2048 bytes hold the prefix and 31 names of 61 characters. */
 	cr_assert_str_eq(more, " and 9 more\",\"data\":{\"issuer\":"
-	    "\"sallyport/m\"}}}\n");
+	    "\"sallyport/m\"}}}");
 }
 
 /* The n-th shape of ev, its compact JSON. */

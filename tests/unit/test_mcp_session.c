@@ -106,7 +106,7 @@ Test(lifecycle, ping_before_initialize_is_answered)
 {
 	harness_feed(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
 	cr_assert_str_eq(harness_line(&h, 0),
-	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
 }
 
 Test(lifecycle, requests_before_initialize_are_refused)
@@ -120,7 +120,7 @@ Test(lifecycle, requests_before_initialize_are_refused)
 	cr_assert_eq(harness_count(&h, MCP_ITEM_LINE), 2);
 	cr_assert_str_eq(harness_line(&h, 0), "{\"jsonrpc\":\"2.0\",\"id\":1,"
 	    "\"error\":{\"code\":-32600,\"message\":\"Invalid Request: send "
-	    "initialize first\"," ISSUER_DATA "}}\n");
+	    "initialize first\"," ISSUER_DATA "}}");
 	cr_assert(strstr(harness_line(&h, 1), "\"id\":2,\"error\":"
 	    "{\"code\":-32600,") != NULL);
 	cr_assert_eq(harness_count(&h, MCP_ITEM_EXECUTOR), 0);
@@ -134,10 +134,10 @@ Test(lifecycle, second_initialize_is_refused_and_session_goes_on)
 	    "\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"}}");
 	cr_assert_str_eq(harness_line(&h, 0), "{\"jsonrpc\":\"2.0\",\"id\":9,"
 	    "\"error\":{\"code\":-32600,\"message\":\"Invalid Request: the "
-	    "session is already initialized\"," ISSUER_DATA "}}\n");
+	    "session is already initialized\"," ISSUER_DATA "}}");
 	harness_feed(&h, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"ping\"}");
 	cr_assert_str_eq(harness_line(&h, 1),
-	    "{\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{}}\n");
+	    "{\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{}}");
 }
 
 Test(lifecycle, unknown_methods_get_32601_before_and_after_initialize)
@@ -152,7 +152,7 @@ Test(lifecycle, unknown_methods_get_32601_before_and_after_initialize)
 	    "\"prompts/get\",\"params\":{}}");
 	cr_assert_str_eq(harness_line(&h, 0), "{\"jsonrpc\":\"2.0\",\"id\":"
 	    "\"x\",\"error\":{\"code\":-32601,\"message\":\"Method not "
-	    "found\"," ISSUER_DATA "}}\n");
+	    "found\"," ISSUER_DATA "}}");
 }
 
 Test(lifecycle, notifications_never_get_a_reply)
@@ -187,7 +187,7 @@ expect_ping_echo(const char *id_text)
 	cr_assert(asprintf(&f, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":"
 	    "\"ping\"}", id_text) > 0);
 	cr_assert(asprintf(&want, "{\"jsonrpc\":\"2.0\",\"id\":%s,"
-	    "\"result\":{}}\n", id_text) > 0);
+	    "\"result\":{}}", id_text) > 0);
 	harness_clear(&h);
 	harness_feed(&h, f);
 	cr_assert_str_eq(harness_line(&h, 0), want);
@@ -262,7 +262,7 @@ Test(lifecycle, tools_list_is_the_profile_catalog)
 	    "\"tools/list\",\"params\":{}}");
 	catalog = policy_catalog_render(h.policy, p, &len);
 	cr_assert(asprintf(&want, "{\"jsonrpc\":\"2.0\",\"id\":\"L\","
-	    "\"result\":%s}\n", catalog) > 0);
+	    "\"result\":%s}", catalog) > 0);
 	cr_assert_str_eq(harness_line(&h, 0), want);
 	cr_assert(strstr(want, "\"get_item\"") != NULL);
 	cr_assert(strstr(want, "\"echo_text\"") != NULL);

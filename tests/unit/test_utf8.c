@@ -133,3 +133,52 @@ Test(utf8, count_refuses_invalid_input_and_leaves_count_alone)
 	    4, &count));
 	cr_assert_eq(count, 42);
 }
+
+Test(utf8, decode_gives_each_code_point_and_its_length)
+{
+	static const struct {
+		const char *s;
+		uint32_t cp;
+		size_t len;
+	} cases[] = {
+		{ "$()", '$', 1 },
+		{ "\xc3\xa9t\xc3\xa9", 0xe9, 2 },
+		{ "\xe2\x82\xac", 0x20ac, 3 },
+		{ "\xef\xbc\x9c", 0xff1c, 3 },		/* full-width '<' */
+		{ "\xf0\x9f\x98\x80", 0x1f600, 4 },
+		{ "\xf4\x8f\xbf\xbf", 0x10ffff, 4 },
+	};
+	uint8_t back[UTF8_SEQUENCE_MAX];
+	uint32_t cp;
+	size_t i, len;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_assert_eq(utf8_decode((const uint8_t *)cases[i].s,
+		    strlen(cases[i].s), &cp, &len), UTF8_OK, "case %zu", i);
+		cr_assert_eq(cp, cases[i].cp, "case %zu", i);
+		cr_assert_eq(len, cases[i].len, "case %zu", i);
+		cr_assert_eq(utf8_encode(cp, back), len, "case %zu", i);
+		cr_assert_arr_eq(back, cases[i].s, len, "case %zu", i);
+	}
+}
+
+/* The sanitizer's replacement rule rests on these: nothing is decoded. */
+Test(utf8, decode_refuses_what_validate_refuses_and_leaves_outputs)
+{
+	static const char *const bad[] = {
+		"\x80", "\xc0\xaf", "\xc1\xbf", "\xe0\x80\xaf", "\xed\xa0\x80",
+		"\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xf8", "\xff",
+		"\xe2\x82", "\xc3(", "\xf0\x9f\x98",
+	};
+	uint32_t cp;
+	size_t i, len, off;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cp = 7, len = 7;
+		cr_assert_neq(utf8_decode((const uint8_t *)bad[i],
+		    strlen(bad[i]), &cp, &len), UTF8_OK, "case %zu", i);
+		cr_assert(cp == 7 && len == 7, "case %zu wrote", i);
+		cr_assert_neq(utf8_validate((const uint8_t *)bad[i],
+		    strlen(bad[i]), &off), UTF8_OK, "case %zu", i);
+	}
+}

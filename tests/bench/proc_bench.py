@@ -8,7 +8,8 @@ import sys
 import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.environ.get("SP_SRCDIR", "."), "tests",
+                                "integration"))
 from proc_lib import (INITIALIZE, check, confined_children, done,  # noqa
                       finish, policy, read_line, start, status_field,
                       tmpdir)

@@ -1,0 +1,17 @@
+/*
+ * The monotonic clock, for durations and deadlines: never the wall
+ * clock, which an operator or NTP may step back.  Ends in
+ * clock_gettime(2), which every child's filter allows.
+ */
+#ifndef SP_COMMON_CLOCK_H
+#define SP_COMMON_CLOCK_H
+
+#include <stdint.h>
+
+/* CLOCK_MONOTONIC in microseconds. */
+uint64_t clock_monotonic_us(void);
+
+/* CLOCK_MONOTONIC in milliseconds (the microseconds, cut). */
+uint64_t clock_monotonic_ms(void);
+
+#endif
