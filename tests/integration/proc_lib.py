@@ -18,6 +18,7 @@ from sptest.run import (BUILDDIR, SP, SP_TEST, finish, read_line,  # noqa: E402,
 from sptest.tap import check, done, skip  # noqa: E402,F401
 from sptest.target import CONTROL as FLUSH_PATH  # noqa: E402,F401
 from sptest.target import Target, shared_target  # noqa: E402
+from sptest.target import die_with_parent as _die_with_parent  # noqa: E402,F401
 
 HTTP_TARGET = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                            "http_target.py")

@@ -339,7 +339,7 @@ def main(argv=None):
     srv.serve_forever()
 
 
-def _die_with_parent():
+def die_with_parent():
     """A target the harness leaves behind (a test killed by its timeout)
     dies with the test instead of lingering."""
     libc = ctypes.CDLL(None, use_errno=True)
@@ -377,7 +377,7 @@ class Target:
         argv += ["--reflect", str(reflect)] if reflect is not None else []
         argv += ["--audit-path", audit_path] if audit_path else []
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                                     preexec_fn=_die_with_parent)
+                                     preexec_fn=die_with_parent)
         self.port = int(self.proc.stdout.readline())
         self.url = "%s://127.0.0.1:%d" % ("https" if tls else "http",
                                           self.port)
