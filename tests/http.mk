@@ -1,5 +1,6 @@
 # tests of the http area: the engine against a real local HTTP server
-# (tests/integration/http_target.py, python3 stdlib only).
+# (tests/integration/http_target.py, which runs the harness's
+# sptest/target.py; python3 stdlib only).
 EXTRA_DIST += tests/integration/http_target.py
 
 if HAVE_CRITERION

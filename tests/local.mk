@@ -12,8 +12,20 @@ MJS_LOG_COMPILER = node
 AM_TESTS_ENVIRONMENT = \
 	SP_BIN='$(abs_top_builddir)/sp'; export SP_BIN; \
 	SP_SRCDIR='$(abs_top_srcdir)'; export SP_SRCDIR; \
-	SP_BUILDDIR='$(abs_top_builddir)'; export SP_BUILDDIR;
+	SP_BUILDDIR='$(abs_top_builddir)'; export SP_BUILDDIR; \
+	PYTHONDONTWRITEBYTECODE=1; export PYTHONDONTWRITEBYTECODE;
 EXTRA_DIST += tests/criterion-tap
+# The harness every integration test shares (python3 stdlib only); the
+# tests find it next to themselves, in the srcdir.
+EXTRA_DIST += tests/integration/sptest/__init__.py \
+	tests/integration/sptest/audit.py \
+	tests/integration/sptest/mcp.py \
+	tests/integration/sptest/policy.py \
+	tests/integration/sptest/procfs.py \
+	tests/integration/sptest/run.py \
+	tests/integration/sptest/sshd.py \
+	tests/integration/sptest/tap.py \
+	tests/integration/sptest/target.py
 
 # Without Criterion no unit test is built; this one fails in their place,
 # saying why, so a green `make check` always means the unit tests ran.

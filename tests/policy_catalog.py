@@ -15,19 +15,18 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "integration"))
+from sptest.tap import check as tap_check, done  # noqa: E402
+
 SP = os.environ["SP_BIN"]
 SRC = os.environ["SP_SRCDIR"]
 LIMIT = 14000
-failures = []
-count = 0
 
 
 def check(ok, what):
-    global count
-    count += 1
-    print(("ok" if ok else "not ok") + " %d - %s" % (count, what))
-    if not ok:
-        failures.append(what)
+    tap_check(what, ok)
 
 
 def run(*args):
@@ -150,5 +149,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 64 and "usage: sp catalog" in r.stderr,
           "a bad option prints the usage")
 
-print("1..%d" % count)
-sys.exit(1 if failures else 0)
+done()

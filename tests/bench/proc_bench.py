@@ -10,9 +10,11 @@ import time
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.join(os.environ.get("SP_SRCDIR", "."), "tests",
                                 "integration"))
-from proc_lib import (INITIALIZE, check, confined_children, done,  # noqa
-                      finish, policy, read_line, start, status_field,
-                      tmpdir)
+from sptest.mcp import INITIALIZE  # noqa: E402
+from sptest.procfs import confined_children, status_field  # noqa: E402
+from sptest.run import finish, read_line, start, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from proc_lib import policy  # noqa: E402
 
 RUNS = 20
 

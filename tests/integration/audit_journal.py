@@ -19,8 +19,10 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import BUILDDIR, SP, check, done, sp_env, tmpdir  # noqa
-from auditint_lib import CREDENTIAL, Target, policy, read_log  # noqa
+from sptest.audit import read_log  # noqa: E402
+from sptest.run import BUILDDIR, SP, sp_env, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from auditint_lib import CREDENTIAL, Target, policy  # noqa: E402
 
 # Fixed for good (broker/audit_journal.c, docs/sp.1).
 IDS = {"session-start": "6ebb132352eb4bdeb63ac8b3a673ee0d",

@@ -11,9 +11,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sptest.tap import check, done  # noqa: E402
+
 SP = os.environ.get("SP_BIN", "./sp")
-failures = 0
-count = 0
 
 TEXTS = ["plain", 'say "hi"', "two\nlines", "$(rm -rf /)", "%2e%2e/%2E%2E",
          "h\u00e9llo \u20ac \U0001f511"]
@@ -69,15 +71,6 @@ def verify(*args):
     p = subprocess.run([SP, "audit"] + list(args), capture_output=True,
                        timeout=20)
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def check(name, cond, detail=""):
-    global failures, count
-    count += 1
-    print("%s %d - %s%s" % ("ok" if cond else "not ok", count, name,
-                            "" if cond else " # " + detail.replace("\n", " | ")))
-    if not cond:
-        failures += 1
 
 
 def expect(name, args, code, *needles, err_has=()):
@@ -239,9 +232,8 @@ def main():
     for name in os.listdir(d):
         os.unlink(os.path.join(d, name))
     os.rmdir(d)
-    print("1..%d" % count)
-    return 1 if failures else 0
+    done()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

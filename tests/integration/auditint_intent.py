@@ -14,10 +14,11 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (INITIALIZE, SP_TEST, check, done, finish,  # noqa
-                      request, start, tmpdir)
-from auditint_lib import (Target, calls, drive, outcome, policy,  # noqa
-                          read_log, responses)
+from sptest.audit import read_log  # noqa: E402
+from sptest.mcp import INITIALIZE, outcome, request, responses  # noqa: E402
+from sptest.run import SP_TEST, finish, start, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from auditint_lib import Target, calls, drive, policy  # noqa: E402
 
 
 def intent_before_request():

@@ -16,10 +16,12 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (check, confined_children, done, finish,  # noqa
-                      gone_within, sanitized_build, skip, start,
-                      status_field, tmpdir)
-from auditint_lib import calls, drive, policy, read_log, verify  # noqa
+from sptest.audit import read_log, verify  # noqa: E402
+from sptest.procfs import (confined_children, gone_within,  # noqa: E402
+                           status_field)
+from sptest.run import finish, sanitized_build, start, tmpdir  # noqa: E402
+from sptest.tap import check, done, skip  # noqa: E402
+from auditint_lib import calls, drive, policy  # noqa: E402
 
 WRITERS = 4
 

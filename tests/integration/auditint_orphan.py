@@ -12,66 +12,33 @@ the broker's ack (test hook broker:late-intent-ack) never run, and the
 executor says so with an execution record of its own, so the broker has
 no open call left to call unknown, and a session whose max_inflight is 2
 still runs a fourth call after three such cancellations."""
-import http.server
 import json
 import os
 import signal
 import sys
-import threading
-import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (INITIALIZE, SP_TEST, check, confined_children,  # noqa
-                      done, finish, gone_within, read_line, request, start,
-                      stop, tmpdir)
-from auditint_lib import outcome, policy, read_log, responses, verify  # noqa
+from sptest.audit import read_log, verify  # noqa: E402
+from sptest.mcp import INITIALIZE, outcome, request, responses  # noqa: E402
+from sptest.mcp import cancel  # noqa: E402
+from sptest.procfs import confined_children, gone_within  # noqa: E402
+from sptest.run import (SP_TEST, finish, read_line, start,  # noqa: E402
+                        stop, tmpdir)
+from sptest.tap import check, done  # noqa: E402
+from sptest.target import Target  # noqa: E402
+from auditint_lib import policy  # noqa: E402
 
 HELD = 2
-HOLD_LIMIT_S = 60	# the target gives up holding after this, never sooner
-
-
-class _Holder(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, fmt, *args):
-        pass
-
-    def handle_any(self):
-        srv = self.server
-        with srv.lock:
-            srv.paths.append(self.path)
-            srv.arrived.notify_all()
-        if "hold" in self.path:
-            srv.release.wait(HOLD_LIMIT_S)
-        try:
-            self.send_response(200)
-            self.send_header("Content-Length", "3")
-            self.end_headers()
-            self.wfile.write(b"ok\n")
-        except OSError:
-            pass
-
-    do_GET = do_PUT = handle_any
 
 
 def holding_target():
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Holder)
-    srv.daemon_threads = True
-    srv.lock = threading.Lock()
-    srv.arrived = threading.Condition(srv.lock)
-    srv.release = threading.Event()
-    srv.paths = []
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    return srv
+    """Every request whose path holds "hold" waits until released."""
+    return Target(lifetime=600, hold_matching="hold")
 
 
-def wait_for_requests(srv, n, timeout=30):
-    end = time.monotonic() + timeout
-    with srv.lock:
-        while len(srv.paths) < n and time.monotonic() < end:
-            srv.arrived.wait(end - time.monotonic())
-        return list(srv.paths)
+def wait_for_requests(target, n, timeout=30):
+    return [r["path"] for r in target.wait_requests(n, timeout)]
 
 
 def call(rid, tool, item):
@@ -79,16 +46,10 @@ def call(rid, tool, item):
         "id": item, "card": "4111-0000-9876", "n": -3}})
 
 
-def cancel(rid):
-    return (json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                        "params": {"requestId": rid, "reason": "user"}}) +
-            "\n").encode()
-
-
 def cancelled_before_start():
     tmp = tmpdir()
     srv = holding_target()
-    cfg = policy(tmp, "http://127.0.0.1:%d" % srv.server_address[1])
+    cfg = policy(tmp, srv.url)
     with open(cfg) as f:
         doc = json.load(f)
     doc["limits"]["max_inflight"] = 2
@@ -127,14 +88,14 @@ def cancelled_before_start():
     status, verr = verify(log)
     check("sp audit verify passes after the cancellations", status == 0,
           verr)
-    srv.shutdown()
+    srv.stop()
 
 
 def main():
     cancelled_before_start()
     tmp = tmpdir()
     srv = holding_target()
-    cfg = policy(tmp, "http://127.0.0.1:%d" % srv.server_address[1])
+    cfg = policy(tmp, srv.url)
     log = os.path.join(tmp, "audit.jsonl")
     p = start(cfg)
     p.stdin.write(INITIALIZE + call("done-1", "get_item", "plain"))
@@ -150,12 +111,12 @@ def main():
     if not check("both held calls reached the target and wait there",
                  len(paths) == 1 + HELD and "executor" in kids,
                  (paths, kids)):
-        srv.release.set()
+        srv.release("hold")
         stop(p)
         done()
     os.kill(kids["executor"], signal.SIGKILL)
     status, out, err = finish(p, timeout=30)
-    srv.release.set()
+    srv.release("hold")
     got = responses(first + out)
     check("the session ends with 70", status == 70, err)
     check("the client was told unknown for both held calls",
@@ -194,7 +155,7 @@ def main():
           "the executor ended with 2 calls unreported" in err, err)
     status, verr = verify(log)
     check("sp audit verify passes", status == 0 and tail == b"", verr)
-    srv.shutdown()
+    srv.stop()
     done()
 
 

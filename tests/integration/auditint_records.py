@@ -18,9 +18,11 @@ import sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import check, done, finish, start, tmpdir  # noqa
-from auditint_lib import (Target, calls, outcome, policy,  # noqa
-                          read_log, responses, verify)
+from sptest.audit import read_log, verify  # noqa: E402
+from sptest.mcp import outcome, responses  # noqa: E402
+from sptest.run import finish, start, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from auditint_lib import Target, calls, policy  # noqa: E402
 
 BAD_FRAME = b'{"jsonrpc":"2.0", bad "$(SECRET-FRAME)" \xc3\xa9'
 

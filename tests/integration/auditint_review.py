@@ -27,8 +27,11 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import SP, check, done, request, sp_env, tmpdir  # noqa
-from auditint_lib import Target, policy, read_log, verify  # noqa
+from sptest.audit import read_log, verify  # noqa: E402
+from sptest.mcp import request  # noqa: E402
+from sptest.run import SP, sp_env, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from auditint_lib import Target, policy  # noqa: E402
 
 SRCDIR = os.environ.get("srcdir", os.path.join(os.path.dirname(
     os.path.abspath(__file__)), "..", ".."))

@@ -11,9 +11,11 @@ import urllib.parse
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import check, done, finish, start, tmpdir  # noqa
-from auditint_lib import (CREDENTIAL, Target, calls, outcome,  # noqa
-                          policy, read_log, responses, verify)
+from sptest.audit import read_log, verify  # noqa: E402
+from sptest.mcp import outcome, responses  # noqa: E402
+from sptest.run import finish, start, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from auditint_lib import CREDENTIAL, Target, calls, policy  # noqa: E402
 
 IDS = ["quote\"d-$(rm -rf /)-%2e%2e", "line\nbreak-x",
        "\u00e9t\u00e9-\u20ac-\U0001f511", "plain-id-000042"]

@@ -10,8 +10,11 @@ import threading
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import check, done, start, stop, tmpdir  # noqa
-from auditint_lib import drive, outcome, policy, read_log, verify  # noqa
+from sptest.audit import read_log, verify  # noqa: E402
+from sptest.mcp import outcome  # noqa: E402
+from sptest.run import start, stop, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from auditint_lib import drive, policy  # noqa: E402
 
 SESSIONS = 8
 CALLS = 100

@@ -9,8 +9,10 @@ import sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import write_policy, write_secret  # noqa
-from proc_lib import INITIALIZE, check, done, finish, start, tmpdir  # noqa
+from sptest.mcp import INITIALIZE  # noqa: E402
+from sptest.policy import write_policy, write_secret  # noqa: E402
+from sptest.run import finish, start, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
 
 
 def main():

@@ -13,9 +13,13 @@ import urllib.parse
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import (HttpTarget, Session, free_port, structured,  # noqa
-                      vm_hwm_kib, write_policy, write_secret)
-from proc_lib import SP_TEST, check, done, tmpdir  # noqa
+from sptest.mcp import structured  # noqa: E402
+from sptest.policy import write_policy, write_secret  # noqa: E402
+from sptest.procfs import vm_hwm_kib  # noqa: E402
+from sptest.run import SP_TEST, Session, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from sptest.target import free_port  # noqa: E402
+from exec_lib import HttpTarget  # noqa: E402
 
 TOKEN = b"tok-9f8e7d6c5b4a-SECRET"
 BIG = 5 * 1024 * 1024

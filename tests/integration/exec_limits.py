@@ -17,9 +17,11 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HttpTarget, write_policy  # noqa
-from proc_lib import (INITIALIZE, SP_TEST, check, done, finish,  # noqa
-                      start, tmpdir)
+from sptest.mcp import INITIALIZE  # noqa: E402
+from sptest.policy import write_policy  # noqa: E402
+from sptest.run import SP_TEST, finish, start, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from exec_lib import HttpTarget  # noqa: E402
 
 DENIED = "4"  # enum record_outcome
 

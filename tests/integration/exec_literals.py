@@ -21,8 +21,11 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HttpTarget, Session, structured, write_policy  # noqa
-from proc_lib import check, done, tmpdir  # noqa
+from sptest.mcp import structured  # noqa: E402
+from sptest.policy import write_policy  # noqa: E402
+from sptest.run import Session, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from exec_lib import HttpTarget  # noqa: E402
 
 NUMERIC = ["127.1", "0x7f.1", "2130706433", "0177.0.0.1"]
 

@@ -17,8 +17,10 @@ import threading
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import Session, structured, write_policy  # noqa
-from proc_lib import check, done, tmpdir  # noqa
+from sptest.mcp import structured  # noqa: E402
+from sptest.policy import write_policy  # noqa: E402
+from sptest.run import Session, tmpdir  # noqa: E402
+from sptest.tap import check, done, skip_all  # noqa: E402
 
 META4, META6, LINK = "169.254.169.254", "fd00:ec2::254", "169.254.10.10"
 
@@ -79,8 +81,7 @@ def main():
     tmp = tmpdir()
     ok, named = setup_namespace(tmp)
     if not ok:
-        print("1..0 # SKIP no private network namespace here (%s)" % named)
-        sys.exit(0)
+        skip_all("no private network namespace here (%s)" % named)
     meta, meta_name, meta6 = Counter(META4), Counter(META4), Counter(META6)
     link, opened = Counter(LINK), Counter(META4)
 

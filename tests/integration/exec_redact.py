@@ -9,17 +9,18 @@ nothing); sp's stdout and the audit log must hold none of them, in any
 form, nor a 4-character prefix of one; each such result says
 "redacted": true and shows "[credential withheld]"."""
 import base64
-import http.server
 import json
 import os
 import sys
-import threading
 import urllib.parse
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import Session, structured, write_policy, write_secret  # noqa
-from proc_lib import check, done, tmpdir  # noqa
+from sptest.mcp import structured  # noqa: E402
+from sptest.policy import write_policy, write_secret  # noqa: E402
+from sptest.run import Session, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from sptest.target import REFLECTIONS, Target  # noqa: E402
 
 MARKER = "[credential withheld]"
 # Quotes, '/', '+', '$()', spaces and multibyte text: each form differs.
@@ -28,67 +29,10 @@ SECRETS = {
     "bas": "alice:Pw0d p@ss/w0rd+\u00e9\u6f22",
     "hdr": "Hv9-\u00e9\u6f22/Q+\"=;`x`",
 }
-ROUTES = ["raw", "json", "pct", "plus", "location", "ctype", "pad"]
+ROUTES = list(REFLECTIONS)
 # result_max_chars 1024: a 4096-byte record field, 1024 characters shown.
 # 1020 four-byte characters before the secret put it across both cuts.
 PAD = 1020
-
-
-class Reflector(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, fmt, *args):
-        pass
-
-    def secret_header(self):
-        """The credential as sent, without its scheme word."""
-        for k, v in self.headers.items():
-            raw = v.encode("latin-1")
-            if k.lower() == "authorization":
-                return raw.split(b" ", 1)[1]
-            if k.lower() == "x-api-key":
-                return raw
-        return b""
-
-    def answer(self, code, body, ctype="text/plain", extra=()):
-        self.send_response(code)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in extra:
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_GET(self):
-        url = urllib.parse.urlsplit(self.path)
-        how = url.path.rsplit("/", 1)[-1]
-        pairs = [(k, v.encode("latin-1")) for k, v in self.headers.items()]
-        with self.server.lock:
-            self.server.seen.append(b"".join(k.encode() + b": " + v + b"\n"
-                                             for k, v in pairs))
-        sec = self.secret_header()
-        if how == "raw":
-            self.answer(200, b"".join(k.encode() + b": " + v + b"\r\n"
-                                      for k, v in pairs))
-        elif how == "json":
-            doc = {k: v.decode("utf-8", "replace") for k, v in pairs}
-            self.answer(200, json.dumps(doc).replace("/", "\\/").encode(),
-                        "application/json")
-        elif how in ("pct", "plus"):
-            q = urllib.parse.quote if how == "pct" else \
-                urllib.parse.quote_plus
-            self.answer(200, "&".join(k + "=" + q(v, safe="")
-                                      for k, v in pairs).encode())
-        elif how == "location":
-            self.answer(302, b"moved\n", extra=[
-                ("Location", "/next?auth=" + urllib.parse.quote(sec))])
-        elif how == "ctype":
-            self.answer(200, b"typed\n", "text/plain; echo=" +
-                        sec.decode("latin-1"))
-        elif how == "pad":
-            self.answer(200, "\U0001f600".encode() * PAD + sec + b" end")
-        else:
-            self.answer(404, b"no\n")
 
 
 def forms(secret):
@@ -157,13 +101,9 @@ def make_policy(tmp, port, audit):
 
 def main():
     tmp = tmpdir()
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Reflector)
-    srv.daemon_threads = True
-    srv.lock = threading.Lock()
-    srv.seen = []
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    target = Target(tmp, reflect=PAD)	# it echoes the headers it got
     audit = os.path.join(tmp, "audit.jsonl")
-    s = Session(make_policy(tmp, srv.server_address[1], audit))
+    s = Session(make_policy(tmp, target.port, audit))
     calls = {}
     rid = 10
     for name in SECRETS:
@@ -173,10 +113,11 @@ def main():
             rid += 1
     got = s.wait(list(calls), timeout=60)
     s.close()
-    srv.shutdown()
+    target.stop()
     check("every call answered", len(got) == len(calls),
           sorted(set(calls) - set(got)))
-    seen = b"".join(srv.seen).decode("utf-8", "replace")
+    seen = "".join(k + ": " + v + "\n" for r in target.requests()
+                   for k, v in r["headers"])
     for name, secret in SECRETS.items():
         sent = secret if name != "bas" else \
             base64.b64encode(secret.encode()).decode()

@@ -13,9 +13,11 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import (Session, sshd_fixture, structured, write_policy,  # noqa
-                      write_secret)
-from proc_lib import check, done, tmpdir  # noqa
+from sptest.mcp import structured  # noqa: E402
+from sptest.policy import write_policy, write_secret  # noqa: E402
+from sptest.run import Session, tmpdir  # noqa: E402
+from sptest.sshd import sshd_fixture  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
 
 TOKEN = "S5h-t0k/\"e\u00e9n+$(id)"
 MARKER = "[credential withheld]"

@@ -10,8 +10,11 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import Session, sshd_fixture, structured, write_policy  # noqa
-from proc_lib import check, done, tmpdir  # noqa
+from sptest.mcp import structured  # noqa: E402
+from sptest.policy import write_policy  # noqa: E402
+from sptest.run import Session, tmpdir  # noqa: E402
+from sptest.sshd import sshd_fixture  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
 
 BIG = 5 * 1024 * 1024
 

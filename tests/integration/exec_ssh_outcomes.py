@@ -18,8 +18,11 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import Session, sshd_fixture, structured, write_policy  # noqa
-from proc_lib import check, done, skip, tmpdir  # noqa
+from sptest.mcp import structured  # noqa: E402
+from sptest.policy import write_policy  # noqa: E402
+from sptest.run import Session, tmpdir  # noqa: E402
+from sptest.sshd import sshd_fixture  # noqa: E402
+from sptest.tap import check, done, skip  # noqa: E402
 
 PAD = "p" * 3000          # makes the exec request the client's only big write
 EXEC_MIN = 2500           # bytes in one client write: the exec request

@@ -9,9 +9,11 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from front_lib import first_bad_line, policy, tmpdir  # noqa: E402
-from proc_lib import (INITIALIZE, check, confined_children, done,  # noqa
-                      request, sanitized_build, start, status_field)
+from sptest.mcp import INITIALIZE, first_bad_line, request  # noqa: E402
+from sptest.procfs import confined_children, status_field  # noqa: E402
+from sptest.run import sanitized_build, start, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from front_lib import policy  # noqa: E402
 
 PAD = "p" * 200		# long ids: each answer is ~240 bytes
 PINGS = 250000		# ~60 MB of input, ~60 MB of answers

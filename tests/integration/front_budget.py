@@ -14,9 +14,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from front_lib import Target, call, first_bad_line, messages, policy  # noqa: E402
-from proc_lib import (INITIALIZE, SP, check, done, finish, request,  # noqa: E402
-                      sp_env, start, tmpdir)
+from sptest.mcp import (INITIALIZE, first_bad_line, messages,  # noqa: E402
+                        request)
+from sptest.run import SP, finish, sp_env, start, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from front_lib import Target, call, policy  # noqa: E402
 
 OVER_BUDGET_MAX = 32            # MCP_OVER_BUDGET_MAX
 NOTES_MAX = 1024 * 1024         # AUDIT_EVENT_NOTES_MAX

@@ -12,9 +12,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sptest.mcp import INITIALIZE  # noqa: E402
+from sptest.run import SP, read_line, sp_env, start, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
 from front_lib import FRONT_TARGET, Target, call, policy  # noqa: E402
-from proc_lib import (INITIALIZE, SP, check, done, read_line,  # noqa: E402
-                      sp_env, start, tmpdir)
 
 # Valid ids (maxLength 64): quotes, $(), a newline, %2e%2e, multibyte, '-'.
 IDS = ["-x", "it's \"$(id)\"\n", "%2e%2e/\u00e9t\u00e9 \u2603", "7"]

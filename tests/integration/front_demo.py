@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from front_lib import SRCDIR, tmpdir  # noqa: E402
-from proc_lib import SP, check, done, sp_env  # noqa: E402
+from sptest.run import SP, SRCDIR, sp_env, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
 
 EXAMPLE = os.path.join(SRCDIR, "contrib", "examples", "demo.json")
 

@@ -14,10 +14,12 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.procfs import children  # noqa: E402
+from sptest.run import (SP_TEST, finish, read_line,  # noqa: E402
+                        sanitized_build, start, stop, tmpdir)
+from sptest.tap import check, done, skip  # noqa: E402
 from front_lib import Target, call, policy  # noqa: E402
-from proc_lib import (INITIALIZE, SP_TEST, check, children, done,  # noqa: E402
-                      finish, read_line, request, sanitized_build, skip,
-                      start, stop, tmpdir)
 
 SLOW_HELLO_S = 1.5      # TEST_HOOK_SLOW_HELLO_MS in child/test_hook.c
 # Valid ids (maxLength 64) with quotes, $(), a newline, %2e%2e, multibyte.

@@ -11,9 +11,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from front_lib import (Target, call, first_bad_line,  # noqa: E402
-                       messages, policy, tmpdir)
-from proc_lib import INITIALIZE, check, done, finish, start  # noqa: E402
+from sptest.mcp import INITIALIZE, first_bad_line, messages  # noqa: E402
+from sptest.run import finish, start, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from front_lib import Target, call, policy  # noqa: E402
 
 MAX_FRAME = 4096
 FOLLOW = call(99)	# a valid call after the bad line: must never run

@@ -12,9 +12,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sptest.mcp import INITIALIZE  # noqa: E402
+from sptest.run import finish, read_line, start, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
 from front_lib import Target, call, policy  # noqa: E402
-from proc_lib import (INITIALIZE, check, done, finish, read_line,  # noqa: E402
-                      start, tmpdir)
 
 
 def answers_for(p, ids, timeout, pending=b""):

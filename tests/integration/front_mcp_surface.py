@@ -20,9 +20,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sptest.mcp import INITIALIZE, only_protocol, request  # noqa: E402
+from sptest.run import finish, read_line, start, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
 from front_lib import FRONT_TARGET, Target, call, policy  # noqa: E402
-from proc_lib import (INITIALIZE, check, done, finish, only_protocol,  # noqa: E402
-                      read_line, request, start, tmpdir)
 
 
 def cancel(rid):

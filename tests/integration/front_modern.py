@@ -24,9 +24,11 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from front_lib import Target, messages, policy  # noqa: E402
-from proc_lib import (INITIALIZE, SP, SP_TEST, check, done, finish,  # noqa
-                      read_line, request, sp_env, start, tmpdir)
+from sptest.mcp import INITIALIZE, messages, request  # noqa: E402
+from sptest.run import (SP, SP_TEST, finish, read_line, sp_env,  # noqa: E402
+                        start, tmpdir)
+from sptest.tap import check, done  # noqa: E402
+from front_lib import Target, policy  # noqa: E402
 
 VERSION = "io.modelcontextprotocol/protocolVersion"
 CAPS = "io.modelcontextprotocol/clientCapabilities"

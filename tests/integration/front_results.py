@@ -11,9 +11,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from front_lib import (FRONT_TARGET, Target, call,  # noqa: E402
-                       first_bad_line, messages, policy, tmpdir)
-from proc_lib import INITIALIZE, check, done, finish, request, start  # noqa
+from sptest.mcp import (INITIALIZE, first_bad_line, messages,  # noqa: E402
+                        request)
+from sptest.run import finish, start, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from front_lib import FRONT_TARGET, Target, call, policy  # noqa: E402
 
 MARKER = re.compile(r"\[external text cut: shown \d+ (of \d+ characters|"
                     r"characters of \d+ bytes)\]$")

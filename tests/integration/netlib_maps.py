@@ -12,10 +12,13 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import (HttpTarget, Session, get_item_policy,  # noqa
-                      structured)
-from proc_lib import (SP, SP_TEST, check, children,  # noqa
-                      confined_children, done, status_field, tmpdir)
+from sptest.mcp import structured  # noqa: E402
+from sptest.policy import get_item_policy  # noqa: E402
+from sptest.procfs import (children, confined_children,  # noqa: E402
+                           status_field)
+from sptest.run import SP, SP_TEST, Session, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from exec_lib import HttpTarget  # noqa: E402
 
 NETLIBS = ("libcurl", "libssh2")
 # What libcurl and libssh2 pull in for an HTTPS call and an SSH session.

@@ -12,10 +12,12 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import get_item_policy  # noqa
-from proc_lib import (BUILDDIR, INITIALIZE, Recorder, check, done,  # noqa
-                      finish, only_protocol, request, sanitized_build, start,
-                      tmpdir)
+from sptest.mcp import INITIALIZE, only_protocol, request  # noqa: E402
+from sptest.policy import get_item_policy  # noqa: E402
+from sptest.run import (BUILDDIR, finish, sanitized_build, start,  # noqa: E402
+                        tmpdir)
+from sptest.tap import check, done  # noqa: E402
+from proc_lib import Recorder  # noqa: E402
 
 FAKE_DIR = os.path.join(BUILDDIR, "tests", "netlib")
 MISSING = "libssh2_knownhost_readline"

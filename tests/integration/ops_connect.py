@@ -18,8 +18,10 @@ import threading
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (INITIALIZE, SP, check, done, policy, request,  # noqa
-                      skip, sp_env)
+from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.run import SP, sp_env  # noqa: E402
+from sptest.tap import check, done, skip  # noqa: E402
+from proc_lib import policy  # noqa: E402
 
 TIMEOUT = 10
 NOBODY = 65534

@@ -11,7 +11,8 @@ import tempfile
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import check, done, sanitized_build, sp_env  # noqa
+from sptest.run import sanitized_build, sp_env  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
 
 SRC = os.environ["SP_SRCDIR"]
 BUILD = os.environ["SP_BUILDDIR"]

@@ -19,9 +19,11 @@ import threading
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HttpTarget  # noqa
-from proc_lib import (INITIALIZE, SP, check, confined_children, done,  # noqa
-                      request, skip, sp_env, status_field)
+from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.procfs import confined_children, status_field  # noqa: E402
+from sptest.run import SP, sp_env  # noqa: E402
+from sptest.tap import check, done, skip  # noqa: E402
+from exec_lib import HttpTarget  # noqa: E402
 
 TIMEOUT = 10
 SRC = os.environ["SP_SRCDIR"]

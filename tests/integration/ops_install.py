@@ -19,8 +19,11 @@ import tempfile
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (INITIALIZE, SP, check, done, finish, policy,  # noqa
-                      read_line, request, sanitized_build, start, stop)
+from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.run import (SP, finish, read_line, sanitized_build,  # noqa: E402
+                        start, stop)
+from sptest.tap import check, done  # noqa: E402
+from proc_lib import policy  # noqa: E402
 
 SRC = os.environ["SP_SRCDIR"]
 BUILD = os.environ["SP_BUILDDIR"]

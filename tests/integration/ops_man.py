@@ -13,7 +13,8 @@ import sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import check, done, run_as_root, skip  # noqa
+from sptest.policy import run_as_root  # noqa: E402
+from sptest.tap import check, done, skip  # noqa: E402
 
 SRC = os.environ["SP_SRCDIR"]
 MAN = os.path.join(SRC, "docs", "sp.1")

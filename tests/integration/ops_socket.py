@@ -22,8 +22,10 @@ import time
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ops_units import UNITS, one, settings  # noqa: E402
-from proc_lib import (INITIALIZE, SP, _die_with_parent, check, done,  # noqa
-                      policy, request, skip, sp_env, tmpdir)
+from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.run import SP, sp_env, tmpdir  # noqa: E402
+from sptest.tap import check, done, skip  # noqa: E402
+from proc_lib import _die_with_parent, policy  # noqa: E402
 
 TIMEOUT = 60
 NOBODY, OTHER = 65534, 65533

@@ -12,8 +12,11 @@ import sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (INITIALIZE, check, confined_children, done,  # noqa
-                      finish, policy, read_line, start, status_field, tmpdir)
+from sptest.mcp import INITIALIZE  # noqa: E402
+from sptest.procfs import confined_children, status_field  # noqa: E402
+from sptest.run import finish, read_line, start, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from proc_lib import policy  # noqa: E402
 
 
 def main():

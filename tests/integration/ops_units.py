@@ -13,7 +13,8 @@ import tempfile
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import SP, check, done, skip  # noqa
+from sptest.run import SP  # noqa: E402
+from sptest.tap import check, done, skip  # noqa: E402
 
 SRC = os.environ["SP_SRCDIR"]
 UNITS = os.path.join(SRC, "contrib", "systemd")

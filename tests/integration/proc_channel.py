@@ -18,9 +18,11 @@ import sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.run import SP_TEST, reap, start, stop, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
 from exec_lib import HttpTarget  # noqa: E402
-from proc_lib import (INITIALIZE, SP_TEST, check, done, policy,  # noqa
-                      reap, request, start, stop, tmpdir)
+from proc_lib import policy  # noqa: E402
 
 VERSION = "record version 2 is not spoken here (version 1)"
 

@@ -13,9 +13,10 @@ import sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (INITIALIZE, SP_TEST, check, done, finish,  # noqa
-                      only_protocol, policy, recorder, request, start,
-                      tmpdir)
+from sptest.mcp import INITIALIZE, only_protocol, request  # noqa: E402
+from sptest.run import SP_TEST, finish, start, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from proc_lib import policy, recorder  # noqa: E402
 
 TOOLS = [
     {"name": "get_item", "description": "Read one item.", "target": "api",

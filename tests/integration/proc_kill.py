@@ -11,9 +11,12 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (INITIALIZE, SP_TEST, check, confined_children,  # noqa
-                      done, finish, gone_within, policy, read_line,
-                      request, sanitized_build, start, stop, tmpdir)
+from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.procfs import confined_children, gone_within  # noqa: E402
+from sptest.run import (SP_TEST, finish, read_line,  # noqa: E402
+                        sanitized_build, start, stop, tmpdir)
+from sptest.tap import check, done  # noqa: E402
+from proc_lib import policy  # noqa: E402
 
 
 def session():

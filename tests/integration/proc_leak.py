@@ -40,10 +40,12 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import (HERE, HttpTarget, Session, free_port, structured,  # noqa
-                      write_policy, write_secret)
-from proc_lib import (SP_TEST, check, done, sanitized_build,  # noqa: E402
-                      skip, tmpdir)
+from sptest.mcp import structured  # noqa: E402
+from sptest.policy import write_policy, write_secret  # noqa: E402
+from sptest.run import SP_TEST, sanitized_build, Session, tmpdir  # noqa: E402
+from sptest.tap import check, done, skip  # noqa: E402
+from sptest.target import free_port  # noqa: E402
+from exec_lib import HERE, HttpTarget  # noqa: E402
 
 # Rounds of the mix in the short and the long session.
 ROUNDS_SMALL, ROUNDS_LARGE = 100, 1000

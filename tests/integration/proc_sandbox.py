@@ -11,10 +11,12 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (INITIALIZE, SP, SP_TEST, check,  # noqa
-                      confined_children, done, finish, gone_within,
-                      only_protocol, policy, request,
-                      sanitized_build, skip, sp_env, start, tmpdir)
+from sptest.mcp import INITIALIZE, only_protocol, request  # noqa: E402
+from sptest.procfs import confined_children, gone_within  # noqa: E402
+from sptest.run import (SP, SP_TEST, finish, sanitized_build,  # noqa: E402
+                        sp_env, start, tmpdir)
+from sptest.tap import check, done, skip  # noqa: E402
+from proc_lib import policy  # noqa: E402
 
 SANITIZED = sanitized_build()
 

@@ -13,11 +13,14 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (INITIALIZE, SP, SP_TEST, check, confined_children,  # noqa
-                      done, finish, gone_within, only_protocol, policy,
-                      read_line, read_stdout, request, sanitized_build,
-                      skip, sp_env, start, status_field, stop,
-                      tmpdir)
+from sptest.mcp import INITIALIZE, only_protocol, request  # noqa: E402
+from sptest.procfs import (confined_children, gone_within,  # noqa: E402
+                           status_field)
+from sptest.run import (SP, SP_TEST, finish, read_line,  # noqa: E402
+                        read_stdout, sanitized_build, sp_env, start, stop,
+                        tmpdir)
+from sptest.tap import check, done, skip  # noqa: E402
+from proc_lib import policy  # noqa: E402
 
 PR_SET_CHILD_SUBREAPER = 36
 

@@ -13,9 +13,12 @@ import sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (INITIALIZE, SP_TEST, check, confined_children,  # noqa
-                      done, finish, policy, read_line, start, stop,
-                      tmpdir)
+from sptest.mcp import INITIALIZE  # noqa: E402
+from sptest.procfs import confined_children  # noqa: E402
+from sptest.run import (SP_TEST, finish, read_line, start, stop,  # noqa: E402
+                        tmpdir)
+from sptest.tap import check, done  # noqa: E402
+from proc_lib import policy  # noqa: E402
 
 ANCHOR = "sp[sp]: mcp_audit_end: audit: session "
 FAKE = "session 0000000000000000 ended"

@@ -8,8 +8,10 @@ import sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (INITIALIZE, SP, check, done, only_protocol,  # noqa
-                      policy, request, sp_env, tmpdir)
+from sptest.mcp import INITIALIZE, only_protocol, request  # noqa: E402
+from sptest.run import SP, sp_env, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from proc_lib import policy  # noqa: E402
 
 # A line no parser accepts (quotes, $(), %2e%2e, multibyte); the policy
 # closes the session on it, so the calls after it get no answer.

@@ -9,23 +9,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sptest.tap import check, done  # noqa: E402
+
 SP = os.environ["SP_BIN"]
 SRC = os.environ["SP_SRCDIR"]
 EXAMPLES = os.path.join(SRC, "contrib", "examples")
 DIAG = re.compile(r"^[^:\n]+:\d+:\d+: (warning: )?\S.*$")
 
-failures = 0
-count = 0
-
-
-def check(name, ok, detail=""):
-    global failures, count
-    count += 1
-    print(("ok %d - %s" if ok else "not ok %d - %s") % (count, name))
-    if not ok:
-        failures += 1
-        for line in str(detail).splitlines():
-            print("# " + line)
 
 
 def sp(*args, env=None):
@@ -66,8 +58,7 @@ def main():
         run_all(root)
     finally:
         shutil.rmtree(root)
-    print("1..%d" % count)
-    return 1 if failures else 0
+    done()
 
 
 def run_all(root):
@@ -181,4 +172,4 @@ def run_all(root):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

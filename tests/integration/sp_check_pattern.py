@@ -17,8 +17,11 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HttpTarget, Session, structured, write_policy  # noqa
-from proc_lib import SP, check, done, sanitized_build, tmpdir  # noqa
+from sptest.mcp import structured  # noqa: E402
+from sptest.policy import write_policy  # noqa: E402
+from sptest.run import SP, sanitized_build, Session, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from exec_lib import HttpTarget  # noqa: E402
 
 LIMIT_AS = 1 << 30
 BUDGET_S = 60

@@ -7,6 +7,10 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sptest.tap import check, done  # noqa: E402
+
 SRC = os.environ["SP_SRCDIR"]
 
 with open(os.path.join(SRC, "docs", "sp-policy.5"), encoding="utf-8") as f:
@@ -25,17 +29,11 @@ for path in glob.glob(os.path.join(SRC, "policy", "load*.c")):
                             r"\{(.*?)\};", text, re.S):
         names.update(re.findall(r'"([A-Za-z_][A-Za-z0-9_-]*)"', table))
 
-count = 0
 lower = {b.lower() for b in bold}
 missing = sorted(n for n in names if n not in bold and n.lower() not in lower)
-count += 1
-print("%s %d - the loader has key tables (%d names)" %
-      ("ok" if len(names) > 40 else "not ok", count, len(names)))
-count += 1
-print("%s %d - every accepted name is in sp-policy.5" %
-      ("ok" if not missing else "not ok", count))
-for n in missing:
-    print("# missing from the man page: " + n)
+check("the loader has key tables (%d names)" % len(names), len(names) > 40)
+check("every accepted name is in sp-policy.5", not missing,
+      "\n".join("missing from the man page: " + n for n in missing))
 # Every numeric range sp-policy.5 documents is the one `sp check` applies:
 # both ends pass, one past each end is refused naming the member; and each
 # limit's documented default is the loader's.
@@ -45,17 +43,6 @@ import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 
 SP = os.environ.get("SP_BIN", "./sp")
-failures = 0 if len(names) > 40 and not missing else 1
-
-
-def tap(name, cond, detail=""):
-    global count, failures
-    count += 1
-    print("%s %d - %s" % ("ok" if cond else "not ok", count, name))
-    if not cond:
-        failures += 1
-        for line in str(detail).splitlines():
-            print("# " + line)
 
 
 def documented(pattern):
@@ -150,11 +137,11 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write("not read by sp check\n")
     os.chmod(key, 0o600)
     status, err = sp_check(tmp, base(key))
-    tap("the probe policy itself is valid", status == 0, err)
+    check("the probe policy itself is valid", status == 0, err)
     for name, pattern, setter, where in RANGES:
         rng = documented(pattern)
-        tap("sp-policy.5 gives a range for %s" % name, rng is not None,
-            pattern)
+        check("sp-policy.5 gives a range for %s" % name, rng is not None,
+              pattern)
         if rng is None:
             continue
         lo, hi = rng
@@ -165,21 +152,21 @@ with tempfile.TemporaryDirectory() as tmp:
             p = copy.deepcopy(base(key))
             setter(p, v)
             status, err = sp_check(tmp, p)
-            tap("%s %d %s, as sp-policy.5 says (%d to %d)" %
-                (name, v, "accepted" if ok else "refused", lo, hi),
-                (status == 0) if ok else (status == 78 and where in err),
-                (status, err))
+            check("%s %d %s, as sp-policy.5 says (%d to %d)" %
+                  (name, v, "accepted" if ok else "refused", lo, hi),
+                  (status == 0) if ok else (status == 78 and where in err),
+                  (status, err))
     desc = documented(r"^Required, not blank, at most (\d+) characters\.")
-    tap("sp-policy.5 gives the description limit", desc is not None)
+    check("sp-policy.5 gives the description limit", desc is not None)
     for n, ok in ((desc[0], True), (desc[0] + 1, False)) if desc else ():
         p = copy.deepcopy(base(key))
         p["tools"][0]["description"] = "\u00e9" * n  # characters, not bytes
         status, err = sp_check(tmp, p)
-        tap("a description of %d characters (%d bytes) %s" %
-            (n, 2 * n, "accepted" if ok else "refused"),
-            (status == 0) if ok else (status == 78 and
-                                      "tools[0].description" in err),
-            (status, err))
+        check("a description of %d characters (%d bytes) %s" %
+              (n, 2 * n, "accepted" if ok else "refused"),
+              (status == 0) if ok else (status == 78 and
+                                        "tools[0].description" in err),
+              (status, err))
 
 with open(os.path.join(SRC, "policy", "load.c"), encoding="utf-8") as f:
     loader = f.read()
@@ -187,10 +174,9 @@ for limit in ("max_frame_bytes", "max_inflight", "calls_per_session",
               "result_max_chars", "call_timeout_ms"):
     code = re.search(r"p->limits\.%s = (\d+);" % limit, loader)
     doc = documented(r"^\.B %s\n\d+ to \d+, default (\d+)" % limit)
-    tap("the default of limits.%s is the loader's (%s)" %
-        (limit, code.group(1) if code else "?"),
-        code is not None and doc is not None and
-        int(code.group(1)) == doc[0], (code and code.group(1), doc))
+    check("the default of limits.%s is the loader's (%s)" %
+          (limit, code.group(1) if code else "?"),
+          code is not None and doc is not None and
+          int(code.group(1)) == doc[0], (code and code.group(1), doc))
 
-print("1..%d" % count)
-sys.exit(1 if failures else 0)
+done()

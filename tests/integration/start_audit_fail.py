@@ -15,10 +15,12 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import get_item_policy  # noqa
+from sptest.mcp import INITIALIZE, only_protocol, request  # noqa: E402
+from sptest.policy import get_item_policy  # noqa: E402
+from sptest.run import SP, finish, sp_env, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
 import subprocess  # noqa: E402
-from proc_lib import (INITIALIZE, SP, Recorder, check, done, finish,  # noqa
-                      only_protocol, request, sp_env, tmpdir)
+from proc_lib import Recorder  # noqa: E402
 
 
 def make_policy(tmp, port):

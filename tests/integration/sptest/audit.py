@@ -1,0 +1,22 @@
+"""The audit log as sp wrote it, and `sp audit verify` on it."""
+import json
+import subprocess
+
+from sptest.run import SP
+
+
+def read_log(path):
+    """(complete lines as records, the torn last line or b"")."""
+    with open(path, "rb") as f:
+        data = f.read()
+    lines = data.split(b"\n")
+    return [json.loads(l) for l in lines[:-1]], lines[-1]
+
+
+def verify(path, key=None):
+    """(exit status, verdict line on stdout + diagnostics on stderr) of
+    sp audit verify; path may be a list of files, oldest first."""
+    paths = path if isinstance(path, list) else [path]
+    argv = [SP, "audit", "verify"] + (["--key", key] if key else []) + paths
+    p = subprocess.run(argv, capture_output=True, timeout=30)
+    return p.returncode, (p.stdout + p.stderr).decode("utf-8", "replace")

@@ -1,0 +1,88 @@
+"""JSON-RPC 2.0 lines as the client writes them, and read back."""
+import json
+
+
+def request(rid, method, params=None):
+    msg = {"jsonrpc": "2.0", "id": rid, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return (json.dumps(msg) + "\n").encode()
+
+
+INITIALIZE = request(0, "initialize", {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "proc-test", "version": "1"}})
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+
+
+def call(rid, name, arguments):
+    """A tools/call line."""
+    return request(rid, "tools/call", {"name": name, "arguments": arguments})
+
+
+def cancel(rid):
+    """notifications/cancelled for rid."""
+    return (json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": rid, "reason": "user"}}) +
+            "\n").encode()
+
+
+def messages(out):
+    return [json.loads(l) for l in out.split(b"\n") if l]
+
+
+def responses(out):
+    """{id: result or error} of the JSON-RPC lines in out."""
+    got = {}
+    for line in out.split(b"\n"):
+        if line.strip():
+            msg = json.loads(line)
+            got[msg.get("id")] = msg.get("result", msg.get("error"))
+    return got
+
+
+def outcome(result):
+    """structuredContent.outcome of a tools/call result."""
+    return (result or {}).get("structuredContent", {}).get("outcome")
+
+
+def structured(answer):
+    """structuredContent of a Session.wait answer, {} when absent."""
+    if answer is None:
+        return {}
+    return answer[0].get("result", {}).get("structuredContent", {})
+
+
+def only_protocol(out):
+    """Each line of out is one JSON-RPC 2.0 object; returns the bad one."""
+    for line in out.split(b"\n")[:-1]:
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            return line
+        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
+            return line
+    if not out.endswith(b"\n") and out:
+        return out.split(b"\n")[-1]
+    return None
+
+
+def first_bad_line(out, expect_lines=None):
+    """None when out is only JSON-RPC 2.0 lines (and, if given, exactly
+    expect_lines of them); else a description quoting the first offending
+    line as raw bytes."""
+    lines = out.split(b"\n")
+    if out and not out.endswith(b"\n"):
+        return "unterminated last line: %r" % lines[-1]
+    lines = lines[:-1]
+    for i, line in enumerate(lines, 1):
+        try:
+            msg = json.loads(line.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            return "line %d is not JSON: %r" % (i, line)
+        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
+            return "line %d is not JSON-RPC 2.0: %r" % (i, line)
+    if expect_lines is not None and len(lines) != expect_lines:
+        return "%d lines, expected %d: %r" % (len(lines), expect_lines,
+                                             lines[expect_lines:] or lines)
+    return None
