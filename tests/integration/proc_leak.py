@@ -88,11 +88,12 @@ def ssh_part(tmp, port):
     """Credentials, targets and tools for the sshd on port."""
     def target(known_hosts):
         # sshd runs each command through the user's shell, whose start-up
-        # files may be slow: SSH calls get 30 s.
+        # files may be slow, and a distcheck beside other suites saw two
+        # echoes of 11 300 miss 30 s: SSH calls get 120 s.
         return {"type": "ssh", "host": "127.0.0.1", "port": port,
                 "user": getpass.getuser(), "credential": "key",
                 "known_hosts": os.path.join(tmp, known_hosts),
-                "timeout_ms": 30000}
+                "timeout_ms": 120000}
 
     def tool(name, tgt, argv, params=None):
         return {"name": name, "description": "Leak test: %s." % name,
@@ -119,7 +120,7 @@ def make_policy(tmp, port, ssh_port):
     doc = {
         "sallyport": 1,
         "server": {"name": "leak-test"},
-        "limits": {"call_timeout_ms": 30000, "max_inflight": 64,
+        "limits": {"call_timeout_ms": 120000, "max_inflight": 64,
                    "calls_per_session": 1000000, "result_max_chars": 1024},
         "audit": {"path": os.path.join(tmp, "audit.jsonl"),
                   "key_file": write_secret(tmp, "audit.key",
@@ -274,7 +275,7 @@ def run_session(cfg, rounds, ssh):
         s.send(cancel(rid))
         o.count[RUN] += 1       # its intent is audited either way
         rid += 1
-    got = s.wait(list(o.expected), timeout=300)
+    got = s.wait(list(o.expected), timeout=600)
     o.answers = {i: m for i, (m, _) in got.items()}
     o.status = s.close(timeout=20)
     o.heaps = {m.group(1).decode(): int(m.group(2))
