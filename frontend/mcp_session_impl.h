@@ -29,6 +29,17 @@ enum mcp_era {
 	MCP_ERA_MODERN,
 };
 
+/*
+ * A confirm tool's call between its action and its result
+ * (frontend/mcp_confirm.c); all zero for other calls.
+ */
+struct mcp_confirm_wait {
+	char *message;		/* what the human is shown; owned */
+	bool challenged;	/* the executor's challenge is held */
+	struct record_confirm_challenge challenge;
+	bool asked;		/* an elicitation/create is out to the client */
+};
+
 /* One slot per possible call in flight (max_inflight of them). */
 struct mcp_call {
 	bool used;
@@ -39,6 +50,7 @@ struct mcp_call {
 	/* _meta.progressToken as sent (kind NULL: none, no progress); owned */
 	struct jsonrpc_id progress_token;
 	uint64_t progress;	/* the last progress value sent */
+	struct mcp_confirm_wait confirm;
 };
 
 struct mcp_session {
@@ -55,6 +67,7 @@ struct mcp_session {
 	enum mcp_state state;
 	enum mcp_era era;
 	bool opened;		/* the broker was told the session is in use */
+	bool elicitation;	/* the client declared form elicitation */
 	int exit_status;
 	struct mcp_call *calls;		/* policy->limits.max_inflight slots */
 	size_t call_slots;
@@ -142,6 +155,26 @@ bool mcp_modern_request(struct mcp_session *s, const struct mcp_frame *frame,
     const struct jsonrpc_message *msg, struct mcp_output *out);
 /* catalog_modern from catalog_json; NULL on allocation failure. */
 char *mcp_modern_catalog(const char *catalog_json);
+
+/*
+ * Confirmation through the client (frontend/mcp_confirm.c, docs/design.md
+ * section 8.2).  mcp_confirm_capability() reads initialize's params;
+ * mcp_confirm_prepare() builds the message when a confirm tool's action
+ * is sent (values as validated); mcp_confirm_response() takes the
+ * client's answer to an elicitation/create; mcp_confirm_withdraw() tells
+ * the client a question it was asked is moot and frees the wait, when the
+ * call is cancelled or its result came; mcp_confirm_refuse_modern() is a
+ * modern session's denial, as the 2026-07-28 flow is not built.
+ */
+void mcp_confirm_capability(struct mcp_session *s, const cJSON *params);
+bool mcp_confirm_prepare(struct mcp_session *s, struct mcp_call *call,
+    const struct policy_tool *tool, const struct value *values);
+bool mcp_confirm_response(struct mcp_session *s,
+    const struct jsonrpc_message *msg, struct mcp_output *out);
+bool mcp_confirm_withdraw(struct mcp_call *call, struct mcp_output *out);
+bool mcp_confirm_refuse_modern(struct mcp_session *s,
+    const struct mcp_frame *frame, const struct jsonrpc_id *id,
+    const struct policy_tool *tool, struct mcp_output *out);
 
 /* What initialize and server/discover say about external_data. */
 extern const char mcp_instructions[];
