@@ -45,7 +45,7 @@ def write_policy(tmp, port, timeout_s=60, retype="qty"):
                                 "maximum": 100}}},
             {"name": "get_item", "description": "Read one item.",
              "target": "api", "scope": "read",
-             "http": {"method": "GET", "path": "/hold/{id}"},
+             "http": {"method": "GET", "path": "/items/{id}"},
              "params": {"id": {"type": "string", "maxLength": 64}}},
         ],
         "profiles": {"default": {"scopes": ["read", "write"]}},
