@@ -22,7 +22,7 @@ confirm_message(struct load_ctx *ctx, const cJSON *obj,
     struct policy_tool *tool)
 {
 	const cJSON *m = ctx_member(ctx, obj, "message", false);
-	struct template_use use = { .tool = tool };
+	struct template_use use = { .tool = tool, .optional_anywhere = true };
 
 	if (m == NULL)
 		return;

@@ -21,7 +21,8 @@ RECORD_TEST_HELPERS = \
 	tests/unit/record_samples.c tests/unit/record_samples.h
 tests_unit_test_record_SOURCES = tests/unit/test_record.c \
 	tests/unit/test_record_action.c tests/unit/test_record_result.c \
-	tests/unit/test_record_audit.c $(RECORD_TEST_HELPERS)
+	tests/unit/test_record_audit.c tests/unit/test_record_confirm.c \
+	$(RECORD_TEST_HELPERS)
 tests_unit_test_record_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_record_LDADD = libspcommon.a $(UNIT_LDADD) $(LIBCRYPTO_LIBS)
 

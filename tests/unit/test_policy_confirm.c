@@ -67,8 +67,18 @@ Test(load_confirm, message_placeholders_must_name_params)
 Test(load_confirm, message_does_not_count_as_a_use)
 {
 	expect_among(TOOL(ITEM "\"confirm\": {\"message\": \"{note}\"}"),
-	    "\"note\": {", "tools[0].params.note: param \"note\" is used by "
-	    "no placeholder");
+	    "\"note\": {", "tools[0].params: param \"note\" is used by no "
+	    "placeholder");
+}
+
+/* An optional value left out shows as nothing in the question. */
+Test(load_confirm, message_may_name_an_optional_param)
+{
+	struct policy *p = load_ok(CONFIRM("{\"message\": \"Create {qty}, "
+	    "note: {note}\"}"));
+
+	cr_assert(p->tools[0].confirm_spec.has_message);
+	policy_free(p);
 }
 
 Test(load_confirm, retype_names_a_required_param)
