@@ -306,7 +306,7 @@ struct record_confirm_answer {
 	enum record_confirm_verdict verdict;
 	struct record_confirm_challenge challenge;
 	bool has_retyped;		/* only with RECORD_CONFIRM_ACCEPT */
-	struct record_text retyped;	/* at most limits->max_arg_bytes */
+	struct record_text retyped;	/* at most record_confirm_retyped_max() */
 };
 
 /* Every limit at its cap. */
@@ -382,6 +382,14 @@ enum record_error record_confirm_challenge_encode(
     const struct record_confirm_challenge_msg *in, struct buf *out);
 enum record_error record_confirm_challenge_decode(const uint8_t *data,
     size_t len, struct record_confirm_challenge_msg *out);
+
+/*
+ * How long a retyped text may be: a string param's bound, but never less
+ * than RECORD_CONFIRM_RETYPED_MIN, so the text of any integer, decimal or
+ * boolean fits whatever the policy's strings are.
+ */
+#define RECORD_CONFIRM_RETYPED_MIN 64
+size_t record_confirm_retyped_max(const struct record_limits *limits);
 
 enum record_error record_confirm_answer_encode(
     const struct record_confirm_answer *in,

@@ -63,6 +63,15 @@ record_confirm_challenge_decode(const uint8_t *data, size_t len,
 	return e;
 }
 
+size_t
+record_confirm_retyped_max(const struct record_limits *limits)
+{
+	size_t max = record_limit(limits->max_arg_bytes, RECORD_ARG_BYTES_CAP);
+
+	return max < RECORD_CONFIRM_RETYPED_MIN ? RECORD_CONFIRM_RETYPED_MIN :
+	    max;
+}
+
 /* A retyped value comes only with an accept: nothing else carries one. */
 static enum record_error
 record_answer_check(const struct record_confirm_answer *a)
@@ -79,7 +88,7 @@ static enum record_error
 record_answer_put(struct buf *b, const struct record_confirm_answer *in,
     const struct record_limits *limits)
 {
-	size_t max = record_limit(limits->max_arg_bytes, RECORD_ARG_BYTES_CAP);
+	size_t max = record_confirm_retyped_max(limits);
 	enum record_error e;
 
 	if ((e = record_answer_check(in)) != RECORD_OK ||
@@ -109,7 +118,7 @@ static enum record_error
 record_answer_get(struct buf *in, const struct record_limits *limits,
     struct record_confirm_answer *out)
 {
-	size_t max = record_limit(limits->max_arg_bytes, RECORD_ARG_BYTES_CAP);
+	size_t max = record_confirm_retyped_max(limits);
 	uint8_t verdict, retyped;
 	enum record_error e;
 

@@ -166,7 +166,9 @@ mcp_confirm_answer(struct mcp_session *s, struct mcp_call *call,
 	a.call_id = call->call_id;
 	a.verdict = verdict;
 	a.challenge = call->confirm.challenge;
-	if (retyped != NULL && verdict == RECORD_CONFIRM_ACCEPT) {
+	/* longer than any value of the param: sent as none, so refused */
+	if (retyped != NULL && verdict == RECORD_CONFIRM_ACCEPT &&
+	    strlen(retyped) <= record_confirm_retyped_max(&s->limits)) {
 		a.has_retyped = true;
 		a.retyped.ptr = (char *)retyped;
 		a.retyped.len = strlen(retyped);

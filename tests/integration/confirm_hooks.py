@@ -50,6 +50,32 @@ def test_control():
     target.stop()
 
 
+def test_integer_only_policy():
+    """No string param anywhere: the channel's string bound is 0, and the
+    human's retyped text of an integer must still get through."""
+    tmp = tmpdir()
+    target = Target(tmp)
+    path = write_policy(tmp, target.port)
+    with open(path) as f:
+        doc = json.load(f)
+    doc["tools"] = [doc["tools"][0]]
+    doc["tools"][0]["http"]["body"] = {"qty": "{qty}"}
+    del doc["tools"][0]["params"]["name"]
+    doc["tools"][0]["confirm"]["message"] = "Create {qty}"
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    s = ConfirmSession(path, lambda req: {"action": "accept",
+                                          "content": {"qty": "-0042"[2:]}},
+                       binary=SP_TEST)
+    s.call(1, "create_item", {"qty": 42})
+    got = s.wait([1], 60)
+    s.close()
+    check("a policy with no string param: the retyped \"042\" is read as "
+          "the integer 42, one request", result(got, 1).get("outcome") == "ok"
+          and len(posts(target)) == 1, (result(got, 1), s.stderr[-500:]))
+    target.stop()
+
+
 def test_mac():
     tmp, target, s = session("frontend:confirm-mac")
     s.call(1, "create_item", {"name": NAME, "qty": 3})
@@ -137,6 +163,7 @@ def main():
         skip("confirmation hooks", "tests/sp-test is not built")
         return done()
     test_control()
+    test_integer_only_policy()
     test_mac()
     test_replay()
     test_other_values()

@@ -151,14 +151,35 @@ Test(record_confirm, retyped_without_accept_is_inconsistent)
 	buf_free(&b);
 }
 
-Test(record_confirm, retyped_above_the_argument_limit_is_refused)
+/*
+ * The bound is the policy's string bound, but never below
+ * RECORD_CONFIRM_RETYPED_MIN: a policy without string params still
+ * takes the text of any integer.
+ */
+Test(record_confirm, retyped_bound_is_the_string_bound_with_a_floor)
 {
 	struct record_limits l = limits();
 	struct record_confirm_answer in = answer_sample(), out;
-	struct sample s = encode(&in);
+	char text[RECORD_CONFIRM_RETYPED_MIN + 1];
+	struct sample s;
+	struct buf b;
 
-	l.max_arg_bytes = in.retyped.len - 1;
+	memset(text, '9', sizeof(text));
+	in.retyped.ptr = text;
+	in.retyped.len = RECORD_CONFIRM_RETYPED_MIN;
+	s = encode(&in);
+	l.max_arg_bytes = 0;
+	cr_assert_eq(record_confirm_answer_decode(s.bytes, s.len, &l, &out),
+	    RECORD_OK);
+	record_confirm_answer_free(&out);
+	free(s.bytes);
+	in.retyped.len = RECORD_CONFIRM_RETYPED_MIN + 1;
+	s = encode(&in);	/* default limits: fits */
 	cr_assert_eq(record_confirm_answer_decode(s.bytes, s.len, &l, &out),
 	    RECORD_ERR_TOO_LONG);
 	free(s.bytes);
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	cr_assert_eq(record_confirm_answer_encode(&in, &l, &b),
+	    RECORD_ERR_TOO_LONG);
+	buf_free(&b);
 }
