@@ -292,6 +292,10 @@ enum record_confirm_verdict {
 	RECORD_CONFIRM_DECLINE = 2,
 	RECORD_CONFIRM_CANCEL = 3,	/* the human dismissed the question */
 	RECORD_CONFIRM_UNSUPPORTED = 4,	/* the client cannot ask a human */
+	RECORD_CONFIRM_RELAYED = 5,	/* the question went to the client in
+					 * a result (2026-07-28): this call ends,
+					 * the challenge comes back with the
+					 * next one */
 };
 
 /* Owns nothing; no free function. */

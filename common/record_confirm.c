@@ -77,7 +77,7 @@ static enum record_error
 record_answer_check(const struct record_confirm_answer *a)
 {
 	if (a->verdict < RECORD_CONFIRM_ACCEPT ||
-	    a->verdict > RECORD_CONFIRM_UNSUPPORTED)
+	    a->verdict > RECORD_CONFIRM_RELAYED)
 		return RECORD_ERR_RANGE;
 	if (a->has_retyped && a->verdict != RECORD_CONFIRM_ACCEPT)
 		return RECORD_ERR_INCONSISTENT;

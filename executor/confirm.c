@@ -240,6 +240,8 @@ confirm_verify(struct confirm_keeper *k, const struct child_context *ctx,
 		return CONFIRM_CANCELLED;
 	case RECORD_CONFIRM_UNSUPPORTED:
 		return CONFIRM_UNSUPPORTED;
+	case RECORD_CONFIRM_RELAYED:
+		return CONFIRM_RELAYED;
 	}
 	if (!confirm_mac(k, ctx, tool_index, args, arg_count, c, mac) ||
 	    !hash_equal_ct(mac, c->mac, sizeof(mac)))
@@ -264,6 +266,7 @@ confirm_decision_token(enum confirm_decision d)
 	case CONFIRM_DECLINED: return "declined";
 	case CONFIRM_CANCELLED: return "cancelled";
 	case CONFIRM_UNSUPPORTED: return "unsupported";
+	case CONFIRM_RELAYED: return "relayed";
 	case CONFIRM_FORGED: return "forged";
 	case CONFIRM_EXPIRED: return "expired";
 	case CONFIRM_REPLAYED: return "replayed";
@@ -288,6 +291,9 @@ confirm_decision_message(enum confirm_decision d)
 	case CONFIRM_UNSUPPORTED:
 		return "this tool needs a human's confirmation, and this client "
 		    "cannot ask for one; nothing was sent";
+	case CONFIRM_RELAYED:
+		return "the question went to the client; the call comes again "
+		    "with the answer";
 	case CONFIRM_FORGED:
 		return "the confirmation does not match this action and its "
 		    "values; nothing was sent";

@@ -18,8 +18,10 @@
  * the MAC verifies (constant-time compare) for the values this executor
  * holds for the call; the expiry has not passed; the nonce was never
  * spent; and, with retype, the typed text read as the param's canonical
- * value equals the call's value.  A nonce is spent by any answer whose
- * MAC verified, whatever it decided, and remembered until its expiry.
+ * value equals the call's value.  A nonce is spent by an accept whose
+ * MAC verified, whatever the retype check then says, and remembered
+ * until its expiry; any other answer leaves it unspent (a 2026-07-28
+ * client brings the same challenge back with its retry).
  *
  * Ownership: the keeper is the dispatch's (executor/dispatch.h); it owns
  * its key (zeroed when freed) and its bounded list of spent nonces.
@@ -40,6 +42,7 @@ enum confirm_decision {
 	CONFIRM_DECLINED,
 	CONFIRM_CANCELLED,	/* the human dismissed the question */
 	CONFIRM_UNSUPPORTED,	/* the client cannot ask a human */
+	CONFIRM_RELAYED,	/* asked in a result: the retry answers */
 	CONFIRM_FORGED,		/* MAC does not verify for these values */
 	CONFIRM_EXPIRED,
 	CONFIRM_REPLAYED,	/* the challenge was already spent */

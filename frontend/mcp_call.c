@@ -139,7 +139,7 @@ mcp_call_send(struct mcp_session *s, const struct jsonrpc_id *id,
 	call->tool_index = tool_index;
 	s->inflight++;
 	return mcp_confirm_prepare(s, call, &s->policy->tools[tool_index],
-	    values);
+	    values, params);
 }
 
 static bool
@@ -240,8 +240,6 @@ mcp_call_tool(struct mcp_session *s, const struct mcp_frame *frame,
 
 	if (s->profile == NULL || !policy_authorize(s->profile, tool, NULL))
 		return mcp_call_denied_scope(s, frame, id, tool, out);
-	if (tool->confirm && s->era == MCP_ERA_MODERN)
-		return mcp_confirm_refuse_modern(s, frame, id, tool, out);
 	memset(&rep, 0, sizeof(rep));
 	if (!policy_args_validate(tool, arguments, &values, &rep)) {
 		ok = mcp_call_invalid_args(s, frame, id, tool, &rep, out);
@@ -399,7 +397,7 @@ mcp_call_audit_cancellation(struct mcp_session *s, const struct mcp_call *call,
 static void
 mcp_call_release(struct mcp_session *s, struct mcp_call *call)
 {
-	free(call->confirm.message);
+	mcp_confirm_free(&call->confirm);
 	jsonrpc_id_free(&call->id);
 	jsonrpc_id_free(&call->progress_token);
 	memset(call, 0, sizeof(*call));
@@ -433,6 +431,8 @@ mcp_session_handle_result(struct mcp_session *s,
 	/* a question still out to the client is moot now */
 	if (!mcp_confirm_withdraw(call, out))
 		ok = false;
+	else if (call->confirm.relayed)
+		ok = true;	/* answered with input_required already */
 	else if (call->cancelled)
 		ok = mcp_call_audit_cancellation(s, call, (r->flags &
 		    (RESULT_STARTED | RESULT_REQUEST_SENT)) != 0, out);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base64.h"
 #include "common/log.h"
 #include "frontend/mcp_session_impl.h"
 #include "frontend/sanitize.h"
@@ -35,19 +36,43 @@
 #define MCP_CONFIRM_ID_PREFIX "sallyport-confirm-"
 /* The field of a question without retype. */
 #define MCP_CONFIRM_FIELD "confirm"
+/* The key of the one input request of a 2026-07-28 input_required. */
+#define MCP_CONFIRM_INPUT_KEY "sallyport-confirm"
+/* requestState's bytes: nonce, expiry, MAC */
+#define MCP_CONFIRM_STATE_LEN (RECORD_CONFIRM_NONCE_LEN + 8 + \
+	HASH_SHA256_LEN)
+#define MCP_META_CLIENT_CAPABILITIES \
+	"io.modelcontextprotocol/clientCapabilities"
 
-void
-mcp_confirm_capability(struct mcp_session *s, const cJSON *params)
+static uint64_t
+mcp_confirm_u64(const uint8_t *p)
 {
-	const cJSON *caps = cJSON_GetObjectItemCaseSensitive(params,
-	    "capabilities");
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* caps.elicitation declares form mode: an empty object is form mode
+ * (2025-11-25); url alone is not. */
+static bool
+mcp_confirm_form_mode(const cJSON *caps)
+{
 	const cJSON *el = cJSON_GetObjectItemCaseSensitive(caps, "elicitation");
 	const cJSON *form = cJSON_GetObjectItemCaseSensitive(el, "form");
 	const cJSON *url = cJSON_GetObjectItemCaseSensitive(el, "url");
 
-	/* An empty object is form mode (2025-11-25); url alone is not. */
-	s->elicitation = cJSON_IsObject(el) &&
+	return cJSON_IsObject(el) &&
 	    (cJSON_IsObject(form) || (form == NULL && url == NULL));
+}
+
+void
+mcp_confirm_capability(struct mcp_session *s, const cJSON *params)
+{
+	s->elicitation = mcp_confirm_form_mode(
+	    cJSON_GetObjectItemCaseSensitive(params, "capabilities"));
 }
 
 /* The value as text, sanitized and cut; absent values add nothing. */
@@ -113,18 +138,74 @@ mcp_confirm_template_message(struct policy_buf *b,
 	return true;
 }
 
+void
+mcp_confirm_free(struct mcp_confirm_wait *w)
+{
+	free(w->message);
+	free(w->state_retyped);
+	memset(w, 0, sizeof(*w));
+}
+
+static enum record_confirm_verdict mcp_confirm_verdict(
+    const struct policy_tool *tool, const cJSON *response,
+    const char **retyped);
+
+/*
+ * A 2026-07-28 retry: requestState, the challenge the first round
+ * carried (unreadable: all zero, which the executor refuses as forged),
+ * and the human's answer in inputResponses.
+ */
+static bool
+mcp_confirm_take_state(struct mcp_confirm_wait *w,
+    const struct policy_tool *tool, const cJSON *params)
+{
+	const cJSON *state = cJSON_GetObjectItemCaseSensitive(params,
+	    "requestState");
+	const cJSON *answer = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(params, "inputResponses"),
+	    MCP_CONFIRM_INPUT_KEY);
+	uint8_t raw[sizeof(w->state) + 3];
+	const char *retyped = NULL;
+	size_t n;
+
+	if (!cJSON_IsString(state))
+		return true;
+	w->has_state = true;
+	if (base64_decode(state->valuestring, strlen(state->valuestring), raw,
+	    sizeof(raw), &n) && n == MCP_CONFIRM_STATE_LEN) {
+		memcpy(w->state.nonce, raw, sizeof(w->state.nonce));
+		w->state.expiry_ms = mcp_confirm_u64(raw +
+		    sizeof(w->state.nonce));
+		memcpy(w->state.mac, raw + sizeof(w->state.nonce) + 8,
+		    sizeof(w->state.mac));
+	}
+	w->state_verdict = mcp_confirm_verdict(tool, answer, &retyped);
+	if (retyped != NULL && (w->state_retyped = strdup(retyped)) == NULL) {
+		log_error("out of memory");
+		return false;
+	}
+	return true;
+}
+
 bool
 mcp_confirm_prepare(struct mcp_session *s, struct mcp_call *call,
-    const struct policy_tool *tool, const struct value *values)
+    const struct policy_tool *tool, const struct value *values,
+    const cJSON *params)
 {
 	struct policy_buf b;
 	struct sanitized whole;
 	bool ok;
 
-	(void)s;
 	memset(&call->confirm, 0, sizeof(call->confirm));
 	if (!tool->confirm)
 		return true;
+	call->confirm.can_ask = s->era == MCP_ERA_MODERN ?
+	    mcp_confirm_form_mode(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(params, "_meta"),
+	    MCP_META_CLIENT_CAPABILITIES)) : s->elicitation;
+	if (s->era == MCP_ERA_MODERN &&
+	    !mcp_confirm_take_state(&call->confirm, tool, params))
+		return false;
 	policy_buf_init(&b, MCP_CONFIRM_MESSAGE_BYTES);
 	ok = tool->confirm_spec.has_message ?
 	    mcp_confirm_template_message(&b, tool, values) :
@@ -218,13 +299,13 @@ mcp_confirm_schema(const struct policy_tool *tool)
 	return schema;
 }
 
-static bool
-mcp_confirm_ask(struct mcp_session *s, struct mcp_call *call,
-    struct mcp_output *out)
+/* {message, requestedSchema}: elicitation/create's params; NULL when
+ * out of memory (logged). */
+static cJSON *
+mcp_confirm_question(const struct mcp_session *s, const struct mcp_call *call)
 {
 	const struct policy_tool *tool = &s->policy->tools[call->tool_index];
 	cJSON *params = cJSON_CreateObject(), *schema = mcp_confirm_schema(tool);
-	char id[64];
 
 	if (params == NULL || schema == NULL ||
 	    cJSON_AddStringToObject(params, "message",
@@ -233,13 +314,82 @@ mcp_confirm_ask(struct mcp_session *s, struct mcp_call *call,
 		log_error("out of memory");
 		cJSON_Delete(params);
 		cJSON_Delete(schema);
-		return false;
+		return NULL;
 	}
+	return params;
+}
+
+static bool
+mcp_confirm_ask(struct mcp_session *s, struct mcp_call *call,
+    struct mcp_output *out)
+{
+	cJSON *params = mcp_confirm_question(s, call);
+	char id[64];
+
+	if (params == NULL)
+		return false;
 	snprintf(id, sizeof(id), MCP_CONFIRM_ID_PREFIX "%" PRIu64,
 	    call->call_id);
 	call->confirm.asked = true;
 	return mcp_output_add_line(out, result_render_request(id,
 	    "elicitation/create", params));
+}
+
+/* The challenge as requestState: nonce, expiry (big-endian), MAC. */
+static bool
+mcp_confirm_state_text(const struct record_confirm_challenge *c, char *out,
+    size_t cap)
+{
+	uint8_t raw[MCP_CONFIRM_STATE_LEN];
+	size_t i;
+
+	memcpy(raw, c->nonce, sizeof(c->nonce));
+	for (i = 0; i < 8; i++)
+		raw[sizeof(c->nonce) + i] = (uint8_t)(c->expiry_ms >>
+		    (56 - 8 * i));
+	memcpy(raw + sizeof(c->nonce) + 8, c->mac, sizeof(c->mac));
+	return base64_encode(raw, sizeof(raw), out, cap);
+}
+
+/*
+ * 2026-07-28 (docs/design.md section 8.2): the question goes back in the
+ * tools/call result, resultType "input_required", the challenge as its
+ * requestState; the executor is told the call ends here, and the
+ * client's retry brings the answer and the challenge back.
+ */
+static bool
+mcp_confirm_relay(struct mcp_session *s, struct mcp_call *call,
+    struct mcp_output *out)
+{
+	char state[BASE64_ENCODE_SIZE(MCP_CONFIRM_STATE_LEN)];
+	cJSON *r = cJSON_CreateObject(), *requests, *one,
+	    *params = mcp_confirm_question(s, call);
+
+	if (r == NULL || params == NULL ||
+	    cJSON_AddStringToObject(r, "resultType", "input_required") ==
+	    NULL ||
+	    (requests = cJSON_AddObjectToObject(r, "inputRequests")) == NULL ||
+	    (one = cJSON_AddObjectToObject(requests,
+	    MCP_CONFIRM_INPUT_KEY)) == NULL ||
+	    !cJSON_AddItemToObject(one, "params", params)) {
+		log_error("out of memory");
+		cJSON_Delete(r);
+		cJSON_Delete(params);
+		return false;
+	}
+	if (!mcp_confirm_state_text(&call->confirm.challenge, state,
+	    sizeof(state)) ||
+	    cJSON_AddStringToObject(one, "method", "elicitation/create") ==
+	    NULL || cJSON_AddStringToObject(r, "requestState", state) == NULL) {
+		log_error("out of memory");
+		cJSON_Delete(r);
+		return false;
+	}
+	/* its id is free at once: the retry may come before the result */
+	call->confirm.relayed = true;
+	call->cancelled = true;
+	return mcp_output_add_line(out, result_render_success(&call->id, r)) &&
+	    mcp_confirm_answer(s, call, RECORD_CONFIRM_RELAYED, NULL, out);
 }
 
 bool
@@ -259,10 +409,17 @@ mcp_session_handle_challenge(struct mcp_session *s,
 	}
 	call->confirm.challenge = m->challenge;
 	call->confirm.challenged = true;
-	if (!s->elicitation)
+	if (!call->confirm.can_ask)
 		return mcp_confirm_answer(s, call, RECORD_CONFIRM_UNSUPPORTED,
 		    NULL, out);
-	return mcp_confirm_ask(s, call, out);
+	if (s->era != MCP_ERA_MODERN)
+		return mcp_confirm_ask(s, call, out);
+	if (!call->confirm.has_state)
+		return mcp_confirm_relay(s, call, out);
+	/* the retry: its answer, with the challenge it brought back */
+	call->confirm.challenge = call->confirm.state;
+	return mcp_confirm_answer(s, call, call->confirm.state_verdict,
+	    call->confirm.state_retyped, out);
 }
 
 /* The call a response's id names, while its question is out. */
@@ -308,12 +465,31 @@ mcp_confirm_accepted(const struct policy_tool *tool, const cJSON *content,
 	return RECORD_CONFIRM_ACCEPT;
 }
 
+/* An elicitation result {action, content}; anything else is a cancel. */
+static enum record_confirm_verdict
+mcp_confirm_verdict(const struct policy_tool *tool, const cJSON *response,
+    const char **retyped)
+{
+	const cJSON *action = cJSON_GetObjectItemCaseSensitive(response,
+	    "action");
+
+	*retyped = NULL;
+	if (!cJSON_IsString(action))
+		return RECORD_CONFIRM_CANCEL;
+	if (strcmp(action->valuestring, "accept") == 0)
+		return mcp_confirm_accepted(tool,
+		    cJSON_GetObjectItemCaseSensitive(response, "content"),
+		    retyped);
+	if (strcmp(action->valuestring, "decline") == 0)
+		return RECORD_CONFIRM_DECLINE;
+	return RECORD_CONFIRM_CANCEL;
+}
+
 bool
 mcp_confirm_response(struct mcp_session *s, const struct jsonrpc_message *msg,
     struct mcp_output *out)
 {
 	struct mcp_call *call = mcp_confirm_asked_call(s, &msg->id);
-	const cJSON *action;
 	const char *retyped = NULL;
 	enum record_confirm_verdict verdict = RECORD_CONFIRM_CANCEL;
 
@@ -322,15 +498,9 @@ mcp_confirm_response(struct mcp_session *s, const struct jsonrpc_message *msg,
 		return true;
 	}
 	/* An error (the client could not show it) asked nobody: a cancel. */
-	action = cJSON_GetObjectItemCaseSensitive(msg->result, "action");
-	if (msg->error == NULL && cJSON_IsString(action)) {
-		if (strcmp(action->valuestring, "accept") == 0)
-			verdict = mcp_confirm_accepted(&s->policy->tools[
-			    call->tool_index], cJSON_GetObjectItemCaseSensitive(
-			    msg->result, "content"), &retyped);
-		else if (strcmp(action->valuestring, "decline") == 0)
-			verdict = RECORD_CONFIRM_DECLINE;
-	}
+	if (msg->error == NULL)
+		verdict = mcp_confirm_verdict(&s->policy->tools[call->tool_index],
+		    msg->result, &retyped);
 	return mcp_confirm_answer(s, call, verdict, retyped, out);
 }
 
@@ -355,21 +525,4 @@ mcp_confirm_withdraw(struct mcp_call *call, struct mcp_output *out)
 	}
 	return mcp_output_add_line(out, result_render_notification(
 	    "notifications/cancelled", params));
-}
-
-bool
-mcp_confirm_refuse_modern(struct mcp_session *s, const struct mcp_frame *frame,
-    const struct jsonrpc_id *id, const struct policy_tool *tool,
-    struct mcp_output *out)
-{
-	char msg[256];
-
-	snprintf(msg, sizeof(msg), "%s needs a human's confirmation, which "
-	    "this server asks for only in protocol %s sessions (initialize), "
-	    "not yet in %s; nothing was sent", tool->name, MCP_VERSION_LATEST,
-	    MCP_VERSION_MODERN);
-	return mcp_session_call_response(s, id, result_render_local(&s->render,
-	    RECORD_OUTCOME_DENIED, msg), out) &&
-	    mcp_session_audit_rejection(s, frame, "confirm-not-in-this-era", 0,
-	    out);
 }

@@ -570,7 +570,7 @@ mcp_session_free(struct mcp_session *s)
 	for (i = 0; s->calls != NULL && i < s->call_slots; i++) {
 		jsonrpc_id_free(&s->calls[i].id);
 		jsonrpc_id_free(&s->calls[i].progress_token);
-		free(s->calls[i].confirm.message);
+		mcp_confirm_free(&s->calls[i].confirm);
 	}
 	free(s->calls);
 	free(s->deferred);

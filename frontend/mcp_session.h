@@ -71,6 +71,9 @@
  *   missing, -32022 naming the supported versions when the version is
  *   another); initialize, ping and logging/setLevel are -32601 there.  A
  *   legacy session answers server/discover -32601.
+ * - Confirmation (frontend/mcp_confirm.c): a legacy session asks through
+ *   elicitation/create; a modern one answers input_required with the
+ *   challenge as requestState and relays the retry's answer.
  * - Session in use: the first frame that is not a server/discover or
  *   ping request appends an "opened" audit event, before anything else
  *   it causes; the broker writes session-start then.  A process that

@@ -35,9 +35,17 @@ enum mcp_era {
  */
 struct mcp_confirm_wait {
 	char *message;		/* what the human is shown; owned */
+	bool can_ask;		/* the client declared form elicitation */
 	bool challenged;	/* the executor's challenge is held */
 	struct record_confirm_challenge challenge;
 	bool asked;		/* an elicitation/create is out to the client */
+	bool relayed;		/* 2026-07-28: asked in an input_required
+				 * result; this call's own result is dropped */
+	/* 2026-07-28 retry: requestState and inputResponses as sent */
+	bool has_state;
+	struct record_confirm_challenge state;	/* zero when unreadable */
+	enum record_confirm_verdict state_verdict;
+	char *state_retyped;	/* owned; NULL: none */
 };
 
 /* One slot per possible call in flight (max_inflight of them). */
@@ -162,19 +170,18 @@ char *mcp_modern_catalog(const char *catalog_json);
  * mcp_confirm_prepare() builds the message when a confirm tool's action
  * is sent (values as validated); mcp_confirm_response() takes the
  * client's answer to an elicitation/create; mcp_confirm_withdraw() tells
- * the client a question it was asked is moot and frees the wait, when the
- * call is cancelled or its result came; mcp_confirm_refuse_modern() is a
- * modern session's denial, as the 2026-07-28 flow is not built.
+ * the client a question it was asked is moot, when the call is cancelled
+ * or its result came.
  */
 void mcp_confirm_capability(struct mcp_session *s, const cJSON *params);
 bool mcp_confirm_prepare(struct mcp_session *s, struct mcp_call *call,
-    const struct policy_tool *tool, const struct value *values);
+    const struct policy_tool *tool, const struct value *values,
+    const cJSON *params);
+/* Frees what the wait owns and zeroes it. */
+void mcp_confirm_free(struct mcp_confirm_wait *w);
 bool mcp_confirm_response(struct mcp_session *s,
     const struct jsonrpc_message *msg, struct mcp_output *out);
 bool mcp_confirm_withdraw(struct mcp_call *call, struct mcp_output *out);
-bool mcp_confirm_refuse_modern(struct mcp_session *s,
-    const struct mcp_frame *frame, const struct jsonrpc_id *id,
-    const struct policy_tool *tool, struct mcp_output *out);
 
 /* What initialize and server/discover say about external_data. */
 extern const char mcp_instructions[];

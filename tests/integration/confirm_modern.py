@@ -1,60 +1,156 @@
 #!/usr/bin/env python3
-"""A confirm tool called in a 2026-07-28 (modern) session: the
-input_required flow is not built, so the call fails closed -- denied at
-once, saying why, with a rejection in the audit log and no request at the
-HTTP target -- while a read tool in the same session still works
-(docs/design.md section 8.2; the legacy flow is tests/sdk/sdk_confirm.mjs)."""
+"""Confirmation in a 2026-07-28 (modern) session (docs/design.md section
+8.2), driven line by line so each round can be tampered with: the first
+tools/call of a confirm tool returns resultType "input_required" with the
+question as an input request and the challenge as requestState, and
+nothing reaches the HTTP target; the retry with the human's accept and the
+requestState reaches it once.  A requestState replayed, changed, sent with
+other arguments or after its timeout_s, a decline, a wrong retyped value,
+and a client whose _meta declares no elicitation: each denied, saying
+why, zero requests; a read call runs between the rounds."""
+import base64
 import json
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from confirm_lib import audit_records, write_policy  # noqa: E402
+from confirm_lib import decisions, write_policy  # noqa: E402
 from front_lib import Target  # noqa: E402
-from proc_lib import check, done, finish, request, start, tmpdir  # noqa: E402
+from proc_lib import check, done, finish, read_line, request, start  # noqa
+from proc_lib import tmpdir  # noqa: E402
 
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+KEY = "sallyport-confirm"
+NAME = "w \u00e9 \"$(id)\""
 
 
-def modern_call(rid, name, arguments):
-    return request(rid, "tools/call", {"name": name, "arguments": arguments,
-                                       "_meta": META})
+def meta(elicitation=True):
+    return {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities":
+            {"elicitation": {}} if elicitation else {}}
+
+
+class Modern:
+    def __init__(self, timeout_s=60):
+        self.tmp = tmpdir()
+        self.target = Target(self.tmp)
+        self.p = start(write_policy(self.tmp, self.target.port,
+                                    timeout_s=timeout_s))
+        self.pending = b""
+        self.rid = 0
+
+    def call(self, args, tool="create_item", extra=None, elicitation=True):
+        self.rid += 1
+        params = {"name": tool, "arguments": args,
+                  "_meta": meta(elicitation)}
+        params.update(extra or {})
+        self.p.stdin.write(request(self.rid, "tools/call", params))
+        self.p.stdin.flush()
+        end = time.monotonic() + 60
+        while b"\n" not in self.pending and time.monotonic() < end:
+            self.pending += read_line(self.p, 60) or b""
+        line, self.pending = self.pending.split(b"\n", 1)
+        return json.loads(line).get("result", {})
+
+    def posts(self):
+        return [r for r in self.target.requests() if r["method"] == "POST"]
+
+    def close(self):
+        finish(self.p, b"", 30)
+        self.target.stop()
+
+
+def answer(state, action="accept", qty="5"):
+    return {"requestState": state, "inputResponses": {
+        KEY: {"action": action, "content": {"qty": qty}}}}
+
+
+def outcome(r):
+    return r.get("structuredContent", {}).get("outcome"), \
+        r.get("structuredContent", {}).get("message", "")
+
+
+def test_rounds():
+    m = Modern()
+    first = m.call({"name": NAME, "qty": 5})
+    question = first.get("inputRequests", {}).get(KEY, {})
+    check("first round: input_required, the question as an input request, "
+          "the challenge as requestState",
+          first.get("resultType") == "input_required" and
+          question.get("method") == "elicitation/create" and
+          question.get("params", {}).get("message") ==
+          "Create 5 x %s in the shop" % NAME and
+          isinstance(first.get("requestState"), str), first)
+    check("... nothing reached the target", m.posts() == [], m.posts())
+    read = m.call({"id": "between"}, tool="get_item")
+    check("a read call between the rounds runs",
+          outcome(read)[0] == "ok", read)
+    state = first.get("requestState", "")
+    second = m.call({"name": NAME, "qty": 5}, extra=answer(state))
+    check("the retry with the human's accept and the requestState: ok, one "
+          "request", outcome(second)[0] == "ok" and len(m.posts()) == 1 and
+          second.get("resultType") == "complete", (second, m.posts()))
+    third = m.call({"name": NAME, "qty": 5}, extra=answer(state))
+    check("the same requestState again: denied as already used, still one "
+          "request", outcome(third)[0] == "denied" and
+          "already used" in outcome(third)[1] and len(m.posts()) == 1, third)
+
+    state = m.call({"name": NAME, "qty": 5}).get("requestState", "")
+    other = m.call({"name": NAME, "qty": 6}, extra=answer(state, qty="6"))
+    check("a requestState sent with other arguments (retyped right for "
+          "them): denied, nothing sent", outcome(other)[0] == "denied" and
+          "does not match" in outcome(other)[1] and len(m.posts()) == 1,
+          other)
+    raw = bytearray(base64.b64decode(state))
+    raw[-1] ^= 0x01
+    changed = m.call({"name": NAME, "qty": 5},
+                     extra=answer(base64.b64encode(bytes(raw)).decode()))
+    check("a changed requestState: denied, nothing sent",
+          outcome(changed)[0] == "denied" and
+          "does not match" in outcome(changed)[1] and len(m.posts()) == 1,
+          changed)
+    garbage = m.call({"name": NAME, "qty": 5}, extra=answer("not base64 $"))
+    check("a requestState that is not one: denied, nothing sent",
+          outcome(garbage)[0] == "denied" and len(m.posts()) == 1, garbage)
+
+    state = m.call({"name": NAME, "qty": 5}).get("requestState", "")
+    wrong = m.call({"name": NAME, "qty": 5}, extra=answer(state, qty="50"))
+    declined = m.call({"name": NAME, "qty": 5},
+                      extra=answer(state, action="decline"))
+    check("a wrong retyped value, a decline: denied saying why, nothing "
+          "sent", outcome(wrong)[0] == "denied" and
+          "not this call's" in outcome(wrong)[1] and
+          outcome(declined)[0] == "denied" and
+          "declined" in outcome(declined)[1] and len(m.posts()) == 1,
+          (wrong, declined))
+    bare = m.call({"name": NAME, "qty": 5}, elicitation=False)
+    check("a client whose _meta declares no elicitation: denied at once",
+          outcome(bare)[0] == "denied" and
+          "cannot ask for one" in outcome(bare)[1] and len(m.posts()) == 1,
+          bare)
+    m.close()
+    d = decisions(m.tmp)
+    check("audited: relayed, accepted once, then replayed, forged, "
+          "wrong-value, declined, unsupported",
+          d.count("accepted") == 1 and d.count("relayed") == 3 and
+          d.count("forged") == 3 and "replayed" in d and
+          "wrong-value" in d and "declined" in d and "unsupported" in d, d)
+
+
+def test_expired():
+    m = Modern(timeout_s=1)
+    state = m.call({"name": NAME, "qty": 5}).get("requestState", "")
+    time.sleep(1.5)
+    late = m.call({"name": NAME, "qty": 5}, extra=answer(state))
+    check("a requestState past its timeout_s: denied as expired, nothing "
+          "sent", outcome(late)[0] == "denied" and
+          "expired" in outcome(late)[1] and m.posts() == [], late)
+    m.close()
 
 
 def main():
-    tmp = tmpdir()
-    target = Target(tmp)
-    cfg = write_policy(tmp, target.port)
-    p = start(cfg)
-    _, out, err = finish(p, modern_call(1, "create_item",
-                                     {"name": "w \u00e9", "qty": 5}) +
-                      modern_call(2, "get_item", {"id": "r1"}),
-                      timeout=60)
-    msgs = {m.get("id"): m for m in (json.loads(l) for l in out.splitlines()
-                                     if l.strip())}
-    sc = msgs.get(1, {}).get("result", {}).get("structuredContent", {})
-    check("modern session, confirm tool: denied at once",
-          sc.get("outcome") == "denied" and
-          msgs[1]["result"].get("isError") is True, msgs.get(1))
-    check("... saying it asks only in 2025-11-25 sessions",
-          "only in protocol 2025-11-25 sessions" in sc.get("message", ""),
-          sc)
-    check("... nothing was sent to the target",
-          [r for r in target.requests() if r["method"] == "POST"] == [],
-          target.requests())
-    check("... a rejection in the audit log names why, no confirmation",
-          any(r.get("kind") == "rejection" and
-              r.get("reason") == "confirm-not-in-this-era"
-              for r in audit_records(tmp)) and
-          not any(r.get("kind") in ("confirmation", "intent") and
-                  r.get("tool") == "create_item"
-                  for r in audit_records(tmp)),
-          audit_records(tmp))
-    check("... while a read tool in the same session runs",
-          msgs.get(2, {}).get("result", {}).get("structuredContent", {})
-          .get("outcome") == "ok", msgs.get(2))
-    target.stop()
+    test_rounds()
+    test_expired()
     return done()
 
 

@@ -6,6 +6,8 @@
 // timeout_s, a client without the capability and a call the client
 // cancels while it waits each reach it zero times, end denied, and say
 // why; a read call in the same session runs while a confirmation waits.
+// The v2 client pinned to 2026-07-28 gets the question in an
+// input_required result and retries with the answer.
 // Each case posts to its own path, so the target's log counts it alone.
 // Prints TAP.
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -192,6 +194,61 @@ try {
 } finally {
   await client.close();
 }
+
+// The v2 client on 2026-07-28: the question comes back as input_required
+// and the client's multi-round-trip driver asks its handler, then retries
+// with the answer and the requestState.
+async function modern() {
+  let v2;
+  try {
+    v2 = { ...(await import('@modelcontextprotocol/client')),
+      ...(await import('@modelcontextprotocol/client/stdio')) };
+  } catch (e) {
+    check('the v2 client loads', false, String(e?.stack ?? e));
+    return;
+  }
+  const transport = new v2.StdioClientTransport({ command: sp,
+    args: ['mcp', '--config', config], cwd: join(dir, 'cwd'),
+    stderr: 'pipe' });
+  const c = new v2.Client({ name: 'sallyport-sdk-confirm-v2',
+    version: '1.0.0' }, { capabilities: { elicitation: {} },
+    versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  let reply = { action: 'accept', content: { qty: '4' } };
+  const seen = [];
+  c.setRequestHandler('elicitation/create', (request) => {
+    seen.push(request.params);
+    return reply;
+  });
+  try {
+    await c.connect(transport);
+    let r = await c.callTool({ name: 'create_item',
+      arguments: { tag: 'v2-right', name, qty: 4 } });
+    check('v2 client, 2026-07-28: the human\'s accept comes back through ' +
+      'input_required, one request', r.structuredContent?.outcome === 'ok' &&
+      posts('v2-right').length === 1 &&
+      seen[0]?.message === `Create 4 x ${name} (v2-right)`, [r, seen]);
+    reply = { action: 'accept', content: { qty: '5' } };
+    r = await c.callTool({ name: 'create_item',
+      arguments: { tag: 'v2-wrong', name, qty: 4 } });
+    check('... a wrong retyped value: denied, zero requests',
+      r.structuredContent?.outcome === 'denied' &&
+      posts('v2-wrong').length === 0, r);
+    reply = { action: 'decline' };
+    r = await c.callTool({ name: 'create_item',
+      arguments: { tag: 'v2-decline', name, qty: 4 } });
+    check('... a decline: denied, zero requests',
+      r.structuredContent?.outcome === 'denied' &&
+      posts('v2-decline').length === 0, r);
+    check('... each question went out in an input_required result (the ' +
+      'first round audited "relayed")', decisions().filter((d) =>
+      d.decision === 'relayed').length === 3, decisions().slice(-9));
+  } catch (e) {
+    check('the v2 session ran without an exception', false, String(e?.stack));
+  } finally {
+    await c.close();
+  }
+}
+await modern();
 
 // A client that did not declare elicitation: denied at once.
 const bare = connect(false);

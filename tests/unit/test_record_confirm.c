@@ -105,7 +105,7 @@ Test(record_confirm, answer_roundtrips_with_and_without_retyped)
 
 Test(record_confirm, verdict_out_of_range_is_refused)
 {
-	static const uint8_t verdicts[] = { 0, 5, 0xff };
+	static const uint8_t verdicts[] = { 0, 6, 0xff };
 	struct record_limits l = limits();
 	struct record_confirm_answer in = answer_sample(), out;
 	struct sample s;
