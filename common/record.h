@@ -36,7 +36,7 @@
  *                complement), u64 duration µs, u16 shape count, texts
  *   AUDIT_ACK    u64 call id, u8 status
  *   CONFIRM_CHALLENGE  u64 call id, then the challenge: 16 bytes nonce,
- *                u64 expiry (ms, the executor's monotonic clock), 32
+ *                u64 expiry (ms, the executor's clock), 32
  *                bytes HMAC-SHA-256
  *   CONFIRM_ANSWER     u64 call id, u8 verdict (enum record_confirm_verdict),
  *                the challenge as above, u8 retyped (0|1), then when 1 the
@@ -283,7 +283,7 @@ struct record_audit_ack {
 /* What the executor issued for one call: the MAC binds the rest. */
 struct record_confirm_challenge {
 	uint8_t nonce[RECORD_CONFIRM_NONCE_LEN];
-	uint64_t expiry_ms;		/* the executor's CLOCK_MONOTONIC, ms */
+	uint64_t expiry_ms;		/* the executor's clock (confirm.h), ms */
 	uint8_t mac[HASH_SHA256_LEN];
 };
 

@@ -25,12 +25,18 @@ struct confirm_spent {
 
 struct confirm_keeper {
 	uint8_t key[CONFIRM_KEY_LEN];
+	/*
+	 * Added to the monotonic clock for expiries: a requestState shows
+	 * its expiry to the client, and the bare clock would tell it the
+	 * host's uptime.  Below 2^48 ms, so no sum wraps.
+	 */
+	uint64_t epoch_ms;
 	struct confirm_spent *spent;	/* max_spent slots */
 	size_t spent_count;
 	size_t max_spent;
 };
 
-uint64_t
+static uint64_t
 confirm_now_ms(void)
 {
 	struct timespec ts;
@@ -73,10 +79,12 @@ confirm_keeper_new(size_t max_spent)
 		return NULL;
 	}
 	k->max_spent = max_spent;
-	if (!confirm_random(k->key, sizeof(k->key))) {
+	if (!confirm_random(k->key, sizeof(k->key)) ||
+	    !confirm_random(&k->epoch_ms, sizeof(k->epoch_ms))) {
 		confirm_keeper_free(k);
 		return NULL;
 	}
+	k->epoch_ms &= (UINT64_C(1) << 48) - 1;
 	return k;
 }
 
@@ -133,7 +141,8 @@ confirm_issue(struct confirm_keeper *k, const struct child_context *ctx,
 	memset(out, 0, sizeof(*out));
 	if (!confirm_random(out->nonce, sizeof(out->nonce)))
 		return false;
-	out->expiry_ms = confirm_now_ms() + (uint64_t)timeout_s * 1000u;
+	out->expiry_ms = k->epoch_ms + confirm_now_ms() +
+	    (uint64_t)timeout_s * 1000u;
 	return confirm_mac(k, ctx, tool_index, args, arg_count, out, out->mac);
 }
 
@@ -228,7 +237,7 @@ confirm_verify(struct confirm_keeper *k, const struct child_context *ctx,
 	const struct policy_tool *tool = &ctx->policy->tools[tool_index];
 	const struct record_confirm_challenge *c = &answer->challenge;
 	uint8_t mac[HASH_SHA256_LEN];
-	uint64_t now = confirm_now_ms();
+	uint64_t now = k->epoch_ms + confirm_now_ms();
 	bool spent;
 
 	switch (answer->verdict) {

@@ -4,7 +4,8 @@
  * challenge and verifies each answer.
  *
  * A challenge is a random nonce, an expiry (ms on this process's
- * monotonic clock: now + the tool's timeout_s) and an HMAC-SHA-256 under
+ * monotonic clock shifted by a random offset, so a client that sees it
+ * learns nothing of the host's uptime: now + the tool's timeout_s) and an HMAC-SHA-256 under
  * a key drawn from getrandom(2) when the executor starts, never sent
  * anywhere, over: the catalog fingerprint, the session's profile, the
  * call's canonical action (tool index and typed values as the action
@@ -76,7 +77,5 @@ const char *confirm_decision_token(enum confirm_decision d);
 /* For the model, why the call did not run; never NULL. */
 const char *confirm_decision_message(enum confirm_decision d);
 
-/* The monotonic clock the expiry is on, in ms. */
-uint64_t confirm_now_ms(void);
 
 #endif
