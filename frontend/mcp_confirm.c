@@ -13,6 +13,14 @@
  * client without the capability is not asked: the executor is told at
  * once and denies the call.  The call's slot stays taken while it waits,
  * and every other frame is handled meanwhile.
+ *
+ * A modern (2026-07-28) session has no server-to-client request: the
+ * same question goes back as the call's result, resultType
+ * "input_required", input request "sallyport-confirm", the challenge as
+ * requestState (base64 of nonce, big-endian expiry, MAC), and the
+ * executor is told "relayed".  The retry carries requestState and
+ * inputResponses; it is a new call, and its challenge is answered with
+ * the one brought back (unreadable: all zero), for the executor to judge.
  */
 #include "config.h"
 
