@@ -23,6 +23,7 @@ audit_event_kind_name(enum record_audit_kind kind)
 	case RECORD_AUDIT_CANCELLATION: return "cancellation";
 	case RECORD_AUDIT_OPENED: return "session-start";
 	case RECORD_AUDIT_CLIENT: return "client";
+	case RECORD_AUDIT_CONFIRMATION: return "confirmation";
 	}
 	return NULL;
 }
@@ -52,14 +53,16 @@ audit_event_role_may(const char *role, enum record_audit_kind kind)
 		    kind == RECORD_AUDIT_OPENED ||
 		    kind == RECORD_AUDIT_CLIENT;
 	return kind == RECORD_AUDIT_INTENT || kind == RECORD_AUDIT_EXECUTION ||
-	    kind == RECORD_AUDIT_VIOLATION;
+	    kind == RECORD_AUDIT_VIOLATION ||
+	    kind == RECORD_AUDIT_CONFIRMATION;
 }
 
 static bool
 audit_event_names_tool(enum record_audit_kind kind)
 {
 	return kind == RECORD_AUDIT_INTENT || kind == RECORD_AUDIT_EXECUTION ||
-	    kind == RECORD_AUDIT_CANCELLATION;
+	    kind == RECORD_AUDIT_CANCELLATION ||
+	    kind == RECORD_AUDIT_CONFIRMATION;
 }
 
 bool
@@ -158,6 +161,27 @@ audit_event_add_args(cJSON *m, const struct policy_tool *tool,
 	return true;
 }
 
+/*
+ * What was asked or decided (a token, never a value) and, when the human
+ * retyped a value, its shape: the retyped text is the human's, and the
+ * log keeps what it keeps of arguments, a shape.
+ */
+static bool
+audit_event_add_confirmation(cJSON *m, const struct record_audit_event *ev)
+{
+	cJSON *v;
+
+	if (ev->reason.len == 0 || ev->shape_count > 1 ||
+	    cJSON_AddStringToObject(m, "decision", ev->reason.ptr) == NULL)
+		return false;
+	if (ev->shape_count == 0)
+		return true;
+	if ((v = audit_event_parse_shape(&ev->shapes[0])) == NULL)
+		return false;
+	cJSON_AddItemToObject(m, "retyped", v);
+	return true;
+}
+
 static bool
 audit_event_add_call(cJSON *m, const struct policy *policy,
     const struct record_audit_event *ev)
@@ -180,6 +204,8 @@ audit_event_add_call(cJSON *m, const struct policy *policy,
 		    "exit_status" : "http_status", ev->status) != NULL &&
 		    audit_event_add_u64(m, "duration_us", ev->duration_us) &&
 		    audit_event_add_args(m, tool, ev);
+	case RECORD_AUDIT_CONFIRMATION:
+		return audit_event_add_confirmation(m, ev);
 	default:
 		return cJSON_AddBoolToObject(m, "started",
 		    (ev->flags & AUDIT_STARTED) != 0) != NULL;

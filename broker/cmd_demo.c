@@ -6,7 +6,9 @@
  * policy (contrib/examples/demo.json, pointed at that target) and the
  * audit log.  `sp mcp` runs on it as an assistant's client would start
  * it, and the demo drives a short session: initialize, tools/list, a good
- * tools/call, one with bad arguments, and a hostile line.  The transcript
+ * tools/call, one with bad arguments, one a human confirms (the demo's
+ * client answers the elicitation as a human would, retyping the id), and
+ * a hostile line.  The transcript
  * goes to stdout; exit 0 when every step went as expected, 1 otherwise.
  * Everything is removed at the end.
  */
@@ -151,6 +153,40 @@ demo_tool(cJSON *tools)
 	cJSON_AddStringToObject(id, "description", "Item id");
 }
 
+/* rename_item: mutating, and a human retypes the id to confirm it. */
+static void
+demo_confirm_tool(cJSON *tools)
+{
+	cJSON *t = cJSON_CreateObject(), *o, *params;
+
+	cJSON_AddItemToArray(tools, t);
+	cJSON_AddStringToObject(t, "name", "rename_item");
+	cJSON_AddStringToObject(t, "description",
+	    "Rename one item of the demo API; a human confirms it first.");
+	cJSON_AddStringToObject(t, "target", "demo-api");
+	cJSON_AddStringToObject(t, "scope", "write");
+	cJSON_AddTrueToObject(t, "mutating");
+	o = cJSON_AddObjectToObject(t, "confirm");
+	cJSON_AddStringToObject(o, "message", "Rename item {id} to {name}");
+	cJSON_AddStringToObject(o, "retype", "id");
+	cJSON_AddNumberToObject(o, "timeout_s", 120);
+	o = cJSON_AddObjectToObject(t, "http");
+	cJSON_AddStringToObject(o, "method", "PUT");
+	cJSON_AddStringToObject(o, "path", "/items/{id}");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "body"), "name",
+	    "{name}");
+	params = cJSON_AddObjectToObject(t, "params");
+	o = cJSON_AddObjectToObject(params, "id");
+	cJSON_AddStringToObject(o, "type", "integer");
+	cJSON_AddNumberToObject(o, "minimum", 1);
+	cJSON_AddNumberToObject(o, "maximum", 1000000);
+	cJSON_AddStringToObject(o, "description", "Item id");
+	o = cJSON_AddObjectToObject(params, "name");
+	cJSON_AddStringToObject(o, "type", "string");
+	cJSON_AddNumberToObject(o, "maxLength", 80);
+	cJSON_AddStringToObject(o, "description", "The new name");
+}
+
 /*
  * contrib/examples/demo.json with this run's port, token file and audit
  * log (tests/integration/front_demo.py keeps the two the same).  Caller
@@ -159,7 +195,7 @@ demo_tool(cJSON *tools)
 static char *
 demo_policy_text(const struct demo *d)
 {
-	const char *scopes[] = { "read" };
+	const char *scopes[] = { "read", "write" };
 	cJSON *p = cJSON_CreateObject(), *o;
 	char buf[PATH_MAX + 64];
 	char *text;
@@ -187,10 +223,12 @@ demo_policy_text(const struct demo *d)
 	    (unsigned)d->target.port);
 	cJSON_AddStringToObject(o, "base_url", buf);
 	cJSON_AddStringToObject(o, "credential", "demo-token");
-	demo_tool(cJSON_AddArrayToObject(p, "tools"));
+	o = cJSON_AddArrayToObject(p, "tools");
+	demo_tool(o);
+	demo_confirm_tool(o);
 	o = cJSON_AddObjectToObject(cJSON_AddObjectToObject(p, "profiles"),
 	    "default");
-	cJSON_AddItemToObject(o, "scopes", cJSON_CreateStringArray(scopes, 1));
+	cJSON_AddItemToObject(o, "scopes", cJSON_CreateStringArray(scopes, 2));
 	text = cJSON_Print(p);
 	cJSON_Delete(p);
 	return text;
@@ -385,7 +423,7 @@ demo_step_initialize(struct demo *d)
 	printf("\n# The client starts the session.\n");
 	demo_send(d, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
 	    "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":"
-	    "{},\"clientInfo\":{\"name\":\"sp-demo\",\"version\":\"1\"}}}\n");
+	    "{\"elicitation\":{}},\"clientInfo\":{\"name\":\"sp-demo\",\"version\":\"1\"}}}\n");
 	msg = demo_answer(d);
 	demo_expect(d, cJSON_GetObjectItemCaseSensitive(msg, "result") != NULL,
 	    "initialize is answered");
@@ -406,8 +444,8 @@ demo_step_list(struct demo *d)
 	msg = demo_answer(d);
 	tools = cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetObjectItemCaseSensitive(msg, "result"), "tools");
-	demo_expect(d, cJSON_GetArraySize(tools) == 1,
-	    "one tool, get_item, with its input and output schemas");
+	demo_expect(d, cJSON_GetArraySize(tools) == 2,
+	    "two tools, get_item and rename_item, with their schemas");
 	cJSON_Delete(msg);
 }
 
@@ -446,6 +484,52 @@ demo_step_bad_call(struct demo *d)
 	    is_error, "outcome invalid, isError");
 	demo_expect(d, demo_target_count(&d->target) == before,
 	    "the API saw no new request");
+	cJSON_Delete(msg);
+}
+
+/* The elicitation/create's id, as a JSON text to answer it with. */
+static char *
+demo_question_id(const cJSON *msg)
+{
+	const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+
+	if (!cJSON_IsString(method) ||
+	    strcmp(method->valuestring, "elicitation/create") != 0 ||
+	    !cJSON_IsString(id))
+		return NULL;
+	return cJSON_PrintUnformatted(id);
+}
+
+static void
+demo_step_confirmed_call(struct demo *d)
+{
+	int before = demo_target_count(&d->target);
+	char line[256], *id;
+	bool is_error;
+	cJSON *msg;
+
+	printf("\n# A call that needs a human: before anything is sent, the "
+	    "client is\n# asked, and the human types the id again to "
+	    "confirm.\n");
+	demo_send(d, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":"
+	    "\"tools/call\",\"params\":{\"name\":\"rename_item\","
+	    "\"arguments\":{\"id\":7,\"name\":\"blue widget\"}}}\n");
+	msg = demo_answer(d);
+	id = demo_question_id(msg);
+	demo_expect(d, id != NULL && demo_target_count(&d->target) == before,
+	    "the client is asked first; the API saw nothing yet");
+	cJSON_Delete(msg);
+	(void)snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":%s,"
+	    "\"result\":{\"action\":\"accept\",\"content\":{\"id\":\"7\"}}}"
+	    "\n", id != NULL ? id : "null");
+	cJSON_free(id);
+	demo_send(d, line);
+	msg = demo_answer(d);
+	demo_expect(d, strcmp(demo_outcome(msg, &is_error), "ok") == 0,
+	    "confirmed: outcome ok");
+	demo_expect(d, demo_target_count(&d->target) == before + 1,
+	    "the API saw exactly one request, after the human's yes");
 	cJSON_Delete(msg);
 }
 
@@ -543,12 +627,14 @@ cmd_demo(int argc, char **argv)
 		return SP_EXIT_INTERNAL;
 	}
 	printf("# sp demo: an HTTP API on 127.0.0.1:%u wants a bearer token;\n"
-	    "# sp mcp runs on a policy that declares one read-only tool.\n",
+	    "# sp mcp runs on a policy that declares a read-only tool and one\n"
+	    "# a human must confirm.\n",
 	    (unsigned)d.target.port);
 	demo_step_initialize(&d);
 	demo_step_list(&d);
 	demo_step_good_call(&d);
 	demo_step_bad_call(&d);
+	demo_step_confirmed_call(&d);
 	hits = demo_target_count(&d.target);
 	demo_step_hostile(&d);
 	demo_expect(&d, demo_mcp_exited(&d, SP_EXIT_MALFORMED),

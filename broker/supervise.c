@@ -352,6 +352,7 @@ supervise_count(struct supervise_summary *sum, enum record_audit_kind kind)
 	case RECORD_AUDIT_CANCELLATION: sum->cancellations++; break;
 	case RECORD_AUDIT_OPENED: break;
 	case RECORD_AUDIT_CLIENT: break;
+	case RECORD_AUDIT_CONFIRMATION: break;
 	}
 }
 

@@ -369,6 +369,53 @@ test_hook_forge(const struct child_context *ctx)
 	(void)send(action_fd, garbage, sizeof(garbage), MSG_NOSIGNAL);
 }
 
+/* confirm-replay and confirm-stale: the first answer's challenge. */
+static struct {
+	bool have;
+	struct record_confirm_challenge challenge;
+} confirm_first;
+
+bool
+test_hook_confirm_relay(const struct child_context *ctx, const uint8_t *rec,
+    size_t len)
+{
+	const char *hook = getenv("SP_TEST_HOOK");
+	struct record_confirm_answer a;
+	enum record_type type;
+	struct buf out;
+	bool first, keep_back = false;
+
+	if (hook == NULL || strncmp(hook, "frontend:confirm-", 17) != 0 ||
+	    record_peek(rec, len, NULL, &type) != RECORD_OK ||
+	    type != RECORD_CONFIRM_ANSWER ||
+	    record_confirm_answer_decode(rec, len, &ctx->limits, &a) !=
+	    RECORD_OK)
+		return false;
+	first = !confirm_first.have;
+	if (first) {
+		confirm_first.have = true;
+		confirm_first.challenge = a.challenge;
+	}
+	if (strcmp(hook + 17, "mac") == 0)
+		a.challenge.mac[HASH_SHA256_LEN / 2] ^= 0x04;
+	else if (strcmp(hook + 17, "replay") == 0 && !first)
+		a.challenge = confirm_first.challenge;
+	else if (strcmp(hook + 17, "stale") == 0) {
+		keep_back = first;
+		a.challenge = confirm_first.challenge;
+	}
+	log_info("test hook: confirmation for call %llu %s",
+	    (unsigned long long)a.call_id, keep_back ? "kept back" : "forged");
+	buf_init_writer(&out, RECORD_MAX_BYTES);
+	if (!keep_back && record_confirm_answer_encode(&a, &ctx->limits,
+	    &out) == RECORD_OK)
+		(void)channel_send_encoded(ctx->chan, RECORD_ROLE_EXECUTOR,
+		    buf_ptr(&out), buf_len(&out));
+	buf_free(&out);
+	record_confirm_answer_free(&a);
+	return true;
+}
+
 void
 test_hook_heap_report(const char *role)
 {
@@ -400,6 +447,16 @@ test_hook_progress_ms(unsigned dflt)
 }
 
 #else
+
+bool
+test_hook_confirm_relay(const struct child_context *ctx, const uint8_t *rec,
+    size_t len)
+{
+	(void)ctx;
+	(void)rec;
+	(void)len;
+	return false;
+}
 
 unsigned
 test_hook_progress_ms(unsigned dflt)

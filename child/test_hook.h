@@ -19,6 +19,8 @@
 #define SP_CHILD_TEST_HOOK_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 struct channel;
 struct child_context;
@@ -81,6 +83,22 @@ void test_hook_forge(const struct child_context *ctx);
  * role: "broker", "frontend" or "executor".  Otherwise does nothing.
  */
 void test_hook_heap_report(const char *role);
+
+/*
+ * SP_TEST_HOOK="frontend:confirm-MODE": a compromised frontend, for the
+ * executor's checks of a confirmation (executor/confirm.h).  Each
+ * confirmation answer the frontend is about to send (rec, len bytes) is
+ * changed as MODE says and sent by this function (true), or sent as it
+ * is by the caller (false, any other hook or build):
+ *   mac      one bit of the challenge's MAC flipped;
+ *   replay   every answer after the first carries the first answer's
+ *            challenge;
+ *   stale    the first answer is kept back, never sent; every later one
+ *            carries its challenge (issued for the first call's values,
+ *            and expired once the first call's timeout passed).
+ */
+bool test_hook_confirm_relay(const struct child_context *ctx,
+    const uint8_t *rec, size_t len);
 
 /*
  * The frontend's interval between progress notifications, in ms: dflt,

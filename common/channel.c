@@ -250,6 +250,10 @@ channel_encode(const struct channel *ch, enum record_type type,
 		return record_audit_event_encode(rec, lim, out);
 	case RECORD_AUDIT_ACK:
 		return record_audit_ack_encode(rec, out);
+	case RECORD_CONFIRM_CHALLENGE:
+		return record_confirm_challenge_encode(rec, out);
+	case RECORD_CONFIRM_ANSWER:
+		return record_confirm_answer_encode(rec, lim, out);
 	}
 	return RECORD_ERR_TYPE;
 }

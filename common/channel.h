@@ -46,7 +46,7 @@ struct channel_peer {
 	enum channel_state start;	/* CHANNEL_HELLO unless no hello comes */
 	uint32_t accept[CHANNEL_STATES];/* CHANNEL_TYPE() sets */
 	uint32_t sends;			/* what this process sends it */
-	channel_handler on[RECORD_AUDIT_ACK + 1];	/* by record type */
+	channel_handler on[RECORD_CONFIRM_ANSWER + 1];	/* by record type */
 };
 
 /*
@@ -106,7 +106,8 @@ enum channel_read channel_read(struct channel *ch, enum record_role peer,
 
 /*
  * Encodes rec, a struct record_hello, _action, _result, _cancel,
- * _audit_event or _audit_ack as type says, and sends it to peer as one
+ * _audit_event, _audit_ack, _confirm_challenge_msg or _confirm_answer
+ * as type says, and sends it to peer as one
  * datagram.  false after logging.
  */
 bool channel_send(struct channel *ch, enum record_role peer,

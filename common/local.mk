@@ -9,7 +9,8 @@ libspcommon_a_SOURCES += \
 	common/record.c common/record.h common/record_field.h \
 	common/record_error.h \
 	common/channel.c common/channel.h \
-	common/record_action.c common/record_result.c common/record_audit.c
+	common/record_action.c common/record_result.c common/record_audit.c \
+	common/record_confirm.c
 libspcommon_a_SOURCES += \
 	common/sandbox.c common/sandbox.h \
 	common/sandbox_filter.c common/privdrop.c \

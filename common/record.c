@@ -86,7 +86,7 @@ record_limit(size_t asked, size_t cap)
 static bool
 record_type_known(uint16_t type)
 {
-	return type >= RECORD_HELLO && type <= RECORD_AUDIT_ACK;
+	return type >= RECORD_HELLO && type <= RECORD_CONFIRM_ANSWER;
 }
 
 enum record_error

@@ -35,6 +35,12 @@
  *                u8 outcome (0 or enum record_outcome), u32 status (two's
  *                complement), u64 duration µs, u16 shape count, texts
  *   AUDIT_ACK    u64 call id, u8 status
+ *   CONFIRM_CHALLENGE  u64 call id, then the challenge: 16 bytes nonce,
+ *                u64 expiry (ms, the executor's clock), 32
+ *                bytes HMAC-SHA-256
+ *   CONFIRM_ANSWER     u64 call id, u8 verdict (enum record_confirm_verdict),
+ *                the challenge as above, u8 retyped (0|1), then when 1 the
+ *                text the human typed (only with an accept)
  *
  * A record holds nothing else: the decoders refuse a record that is
  * shorter or longer than its fields, of another version or type, with an
@@ -80,6 +86,10 @@ enum record_type {
 	RECORD_AUDIT_ACK = 6,		/* broker -> child, answers an INTENT,
 					 * or a mutating tool's EXECUTION
 					 * (broker/audit_event.h) */
+	RECORD_CONFIRM_CHALLENGE = 7,	/* executor -> frontend, answers an
+					 * ACTION of a tool with confirm */
+	RECORD_CONFIRM_ANSWER = 8,	/* frontend -> executor: the human's
+					 * answer and the challenge it is for */
 };
 
 /*
@@ -151,6 +161,11 @@ enum record_audit_kind {
 	 * shapes, clientInfo's name and version and the protocolVersion
 	 * asked, each a text the broker sanitizes (may be empty) */
 	RECORD_AUDIT_CLIENT = 7,
+	/* executor: call_id, tool_index, reason the decision (asked,
+	 * accepted, declined, cancelled, wrong-value, expired, unsupported,
+	 * forged, replayed, withdrawn); shapes: none, or one, the retyped
+	 * value's shape */
+	RECORD_AUDIT_CONFIRMATION = 8,
 };
 
 #define RECORD_AUDIT_CLIENT_TEXTS 3
@@ -263,6 +278,41 @@ struct record_audit_ack {
 	enum record_audit_ack_status status;
 };
 
+#define RECORD_CONFIRM_NONCE_LEN 16
+
+/* What the executor issued for one call: the MAC binds the rest. */
+struct record_confirm_challenge {
+	uint8_t nonce[RECORD_CONFIRM_NONCE_LEN];
+	uint64_t expiry_ms;		/* the executor's clock (confirm.h), ms */
+	uint8_t mac[HASH_SHA256_LEN];
+};
+
+enum record_confirm_verdict {
+	RECORD_CONFIRM_ACCEPT = 1,
+	RECORD_CONFIRM_DECLINE = 2,
+	RECORD_CONFIRM_CANCEL = 3,	/* the human dismissed the question */
+	RECORD_CONFIRM_UNSUPPORTED = 4,	/* the client cannot ask a human */
+	RECORD_CONFIRM_RELAYED = 5,	/* the question went to the client in
+					 * a result (2026-07-28): this call ends,
+					 * the challenge comes back with the
+					 * next one */
+};
+
+/* Owns nothing; no free function. */
+struct record_confirm_challenge_msg {
+	uint64_t call_id;
+	struct record_confirm_challenge challenge;
+};
+
+/* Owns retyped; free with record_confirm_answer_free(). */
+struct record_confirm_answer {
+	uint64_t call_id;
+	enum record_confirm_verdict verdict;
+	struct record_confirm_challenge challenge;
+	bool has_retyped;		/* only with RECORD_CONFIRM_ACCEPT */
+	struct record_text retyped;	/* at most record_confirm_retyped_max() */
+};
+
 /* Every limit at its cap. */
 void record_limits_default(struct record_limits *limits);
 
@@ -331,5 +381,26 @@ enum record_error record_audit_ack_encode(const struct record_audit_ack *in,
     struct buf *out);
 enum record_error record_audit_ack_decode(const uint8_t *data, size_t len,
     struct record_audit_ack *out);
+
+enum record_error record_confirm_challenge_encode(
+    const struct record_confirm_challenge_msg *in, struct buf *out);
+enum record_error record_confirm_challenge_decode(const uint8_t *data,
+    size_t len, struct record_confirm_challenge_msg *out);
+
+/*
+ * How long a retyped text may be: a string param's bound, but never less
+ * than RECORD_CONFIRM_RETYPED_MIN, so the text of any integer, decimal or
+ * boolean fits whatever the policy's strings are.
+ */
+#define RECORD_CONFIRM_RETYPED_MIN 64
+size_t record_confirm_retyped_max(const struct record_limits *limits);
+
+enum record_error record_confirm_answer_encode(
+    const struct record_confirm_answer *in,
+    const struct record_limits *limits, struct buf *out);
+enum record_error record_confirm_answer_decode(const uint8_t *data,
+    size_t len, const struct record_limits *limits,
+    struct record_confirm_answer *out);
+void record_confirm_answer_free(struct record_confirm_answer *a);
 
 #endif

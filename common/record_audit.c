@@ -21,7 +21,7 @@ record_audit_check(const struct record_audit_event *ev)
 	bool execution = ev->kind == RECORD_AUDIT_EXECUTION;
 
 	if (ev->kind < RECORD_AUDIT_REJECTION ||
-	    ev->kind > RECORD_AUDIT_CLIENT ||
+	    ev->kind > RECORD_AUDIT_CONFIRMATION ||
 	    (ev->flags & ~AUDIT_FLAGS_ALL) != 0 ||
 	    ev->outcome > RECORD_OUTCOME_INVALID)
 		return RECORD_ERR_RANGE;

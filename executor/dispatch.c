@@ -51,7 +51,7 @@ dispatch_call_free(struct dispatch_call *c)
 	free(c);
 }
 
-static struct dispatch_call *
+struct dispatch_call *
 dispatch_call_find(struct dispatch *d, uint64_t call_id)
 {
 	struct dispatch_call *c;
@@ -218,12 +218,33 @@ dispatch_on_ack_timeout(evutil_socket_t fd, short what, void *arg)
 	    "sent");
 }
 
+bool
+dispatch_await_intent(struct dispatch_call *c)
+{
+	struct timeval tv;
+
+	c->state = CALL_WAITING_ACK;
+	tv.tv_sec = c->budget_ms / 1000;
+	tv.tv_usec = (c->budget_ms % 1000) * 1000;
+	if ((c->ack_timer = evtimer_new(c->d->base, dispatch_on_ack_timeout,
+	    c)) == NULL || evtimer_add(c->ack_timer, &tv) == -1) {
+		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
+		    "the executor could not schedule this call");
+		return false;
+	}
+	if (!exec_audit_intent(c)) {
+		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
+		    "the audit intent could not be sent; nothing was sent");
+		return false;
+	}
+	return true;
+}
+
 void
 dispatch_action(struct dispatch *d, struct record_action *a)
 {
 	const struct policy *p = d->ctx->policy;
 	struct dispatch_call *c;
-	struct timeval tv;
 
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
 		log_error("dispatch_action: out of memory");
@@ -238,22 +259,15 @@ dispatch_action(struct dispatch *d, struct record_action *a)
 	c->arg_count = a->arg_count;
 	a->args = NULL;
 	a->arg_count = 0;
-	c->state = CALL_WAITING_ACK;
 	c->budget_ms = dispatch_budget_ms(p, c->tool);
 	c->start_us = clock_monotonic_us();
 	c->next = d->calls;
 	d->calls = c;
-	tv.tv_sec = c->budget_ms / 1000;
-	tv.tv_usec = (c->budget_ms % 1000) * 1000;
-	if ((c->ack_timer = evtimer_new(d->base, dispatch_on_ack_timeout,
-	    c)) == NULL || evtimer_add(c->ack_timer, &tv) == -1) {
-		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
-		    "the executor could not schedule this call");
-		return;
-	}
-	if (!exec_audit_intent(c))
-		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
-		    "the audit intent could not be sent; nothing was sent");
+	/* No intent before a human said yes (docs/design.md section 8.1). */
+	if (c->tool->confirm)
+		(void)dispatch_confirm_ask(c);
+	else
+		(void)dispatch_await_intent(c);
 }
 
 void
@@ -264,6 +278,10 @@ dispatch_cancel(struct dispatch *d, uint64_t call_id)
 
 	if (c == NULL || c->cancelled || c->state == CALL_WAITING_RECORD)
 		return;		/* unknown, or done: its result is on its way */
+	if (c->state == CALL_WAITING_CONFIRM) {
+		dispatch_confirm_withdraw(c);
+		return;
+	}
 	c->cancelled = true;
 	if (c->state == CALL_WAITING_ACK) {
 		/* The intent is logged; the ack still closes the call. */
@@ -356,7 +374,9 @@ dispatch_new(struct event_base *base, const struct child_context *ctx,
 	d->creds = creds;
 	if ((d->http = http_engine_new(base, 0)) == NULL ||
 	    (d->ssh = ssh_engine_new(base, &sc)) == NULL ||
-	    !dispatch_ssh_targets(d)) {
+	    !dispatch_ssh_targets(d) ||
+	    (d->confirm = confirm_keeper_new(
+	    ctx->policy->limits.calls_per_session)) == NULL) {
 		dispatch_free(d);
 		return NULL;
 	}
@@ -378,5 +398,6 @@ dispatch_free(struct dispatch *d)
 	while (d->calls != NULL)
 		dispatch_call_free(d->calls);
 	free(d->ssh_target_ids);
+	confirm_keeper_free(d->confirm);
 	free(d);
 }

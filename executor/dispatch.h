@@ -45,6 +45,14 @@ void dispatch_action(struct dispatch *d, struct record_action *a);
 /* A cancel record for call_id; unknown ids are ignored. */
 void dispatch_cancel(struct dispatch *d, uint64_t call_id);
 
+/*
+ * The frontend's relay of a human's answer to a call's challenge
+ * (executor/confirm.h): the call acts only when it is accepted; any
+ * other answer, or one for a call not waiting, acts on nothing.
+ */
+void dispatch_confirm_answer(struct dispatch *d,
+    const struct record_confirm_answer *a);
+
 /* One record from the broker on the control channel. */
 void dispatch_control_record(struct dispatch *d, const uint8_t *rec,
     size_t len);

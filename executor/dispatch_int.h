@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "executor/confirm.h"
 #include "executor/dispatch.h"
 #include "executor/http.h"
 #include "executor/ssh.h"
@@ -21,6 +22,7 @@
 #define DISPATCH_WHY_MAX	256
 
 enum call_state {
+	CALL_WAITING_CONFIRM,	/* challenge sent; no intent yet (confirm) */
 	CALL_WAITING_ACK,	/* intent sent; nothing done yet */
 	CALL_RUNNING,		/* handed to an engine */
 	CALL_WAITING_RECORD,	/* mutating: result held until the broker
@@ -51,7 +53,8 @@ struct dispatch_call {
 	bool cancelled;
 	uint32_t budget_ms;
 	uint64_t start_us;		/* arrival, monotonic */
-	struct event *ack_timer;	/* the budget, while the ack is awaited */
+	struct event *ack_timer;	/* the budget, while the ack is awaited;
+					 * the expiry, while a confirmation is */
 	struct buf result;		/* encoded, while CALL_WAITING_RECORD */
 	struct call_http http;
 	struct ssh_call *ssh;		/* engine's handle while running */
@@ -67,6 +70,7 @@ struct dispatch {
 	struct ssh_engine *ssh;
 	int *ssh_target_ids;		/* per policy target; -1 for none */
 	struct dispatch_call *calls;
+	struct confirm_keeper *confirm;	/* owned */
 	int status;
 };
 
@@ -83,6 +87,19 @@ void dispatch_finish(struct dispatch_call *c, struct record_result *r,
 /* Answers without acting: outcome and message only. */
 void dispatch_answer(struct dispatch_call *c, enum record_outcome outcome,
     uint32_t flags, const char *message);
+
+/*
+ * Writes the intent and waits for its ack within the call's budget;
+ * false answered already.
+ */
+bool dispatch_await_intent(struct dispatch_call *c);
+
+struct dispatch_call *dispatch_call_find(struct dispatch *d, uint64_t call_id);
+
+/* executor/dispatch_confirm.c: asks for the challenge's answer (false
+ * answered already); the answer or a cancel while it waits. */
+bool dispatch_confirm_ask(struct dispatch_call *c);
+void dispatch_confirm_withdraw(struct dispatch_call *c);
 
 /* executor/dispatch_http.c: builds and submits; false answered already. */
 bool dispatch_http_start(struct dispatch_call *c);

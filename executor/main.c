@@ -184,6 +184,25 @@ executor_cancel(void *arg, enum record_role from, const uint8_t *rec,
 	return true;
 }
 
+/* The frontend's relay of a human's answer (executor/confirm.h). */
+static bool
+executor_confirm_answer(void *arg, enum record_role from, const uint8_t *rec,
+    size_t len)
+{
+	struct executor *ex = arg;
+	struct record_confirm_answer a;
+
+	(void)from;
+	if (record_confirm_answer_decode(rec, len, &ex->ctx.limits, &a) !=
+	    RECORD_OK) {
+		executor_violation(ex, rec, len, "undecodable-confirmation", 0);
+		return true;
+	}
+	dispatch_confirm_answer(ex->dispatch, &a);
+	record_confirm_answer_free(&a);
+	return ex->status == 0;
+}
+
 /* The frontend's hello, answered to the broker and the frontend. */
 static bool
 executor_hello(void *arg, enum record_role from, const uint8_t *rec,
@@ -247,14 +266,17 @@ static const struct channel_peer executor_peers[] = {
 		.accept = {
 			[CHANNEL_HELLO] = CHANNEL_TYPE(RECORD_HELLO),
 			[CHANNEL_READY] = CHANNEL_TYPE(RECORD_ACTION) |
-			    CHANNEL_TYPE(RECORD_CANCEL),
+			    CHANNEL_TYPE(RECORD_CANCEL) |
+			    CHANNEL_TYPE(RECORD_CONFIRM_ANSWER),
 		},
 		.sends = CHANNEL_TYPE(RECORD_HELLO) |
-		    CHANNEL_TYPE(RECORD_RESULT),
+		    CHANNEL_TYPE(RECORD_RESULT) |
+		    CHANNEL_TYPE(RECORD_CONFIRM_CHALLENGE),
 		.on = {
 			[RECORD_HELLO] = executor_hello,
 			[RECORD_ACTION] = executor_action,
 			[RECORD_CANCEL] = executor_cancel,
+			[RECORD_CONFIRM_ANSWER] = executor_confirm_answer,
 		},
 	},
 	{

@@ -4,7 +4,7 @@ noinst_LIBRARIES += libspfrontend.a
 libspfrontend_a_SOURCES = \
 	frontend/mcp_session.c frontend/mcp_session.h \
 	frontend/mcp_session_impl.h frontend/mcp_call.c \
-	frontend/mcp_modern.c frontend/mcp_audit.c \
+	frontend/mcp_modern.c frontend/mcp_audit.c frontend/mcp_confirm.c \
 	frontend/result_render.c frontend/result_render.h \
 	frontend/sanitize.c frontend/sanitize.h
 

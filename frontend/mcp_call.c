@@ -138,7 +138,8 @@ mcp_call_send(struct mcp_session *s, const struct jsonrpc_id *id,
 	call->call_id = a.call_id;
 	call->tool_index = tool_index;
 	s->inflight++;
-	return true;
+	return mcp_confirm_prepare(s, call, &s->policy->tools[tool_index],
+	    values, params);
 }
 
 static bool
@@ -333,7 +334,8 @@ mcp_call_cancel(struct mcp_call *call, struct mcp_output *out)
 	c.call_id = call->call_id;
 	buf_init_writer(&b, RECORD_MAX_BYTES);
 	ok = record_cancel_encode(&c, &b) == RECORD_OK &&
-	    mcp_output_add(out, MCP_ITEM_EXECUTOR, buf_ptr(&b), buf_len(&b));
+	    mcp_output_add(out, MCP_ITEM_EXECUTOR, buf_ptr(&b), buf_len(&b)) &&
+	    mcp_confirm_withdraw(call, out);
 	buf_free(&b);
 	if (ok)
 		call->cancelled = true;
@@ -395,6 +397,7 @@ mcp_call_audit_cancellation(struct mcp_session *s, const struct mcp_call *call,
 static void
 mcp_call_release(struct mcp_session *s, struct mcp_call *call)
 {
+	mcp_confirm_free(&call->confirm);
 	jsonrpc_id_free(&call->id);
 	jsonrpc_id_free(&call->progress_token);
 	memset(call, 0, sizeof(*call));
@@ -425,7 +428,12 @@ mcp_session_handle_result(struct mcp_session *s,
 		    r->call_id);
 		return true;
 	}
-	if (call->cancelled)
+	/* a question still out to the client is moot now */
+	if (!mcp_confirm_withdraw(call, out))
+		ok = false;
+	else if (call->confirm.relayed)
+		ok = true;	/* answered with input_required already */
+	else if (call->cancelled)
 		ok = mcp_call_audit_cancellation(s, call, (r->flags &
 		    (RESULT_STARTED | RESULT_REQUEST_SENT)) != 0, out);
 	else {

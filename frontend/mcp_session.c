@@ -229,6 +229,7 @@ mcp_initialize(struct mcp_session *s, const struct mcp_frame *frame,
 	}
 	s->state = MCP_STATE_OPEN;
 	s->era = MCP_ERA_LEGACY;
+	mcp_confirm_capability(s, msg->params);
 	return mcp_output_add_line(out, result_render_success(&msg->id, r)) &&
 	    mcp_session_audit_client(s, msg->params, out);
 }
@@ -358,8 +359,7 @@ mcp_dispatch(struct mcp_session *s, struct mcp_frame *frame,
 	case JSONRPC_NOTIFICATION:
 		return mcp_notification(s, msg, out);
 	case JSONRPC_RESPONSE:
-		log_debug("ignoring a response from the client");
-		return true;
+		return mcp_confirm_response(s, msg, out);
 	default:
 		if (msg->error_code == JSONRPC_INTERNAL_ERROR) {
 			log_error("frame %" PRIu64 ": out of memory",
@@ -570,6 +570,7 @@ mcp_session_free(struct mcp_session *s)
 	for (i = 0; s->calls != NULL && i < s->call_slots; i++) {
 		jsonrpc_id_free(&s->calls[i].id);
 		jsonrpc_id_free(&s->calls[i].progress_token);
+		mcp_confirm_free(&s->calls[i].confirm);
 	}
 	free(s->calls);
 	free(s->deferred);

@@ -17,8 +17,9 @@
  *   on.  tools/list and tools/call are served once initialize was
  *   answered (notifications/initialized is accepted, not waited for).
  * - Unknown methods: -32601.  Notifications never get an answer; unknown
- *   ones are ignored.  Responses from the client are ignored (Sallyport
- *   sends no requests).
+ *   ones are ignored.  Responses from the client are ignored, except the
+ *   answers to the one request Sallyport sends, elicitation/create for a
+ *   confirm tool's call (frontend/mcp_confirm.c).
  * - A frame that is not one strict JSON value (-32700) or not a JSON-RPC
  *   message (-32600, the id echoed when readable) is malformed: one error
  *   line and a rejection audit event with the SHA-256 of the frame (never
@@ -70,6 +71,9 @@
  *   missing, -32022 naming the supported versions when the version is
  *   another); initialize, ping and logging/setLevel are -32601 there.  A
  *   legacy session answers server/discover -32601.
+ * - Confirmation (frontend/mcp_confirm.c): a legacy session asks through
+ *   elicitation/create; a modern one answers input_required with the
+ *   challenge as requestState and relays the retry's answer.
  * - Session in use: the first frame that is not a server/discover or
  *   ping request appends an "opened" audit event, before anything else
  *   it causes; the broker writes session-start then.  A process that
@@ -166,6 +170,14 @@ bool mcp_session_handle_bad_frame(struct mcp_session *s,
 /* The executor's answer to an action; r stays the caller's. */
 bool mcp_session_handle_result(struct mcp_session *s,
     const struct record_result *r, struct mcp_output *out);
+
+/*
+ * The executor's challenge for a confirm tool's call: the client is
+ * asked through elicitation/create, or, when it declared no form
+ * elicitation, the executor is told so at once (and denies the call).
+ */
+bool mcp_session_handle_challenge(struct mcp_session *s,
+    const struct record_confirm_challenge_msg *m, struct mcp_output *out);
 
 /*
  * One notifications/progress for each call in flight that carried a

@@ -29,6 +29,25 @@ enum mcp_era {
 	MCP_ERA_MODERN,
 };
 
+/*
+ * A confirm tool's call between its action and its result
+ * (frontend/mcp_confirm.c); all zero for other calls.
+ */
+struct mcp_confirm_wait {
+	char *message;		/* what the human is shown; owned */
+	bool can_ask;		/* the client declared form elicitation */
+	bool challenged;	/* the executor's challenge is held */
+	struct record_confirm_challenge challenge;
+	bool asked;		/* an elicitation/create is out to the client */
+	bool relayed;		/* 2026-07-28: asked in an input_required
+				 * result; this call's own result is dropped */
+	/* 2026-07-28 retry: requestState and inputResponses as sent */
+	bool has_state;
+	struct record_confirm_challenge state;	/* zero when unreadable */
+	enum record_confirm_verdict state_verdict;
+	char *state_retyped;	/* owned; NULL: none */
+};
+
 /* One slot per possible call in flight (max_inflight of them). */
 struct mcp_call {
 	bool used;
@@ -39,6 +58,7 @@ struct mcp_call {
 	/* _meta.progressToken as sent (kind NULL: none, no progress); owned */
 	struct jsonrpc_id progress_token;
 	uint64_t progress;	/* the last progress value sent */
+	struct mcp_confirm_wait confirm;
 };
 
 struct mcp_session {
@@ -55,6 +75,7 @@ struct mcp_session {
 	enum mcp_state state;
 	enum mcp_era era;
 	bool opened;		/* the broker was told the session is in use */
+	bool elicitation;	/* the client declared form elicitation */
 	int exit_status;
 	struct mcp_call *calls;		/* policy->limits.max_inflight slots */
 	size_t call_slots;
@@ -142,6 +163,25 @@ bool mcp_modern_request(struct mcp_session *s, const struct mcp_frame *frame,
     const struct jsonrpc_message *msg, struct mcp_output *out);
 /* catalog_modern from catalog_json; NULL on allocation failure. */
 char *mcp_modern_catalog(const char *catalog_json);
+
+/*
+ * Confirmation through the client (frontend/mcp_confirm.c, docs/design.md
+ * section 8.2).  mcp_confirm_capability() reads initialize's params;
+ * mcp_confirm_prepare() builds the message when a confirm tool's action
+ * is sent (values as validated); mcp_confirm_response() takes the
+ * client's answer to an elicitation/create; mcp_confirm_withdraw() tells
+ * the client a question it was asked is moot, when the call is cancelled
+ * or its result came.
+ */
+void mcp_confirm_capability(struct mcp_session *s, const cJSON *params);
+bool mcp_confirm_prepare(struct mcp_session *s, struct mcp_call *call,
+    const struct policy_tool *tool, const struct value *values,
+    const cJSON *params);
+/* Frees what the wait owns and zeroes it. */
+void mcp_confirm_free(struct mcp_confirm_wait *w);
+bool mcp_confirm_response(struct mcp_session *s,
+    const struct jsonrpc_message *msg, struct mcp_output *out);
+bool mcp_confirm_withdraw(struct mcp_call *call, struct mcp_output *out);
 
 /* What initialize and server/discover say about external_data. */
 extern const char mcp_instructions[];

@@ -253,6 +253,27 @@ result_render_notification(const char *method, cJSON *params)
 }
 
 char *
+result_render_request(const char *id, const char *method, cJSON *params)
+{
+	cJSON *msg = cJSON_CreateObject();
+	char *line;
+
+	if (params == NULL || msg == NULL ||
+	    cJSON_AddStringToObject(msg, "jsonrpc", "2.0") == NULL ||
+	    cJSON_AddStringToObject(msg, "id", id) == NULL ||
+	    cJSON_AddStringToObject(msg, "method", method) == NULL ||
+	    !cJSON_AddItemToObject(msg, "params", params)) {
+		log_error("out of memory");
+		cJSON_Delete(msg);
+		cJSON_Delete(params);
+		return NULL;
+	}
+	line = render_line(msg);
+	cJSON_Delete(msg);
+	return line;
+}
+
+char *
 result_render_success(const struct jsonrpc_id *id, cJSON *result)
 {
 	cJSON *msg;

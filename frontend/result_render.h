@@ -78,6 +78,10 @@ char *result_render_call_response_typed(const struct jsonrpc_id *id,
 /* A notification line {"jsonrpc","method","params"}; consumes params. */
 char *result_render_notification(const char *method, cJSON *params);
 
+/* A request line of the server's, with a string id; consumes params. */
+char *result_render_request(const char *id, const char *method,
+    cJSON *params);
+
 /* A successful response line {"jsonrpc","id","result"}; consumes result. */
 char *result_render_success(const struct jsonrpc_id *id, cJSON *result);
 

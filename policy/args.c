@@ -318,6 +318,38 @@ args_value_from_json(const struct policy_param *p, const cJSON *item,
 	return false;
 }
 
+bool
+policy_arg_from_text(const struct policy_param *p, const char *text,
+    struct value *v)
+{
+	int64_t n;
+
+	memset(v, 0, sizeof(*v));
+	switch (p->type) {
+	case PARAM_STRING:
+		return value_set_string(v, text, strlen(text));
+	case PARAM_INTEGER:
+		if (!args_integer_from_token(text, &n))
+			return false;
+		v->kind = VALUE_INTEGER;
+		v->u.integer = n;
+		return true;
+	case PARAM_BOOLEAN:
+		if (strcmp(text, "true") != 0 && strcmp(text, "false") != 0)
+			return false;
+		v->kind = VALUE_BOOLEAN;
+		v->u.boolean = text[0] == 't';
+		return true;
+	case PARAM_DECIMAL:
+		if (!args_parse_decimal(text, p->scale, &n))
+			return false;
+		v->kind = VALUE_DECIMAL;
+		v->u.decimal_minor = n;
+		return true;
+	}
+	return false;
+}
+
 /*
  * Parses a string holding an object, once, with the frame's strict parser
  * and depth bound, so a wrapped object is judged exactly like a direct one

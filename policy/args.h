@@ -72,4 +72,14 @@ char *args_error_report_text(const struct args_error_report *err,
 
 void args_error_report_free(struct args_error_report *err);
 
+/*
+ * Text a human typed, read as p's canonical value (the same grammar as
+ * an argument: an integer token, a decimal with at most p's scale,
+ * true/false, a string as it is), so "7" and "7.0" are the same integer
+ * and "12.5" the same decimal as "12.50".  Constraints are not checked:
+ * the caller compares with a value that passed them.  false: no value.
+ */
+bool policy_arg_from_text(const struct policy_param *p, const char *text,
+    struct value *v);
+
 #endif

@@ -286,6 +286,18 @@ canon_target(struct policy_buf *b, const struct policy *policy,
 		canon_ssh_target(b, t);
 }
 
+static void
+canon_confirm(struct policy_buf *b, const struct policy_tool *tool)
+{
+	const struct policy_confirm *c = &tool->confirm_spec;
+
+	canon_int(b, 'Q', c->timeout_s);
+	if (c->retype != POLICY_CONFIRM_NO_RETYPE)
+		canon_str(b, 'R', tool->params[c->retype].name);
+	if (c->has_message)
+		canon_template(b, tool, &c->message);
+}
+
 static bool
 canon_tool(struct policy_buf *b, const struct policy *policy,
     const struct policy_tool *tool)
@@ -298,6 +310,11 @@ canon_tool(struct policy_buf *b, const struct policy *policy,
 	canon_str(b, 'S', tool->scope);
 	canon_int(b, 'M', tool->mutating);
 	canon_int(b, 'C', tool->confirm);
+	/* what the human is asked is part of the action: a changed
+	 * question changes the fingerprint (only when confirm is set, so
+	 * other tools keep theirs) */
+	if (tool->confirm)
+		canon_confirm(b, tool);
 	canon_int(b, 'I', tool->idempotent);
 	canon_int(b, 'X', tool->destructive);
 	canon_int(b, 'O', tool->timeout_ms);

@@ -136,6 +136,9 @@ void load_targets(struct load_ctx *ctx, const cJSON *root);
 void load_tools(struct load_ctx *ctx, const cJSON *root);
 bool load_params(struct load_ctx *ctx, const cJSON *tool_obj,
     struct policy_tool *tool);
+/* "confirm", once the params are loaded (policy/load_confirm.c). */
+void load_confirm(struct load_ctx *ctx, const cJSON *tool_obj,
+    struct policy_tool *tool);
 
 void load_free_credential(struct policy_credential *c);
 void load_free_target(struct policy_target *t);

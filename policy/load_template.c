@@ -97,7 +97,8 @@ template_check_optional(struct load_ctx *ctx, const cJSON *node,
 		if (!t->parts[i].is_param)
 			continue;
 		p = &use->tool->params[t->parts[i].param_index];
-		if (p->required || (use->optional_ok && t->part_count == 1))
+		if (p->required || use->optional_anywhere ||
+		    (use->optional_ok && t->part_count == 1))
 			continue;
 		ctx_quote(p->name, q, sizeof(q));
 		ctx_error(ctx, node, "optional param %s can only be a whole "

@@ -14,6 +14,8 @@ struct template_use {
 	const struct policy_tool *tool;	/* params already loaded */
 	bool *used;			/* tool->param_count flags, set here */
 	bool optional_ok;		/* a whole-value place (query, header, body) */
+	bool optional_anywhere;		/* text for a human (confirm.message):
+					 * an absent value shows as nothing */
 };
 
 /*

@@ -464,16 +464,6 @@ tool_flags(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool)
 	const cJSON *m;
 
 	ctx_bool(ctx, obj, "mutating", &tool->mutating);
-	/*
-	 * Nothing asks a human yet: a tool marked confirm would run at once,
-	 * so the key is refused rather than trusted (docs/sp-policy.5).
-	 */
-	if (ctx_bool(ctx, obj, "confirm", &tool->confirm) && tool->confirm) {
-		m = ctx_member(ctx, obj, "confirm", false);
-		ctx_error_key(ctx, m, "\"confirm\": human confirmation is not "
-		    "built in this version, and the tool would run unconfirmed; "
-		    "remove the key");
-	}
 	if (ctx_bool(ctx, obj, "idempotent", &tool->idempotent) &&
 	    tool->idempotent && !tool->mutating) {
 		m = ctx_member(ctx, obj, "idempotent", false);
@@ -532,6 +522,7 @@ load_tool(struct load_ctx *ctx, const cJSON *obj, size_t index)
 	tool_flags(ctx, obj, tool);
 	if (!load_params(ctx, obj, tool))
 		return;
+	load_confirm(ctx, obj, tool);
 	if ((use.used = calloc(tool->param_count + 1, sizeof(bool))) == NULL) {
 		ctx_out_of_memory(ctx);
 		return;
@@ -612,4 +603,5 @@ load_free_tool(struct policy_tool *t)
 	for (i = 0; i < t->param_count; i++)
 		load_free_param(&t->params[i]);
 	free(t->params);
+	template_free(&t->confirm_spec.message);
 }

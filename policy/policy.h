@@ -140,6 +140,18 @@ struct policy_ssh_action {
 
 enum policy_tool_kind { TOOL_HTTP, TOOL_SSH };
 
+#define POLICY_CONFIRM_TIMEOUT_DEFAULT 120	/* seconds */
+#define POLICY_CONFIRM_TIMEOUT_MAX 600
+#define POLICY_CONFIRM_NO_RETYPE SIZE_MAX
+
+/* How a tool's confirmation is asked (policy/load_confirm.c). */
+struct policy_confirm {
+	bool has_message;		/* else title or name, and the values */
+	struct policy_template message;	/* placeholders name params */
+	size_t retype;			/* param index, or _NO_RETYPE */
+	uint32_t timeout_s;		/* 1..POLICY_CONFIRM_TIMEOUT_MAX */
+};
+
 struct policy_tool {
 	char *name;
 	char *title;			/* may be NULL */
@@ -147,7 +159,8 @@ struct policy_tool {
 	size_t target_index;
 	char *scope;
 	bool mutating;
-	bool confirm;
+	bool confirm;			/* a human says yes first (section 8) */
+	struct policy_confirm confirm_spec;	/* when confirm */
 	bool idempotent;		/* annotations.idempotentHint */
 	bool destructive;		/* annotations.destructiveHint */
 	enum policy_tool_kind kind;

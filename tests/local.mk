@@ -119,6 +119,7 @@ include tests/session.mk
 include tests/proc.mk
 include tests/auditint.mk
 include tests/front.mk
+include tests/confirm.mk
 include tests/exec.mk
 include tests/ops.mk
 

@@ -45,6 +45,7 @@ check_PROGRAMS += tests/unit/test_policy_load
 TESTS += tests/unit/test_policy_load
 endif
 tests_unit_test_policy_load_SOURCES = tests/unit/test_policy_load.c \
+	tests/unit/test_policy_confirm.c \
 	tests/unit/test_policy_locate.c \
 	tests/unit/policy_load_expect.c tests/unit/policy_load_expect.h
 tests_unit_test_policy_load_CFLAGS = $(UNIT_CFLAGS)

@@ -21,14 +21,16 @@ RECORD_TEST_HELPERS = \
 	tests/unit/record_samples.c tests/unit/record_samples.h
 tests_unit_test_record_SOURCES = tests/unit/test_record.c \
 	tests/unit/test_record_action.c tests/unit/test_record_result.c \
-	tests/unit/test_record_audit.c $(RECORD_TEST_HELPERS)
+	tests/unit/test_record_audit.c tests/unit/test_record_confirm.c \
+	$(RECORD_TEST_HELPERS)
 tests_unit_test_record_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_record_LDADD = libspcommon.a $(UNIT_LDADD) $(LIBCRYPTO_LIBS)
 
 # The fuzz target of every record decoder, built with clang's libFuzzer.
 FUZZ_RECORD_SRCS = tests/fuzz/fuzz_record.c tests/unit/record_equal.c \
 	common/buf.c common/record.c common/record_action.c \
-	common/record_result.c common/record_audit.c common/value.c \
+	common/record_result.c common/record_audit.c common/record_confirm.c \
+	common/value.c \
 	common/log.c
 if HAVE_CLANG
 FUZZ_TARGETS += tests/fuzz/fuzz_record

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for every record decoder.  Each input goes to all six
+ * libFuzzer target for every record decoder.  Each input goes to all eight
  * decoders; the one whose type it carries must either refuse it or give a
  * struct that encodes back to exactly the input bytes (the encoding is
  * canonical) and decodes again to an equal struct.
@@ -136,6 +136,48 @@ fuzz_ack(const uint8_t *data, size_t size)
 	buf_free(&out);
 }
 
+static void
+fuzz_challenge(const uint8_t *data, size_t size)
+{
+	struct record_confirm_challenge_msg a, b;
+	struct buf out;
+
+	if (record_confirm_challenge_decode(data, size, &a) != RECORD_OK)
+		return;
+	buf_init_writer(&out, RECORD_MAX_BYTES);
+	if (record_confirm_challenge_encode(&a, &out) != RECORD_OK)
+		abort();
+	fuzz_same_bytes(&out, data, size);
+	if (record_confirm_challenge_decode(buf_ptr(&out), buf_len(&out), &b) !=
+	    RECORD_OK || memcmp(&a, &b, sizeof(a)) != 0)
+		abort();
+	buf_free(&out);
+}
+
+static void
+fuzz_answer(const uint8_t *data, size_t size, const struct record_limits *l)
+{
+	struct record_confirm_answer a, b;
+	struct buf out;
+
+	if (record_confirm_answer_decode(data, size, l, &a) != RECORD_OK)
+		return;
+	buf_init_writer(&out, RECORD_MAX_BYTES);
+	if (record_confirm_answer_encode(&a, l, &out) != RECORD_OK)
+		abort();
+	fuzz_same_bytes(&out, data, size);
+	if (record_confirm_answer_decode(buf_ptr(&out), buf_len(&out), l,
+	    &b) != RECORD_OK || a.call_id != b.call_id ||
+	    a.verdict != b.verdict || a.has_retyped != b.has_retyped ||
+	    memcmp(&a.challenge, &b.challenge, sizeof(a.challenge)) != 0 ||
+	    a.retyped.len != b.retyped.len || (a.retyped.len > 0 &&
+	    memcmp(a.retyped.ptr, b.retyped.ptr, a.retyped.len) != 0))
+		abort();
+	record_confirm_answer_free(&a);
+	record_confirm_answer_free(&b);
+	buf_free(&out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
@@ -157,5 +199,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_result(data, size, &limits);
 	fuzz_event(data, size, &limits);
 	fuzz_ack(data, size);
+	fuzz_challenge(data, size);
+	fuzz_answer(data, size, &limits);
 	return 0;
 }

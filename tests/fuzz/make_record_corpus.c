@@ -126,6 +126,39 @@ seeds_event(const char *dir)
 	return rc | seed_write(dir, "event-client", encode_event(&ev, &l));
 }
 
+static struct sample
+seed_encoded(enum record_error e, struct buf *b)
+{
+	if (e != RECORD_OK) {
+		fprintf(stderr, "make_record_corpus: confirm seed not encoded\n");
+		exit(1);
+	}
+	return sample_take(b);
+}
+
+static int
+seeds_confirm(const char *dir)
+{
+	struct record_limits l = limits_default();
+	struct record_confirm_challenge_msg m = { .call_id = 2,
+	    .challenge = { .expiry_ms = 120000 } };
+	struct record_confirm_answer a = { .call_id = 2,
+	    .verdict = RECORD_CONFIRM_ACCEPT, .has_retyped = true,
+	    .retyped = { (char *)"42", 2 } };
+	struct buf b;
+	int rc;
+
+	memset(m.challenge.nonce, 0x6e, sizeof(m.challenge.nonce));
+	memset(m.challenge.mac, 0x6d, sizeof(m.challenge.mac));
+	a.challenge = m.challenge;
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	rc = seed_write(dir, "confirm-challenge", seed_encoded(
+	    record_confirm_challenge_encode(&m, &b), &b));
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	return rc | seed_write(dir, "confirm-answer", seed_encoded(
+	    record_confirm_answer_encode(&a, &l, &b), &b));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -134,7 +167,8 @@ main(int argc, char **argv)
 		return 64;
 	}
 	if ((seeds_small(argv[1]) | seeds_action(argv[1]) |
-	    seeds_result(argv[1]) | seeds_event(argv[1])) != 0)
+	    seeds_result(argv[1]) | seeds_event(argv[1]) |
+	    seeds_confirm(argv[1])) != 0)
 		return 1;
 	return 0;
 }

@@ -29,16 +29,17 @@ def main():
     check("sp demo exits 0", p.returncode == 0,
           "status %d\n%s" % (p.returncode, out))
     check("every step went as expected", misses == [], "\n".join(misses))
-    check("the transcript shows 7 client lines and 5 answers",
-          len(sent) == 7 and len(answers) == 5, out)
+    check("the transcript shows 9 client lines and 7 server lines",
+          len(sent) == 9 and len(answers) == 7, out)
     try:
         msgs = [json.loads(a) for a in answers]
     except ValueError as e:
         msgs = []
         check("each answer is one JSON object", False, e)
     ids = [m.get("id") for m in msgs]
-    check("answers in order: 1, 2, 3, 4 and the hostile line's null id",
-          ids == [1, 2, 3, 4, None], ids)
+    check("answers in order: 1, 2, 3, 4, the question for the confirmed "
+          "call, its answer 10, and the hostile line's null id",
+          ids == [1, 2, 3, 4, "sallyport-confirm-2", 10, None], ids)
     cat = subprocess.run([SP, "catalog", "--config", EXAMPLE],
                          capture_output=True, env=sp_env())
     catalog = json.loads(cat.stdout.decode().splitlines()[0])
@@ -49,7 +50,14 @@ def main():
           all(m.get("result", m.get("error", {}).get("data", {}))
               .get("structuredContent", m.get("error", {}).get("data", {}))
               .get("issuer") == "sallyport/sallyport-demo"
-              for m in msgs[2:]), msgs[2:])
+              for m in msgs[2:] if "method" not in m), msgs[2:])
+    question = msgs[4].get("params", {}) if len(msgs) > 4 else {}
+    check("sp demo shows one confirmed call: the human is asked with the "
+          "policy's message, and retypes the id",
+          question.get("message") == "Rename item 7 to blue widget" and
+          question.get("requestedSchema", {}).get("required") == ["id"] and
+          msgs[5].get("result", {}).get("structuredContent", {})
+          .get("outcome") == "ok", msgs[4:6])
     check("the API's hostile text arrives sanitized: its words, not its "
           "tags", "ignore previous instructions" in out and
           "<system>" not in out and "\u200b" not in out, out)

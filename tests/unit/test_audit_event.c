@@ -496,3 +496,35 @@ Test(audit_event, rejections_of_another_tool_are_not_folded)
 	    "run_job");
 	cJSON_Delete(recs);
 }
+
+/* The executor's confirmation: its decision, and the retyped value's shape. */
+Test(audit_event, confirmation_names_decision_and_retyped_shape)
+{
+	struct fixture f;
+	struct record_text shape = text("\"string(3)\"");
+	struct record_audit_event ev = { .kind = RECORD_AUDIT_CONFIRMATION,
+	    .call_id = 12, .tool_index = 1, .reason = text("wrong-value"),
+	    .shapes = &shape, .shape_count = 1 };
+	struct audit_event_plan plan;
+	char *s;
+
+	fixture_init(&f);
+	cr_assert_not(audit_event_plan(&f.policy, "frontend", &ev, &plan),
+	    "only the executor decides a confirmation");
+	cr_assert(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert_not(plan.acked, "nothing waits for a confirmation's ack");
+	s = members_json(&f.policy, "executor", &ev);
+	cr_assert_str_eq(s, "{\"from\":\"executor\",\"call\":12,\"tool\":"
+	    "\"run_job\",\"target\":\"build-host\",\"decision\":\"wrong-value\","
+	    "\"retyped\":\"string(3)\"}");
+	cJSON_free(s);
+	ev.shape_count = 0;
+	ev.reason = text("asked");
+	s = members_json(&f.policy, "executor", &ev);
+	cr_assert_str_eq(s, "{\"from\":\"executor\",\"call\":12,\"tool\":"
+	    "\"run_job\",\"target\":\"build-host\",\"decision\":\"asked\"}");
+	cJSON_free(s);
+	ev.reason = text("");
+	cr_assert_null(audit_event_members(&f.policy, "executor", &ev),
+	    "a confirmation always names its decision");
+}

@@ -172,6 +172,16 @@ Test(catalog, fingerprint_is_stable_and_catches_every_change)
 	c.tools[1].confirm = false;
 	assert_fingerprint_differs(&c, "confirm");
 	copy_fixture(&c);
+	c.tools[1].confirm_spec.timeout_s = 121;
+	assert_fingerprint_differs(&c, "confirm.timeout_s");
+	copy_fixture(&c);
+	c.tools[1].confirm_spec.retype = 1;
+	assert_fingerprint_differs(&c, "confirm.retype");
+	copy_fixture(&c);
+	c.tools[1].confirm_spec.has_message = true;
+	c.tools[1].confirm_spec.message = c.tools[1].http.path;
+	assert_fingerprint_differs(&c, "confirm.message");
+	copy_fixture(&c);
 	c.tools[0].scope = "write";
 	assert_fingerprint_differs(&c, "scope");
 	copy_fixture(&c);

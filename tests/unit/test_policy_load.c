@@ -152,21 +152,6 @@ Test(load_tools, title_bounds)
 	policy_free(p);
 }
 
-/* Nothing asks a human yet, so confirm: true would be a control in name only. */
-Test(load_tools, confirm_true_refused_until_it_asks_a_human)
-{
-	struct policy *p;
-
-	expect_only(TOOL("\"mutating\": true, \"confirm\": true, " GET_ID
-	    "\"params\": {\"id\": {\"type\": \"integer\"}}"), "\"confirm\"",
-	    "tools[0]: \"confirm\": human confirmation is not built in this "
-	    "version, and the tool would run unconfirmed; remove the key");
-	p = load_ok(TOOL("\"mutating\": true, \"confirm\": false, " GET_ID
-	    "\"params\": {\"id\": {\"type\": \"integer\"}}"));
-	cr_assert_not(p->tools[0].confirm);
-	policy_free(p);
-}
-
 /* 461 two-byte characters: too long; 460: fine (code points, not bytes). */
 Test(load_tools, description_missing_empty_or_too_long)
 {

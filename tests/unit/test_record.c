@@ -62,6 +62,32 @@ DECODE_WRAPPER(event, struct record_audit_event,
     record_audit_event_decode(d, n, l, &out), record_audit_event_free(&out))
 DECODE_WRAPPER(ack, struct record_audit_ack,
     record_audit_ack_decode(d, n, &out), (void)0)
+DECODE_WRAPPER(challenge, struct record_confirm_challenge_msg,
+    record_confirm_challenge_decode(d, n, &out), (void)0)
+DECODE_WRAPPER(answer, struct record_confirm_answer,
+    record_confirm_answer_decode(d, n, l, &out),
+    record_confirm_answer_free(&out))
+
+static struct sample
+encode_challenge(const struct record_confirm_challenge_msg *m)
+{
+	struct buf b;
+
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	cr_assert_eq(record_confirm_challenge_encode(m, &b), RECORD_OK);
+	return sample_take(&b);
+}
+
+static struct sample
+encode_answer(const struct record_confirm_answer *a,
+    const struct record_limits *l)
+{
+	struct buf b;
+
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	cr_assert_eq(record_confirm_answer_encode(a, l, &b), RECORD_OK);
+	return sample_take(&b);
+}
 
 struct kind_case {
 	const char *name;
@@ -83,6 +109,11 @@ cases_fill(struct kind_case *c)
 	struct record_audit_event ev;
 	struct record_audit_ack ack = { .call_id = 7,
 	    .status = RECORD_AUDIT_FAILED };
+	struct record_confirm_challenge_msg challenge = { .call_id = 9,
+	    .challenge = { .expiry_ms = 120000 } };
+	struct record_confirm_answer answer = { .call_id = 9,
+	    .verdict = RECORD_CONFIRM_ACCEPT, .has_retyped = true,
+	    .retyped = { (char *)"RT:\"$(id)\" \xc3\xa9", 12 } };
 
 	fingerprint("hello", hello.fingerprint);
 	sample_action_fill(&action, args);
@@ -104,9 +135,16 @@ cases_fill(struct kind_case *c)
 	    { "upstream-", "S1:", "S2:", "S3:" } };
 	c[6] = (struct kind_case){ "audit ack", RECORD_AUDIT_ACK, decode_ack,
 	    encode_ack(&ack), { NULL } };
+	memset(challenge.challenge.mac, 0x5c, HASH_SHA256_LEN);
+	answer.challenge = challenge.challenge;
+	c[7] = (struct kind_case){ "confirm challenge",
+	    RECORD_CONFIRM_CHALLENGE, decode_challenge,
+	    encode_challenge(&challenge), { NULL } };
+	c[8] = (struct kind_case){ "confirm answer", RECORD_CONFIRM_ANSWER,
+	    decode_answer, encode_answer(&answer, &l), { "RT:" } };
 }
 
-#define CASE_COUNT 7
+#define CASE_COUNT 9
 
 static void
 cases_free(struct kind_case *c)
@@ -189,7 +227,7 @@ Test(record_all, another_version_is_refused_and_reported)
 
 Test(record_all, another_type_is_refused)
 {
-	static const uint16_t types[] = { 0, 1, 2, 3, 4, 5, 6, 7, 0x0101,
+	static const uint16_t types[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0x0101,
 	    0xffff };
 	struct kind_case c[CASE_COUNT];
 	struct record_limits l = limits_default();
@@ -281,7 +319,7 @@ Test(record_all, peek_names_the_type_of_each_sample)
 		cr_assert_eq(version, RECORD_VERSION);
 		cr_assert_eq(record_peek(c[i].s.bytes, 3, NULL, NULL),
 		    RECORD_ERR_SHORT);
-		put_u16_at(c[i].s.bytes + 2, RECORD_AUDIT_ACK + 1);
+		put_u16_at(c[i].s.bytes + 2, RECORD_CONFIRM_ANSWER + 1);
 		cr_assert_eq(record_peek(c[i].s.bytes, c[i].s.len, &version,
 		    &type), RECORD_ERR_TYPE);
 		put_u16_at(c[i].s.bytes + 2, 0);
@@ -418,6 +456,10 @@ decoder_for(enum record_type type)
 		return decode_event;
 	case RECORD_AUDIT_ACK:
 		return decode_ack;
+	case RECORD_CONFIRM_CHALLENGE:
+		return decode_challenge;
+	case RECORD_CONFIRM_ANSWER:
+		return decode_answer;
 	}
 	return NULL;
 }

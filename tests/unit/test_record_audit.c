@@ -107,7 +107,8 @@ Test(record_audit_event, as_many_shapes_as_the_cap_roundtrip)
  */
 Test(record_audit_event, kind_flags_and_outcome_out_of_range_are_refused)
 {
-	static const uint8_t kinds[] = { 0, RECORD_AUDIT_CLIENT + 1, 0xff };
+	static const uint8_t kinds[] = { 0, RECORD_AUDIT_CONFIRMATION + 1,
+	    0xff };
 	static const uint8_t flags[] = { 0x08, 0x80, 0xff };
 	struct record_limits l = limits_default();
 	struct record_audit_event ev = { .kind = RECORD_AUDIT_EXECUTION,

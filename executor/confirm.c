@@ -1,0 +1,322 @@
+/*
+ * Challenges and their verification (executor/confirm.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "common/buf.h"
+#include "common/log.h"
+#include "executor/confirm.h"
+#include "policy/args.h"
+
+#define CONFIRM_KEY_LEN 32
+/* Domain separation: this MAC is for nothing else. */
+static const char confirm_label[] = "sallyport confirm v1";
+
+struct confirm_spent {
+	uint8_t nonce[RECORD_CONFIRM_NONCE_LEN];
+	uint64_t expiry_ms;
+};
+
+struct confirm_keeper {
+	uint8_t key[CONFIRM_KEY_LEN];
+	/*
+	 * Added to the monotonic clock for expiries: a requestState shows
+	 * its expiry to the client, and the bare clock would tell it the
+	 * host's uptime.  Below 2^48 ms, so no sum wraps.
+	 */
+	uint64_t epoch_ms;
+	struct confirm_spent *spent;	/* max_spent slots */
+	size_t spent_count;
+	size_t max_spent;
+};
+
+static uint64_t
+confirm_now_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static bool
+confirm_random(void *out, size_t len)
+{
+	uint8_t *p = out;
+	ssize_t n;
+
+	while (len > 0) {
+		n = getrandom(p, len, 0);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			log_error("getrandom: %s", strerror(errno));
+			return false;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+struct confirm_keeper *
+confirm_keeper_new(size_t max_spent)
+{
+	struct confirm_keeper *k = calloc(1, sizeof(*k));
+
+	if (max_spent == 0)
+		max_spent = 1;
+	if (k == NULL || (k->spent = calloc(max_spent,
+	    sizeof(*k->spent))) == NULL) {
+		log_error("confirm_keeper_new: out of memory");
+		free(k);
+		return NULL;
+	}
+	k->max_spent = max_spent;
+	if (!confirm_random(k->key, sizeof(k->key)) ||
+	    !confirm_random(&k->epoch_ms, sizeof(k->epoch_ms))) {
+		confirm_keeper_free(k);
+		return NULL;
+	}
+	k->epoch_ms &= (UINT64_C(1) << 48) - 1;
+	return k;
+}
+
+void
+confirm_keeper_free(struct confirm_keeper *k)
+{
+	if (k == NULL)
+		return;
+	explicit_bzero(k->key, sizeof(k->key));
+	free(k->spent);
+	free(k);
+}
+
+/*
+ * The MAC over what section 8.1 binds.  The values are encoded by the
+ * action record's one encoder, so "the same values" means the same
+ * bytes on the wire, kind included.
+ */
+static bool
+confirm_mac(const struct confirm_keeper *k, const struct child_context *ctx,
+    uint32_t tool_index, const struct value *args, size_t arg_count,
+    const struct record_confirm_challenge *c, uint8_t out[HASH_SHA256_LEN])
+{
+	struct record_action a;
+	struct buf b;
+	const char *profile = ctx->profile != NULL ? ctx->profile->name : "";
+	bool ok;
+
+	memset(&a, 0, sizeof(a));
+	a.tool_index = tool_index;
+	memcpy(a.fingerprint, ctx->fingerprint, HASH_SHA256_LEN);
+	a.args = (struct value *)args;
+	a.arg_count = arg_count;
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	ok = buf_put_string(&b, confirm_label, sizeof(confirm_label) - 1) ==
+	    RECORD_OK &&
+	    buf_put_string(&b, profile, strlen(profile)) == RECORD_OK &&
+	    record_action_encode(&a, &ctx->limits, &b) == RECORD_OK &&
+	    buf_put_u64(&b, c->expiry_ms) == RECORD_OK &&
+	    buf_put_raw(&b, c->nonce, sizeof(c->nonce)) == RECORD_OK &&
+	    hash_hmac_sha256(k->key, sizeof(k->key), buf_ptr(&b),
+	    buf_len(&b), out);
+	buf_free(&b);
+	if (!ok)
+		log_error("confirm_mac: cannot encode the call");
+	return ok;
+}
+
+bool
+confirm_issue(struct confirm_keeper *k, const struct child_context *ctx,
+    uint32_t tool_index, const struct value *args, size_t arg_count,
+    uint32_t timeout_s, struct record_confirm_challenge *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!confirm_random(out->nonce, sizeof(out->nonce)))
+		return false;
+	out->expiry_ms = k->epoch_ms + confirm_now_ms() +
+	    (uint64_t)timeout_s * 1000u;
+	return confirm_mac(k, ctx, tool_index, args, arg_count, out, out->mac);
+}
+
+/* Forgets the nonces whose challenge expired: they cannot verify again. */
+static void
+confirm_spent_prune(struct confirm_keeper *k, uint64_t now)
+{
+	size_t i = 0;
+
+	while (i < k->spent_count) {
+		if (k->spent[i].expiry_ms <= now)
+			k->spent[i] = k->spent[--k->spent_count];
+		else
+			i++;
+	}
+}
+
+static bool
+confirm_spent_has(const struct confirm_keeper *k,
+    const struct record_confirm_challenge *c)
+{
+	size_t i;
+
+	for (i = 0; i < k->spent_count; i++)
+		if (memcmp(k->spent[i].nonce, c->nonce, sizeof(c->nonce)) == 0)
+			return true;
+	return false;
+}
+
+/* false when the list is full: the answer is then refused as replayed. */
+static bool
+confirm_spend(struct confirm_keeper *k,
+    const struct record_confirm_challenge *c)
+{
+	if (k->spent_count >= k->max_spent) {
+		log_error("%zu confirmations unexpired: refusing more",
+		    k->spent_count);
+		return false;
+	}
+	memcpy(k->spent[k->spent_count].nonce, c->nonce, sizeof(c->nonce));
+	k->spent[k->spent_count].expiry_ms = c->expiry_ms;
+	k->spent_count++;
+	return true;
+}
+
+static bool
+confirm_value_equal(const struct value *a, const struct value *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case VALUE_STRING:
+		return a->u.str.len == b->u.str.len &&
+		    memcmp(a->u.str.ptr, b->u.str.ptr, a->u.str.len) == 0;
+	case VALUE_INTEGER:
+		return a->u.integer == b->u.integer;
+	case VALUE_DECIMAL:
+		return a->u.decimal_minor == b->u.decimal_minor;
+	case VALUE_BOOLEAN:
+		return a->u.boolean == b->u.boolean;
+	case VALUE_ABSENT:
+		break;
+	}
+	return false;
+}
+
+/* The typed text, read as the retype param's value, is the call's. */
+static bool
+confirm_retype_ok(const struct policy_tool *tool, const struct value *args,
+    size_t arg_count, const struct record_confirm_answer *answer)
+{
+	size_t i = tool->confirm_spec.retype;
+	struct value typed;
+	bool same;
+
+	if (i == POLICY_CONFIRM_NO_RETYPE)
+		return true;
+	if (!answer->has_retyped || i >= arg_count ||
+	    !policy_arg_from_text(&tool->params[i], answer->retyped.ptr,
+	    &typed))
+		return false;
+	same = confirm_value_equal(&typed, &args[i]);
+	value_free(&typed);
+	return same;
+}
+
+enum confirm_decision
+confirm_verify(struct confirm_keeper *k, const struct child_context *ctx,
+    uint32_t tool_index, const struct value *args, size_t arg_count,
+    const struct record_confirm_answer *answer)
+{
+	const struct policy_tool *tool = &ctx->policy->tools[tool_index];
+	const struct record_confirm_challenge *c = &answer->challenge;
+	uint8_t mac[HASH_SHA256_LEN];
+	uint64_t now = k->epoch_ms + confirm_now_ms();
+	bool spent;
+
+	switch (answer->verdict) {
+	case RECORD_CONFIRM_ACCEPT:
+		break;
+	case RECORD_CONFIRM_DECLINE:
+		return CONFIRM_DECLINED;
+	case RECORD_CONFIRM_CANCEL:
+		return CONFIRM_CANCELLED;
+	case RECORD_CONFIRM_UNSUPPORTED:
+		return CONFIRM_UNSUPPORTED;
+	case RECORD_CONFIRM_RELAYED:
+		return CONFIRM_RELAYED;
+	}
+	if (!confirm_mac(k, ctx, tool_index, args, arg_count, c, mac) ||
+	    !hash_equal_ct(mac, c->mac, sizeof(mac)))
+		return CONFIRM_FORGED;
+	if (c->expiry_ms <= now)
+		return CONFIRM_EXPIRED;
+	confirm_spent_prune(k, now);
+	spent = confirm_spent_has(k, c);
+	if (spent || !confirm_spend(k, c))
+		return CONFIRM_REPLAYED;
+	if (!confirm_retype_ok(tool, args, arg_count, answer))
+		return CONFIRM_WRONG_VALUE;
+	return CONFIRM_ACCEPTED;
+}
+
+const char *
+confirm_decision_token(enum confirm_decision d)
+{
+	switch (d) {
+	case CONFIRM_ASKED: return "asked";
+	case CONFIRM_ACCEPTED: return "accepted";
+	case CONFIRM_DECLINED: return "declined";
+	case CONFIRM_CANCELLED: return "cancelled";
+	case CONFIRM_UNSUPPORTED: return "unsupported";
+	case CONFIRM_RELAYED: return "relayed";
+	case CONFIRM_FORGED: return "forged";
+	case CONFIRM_EXPIRED: return "expired";
+	case CONFIRM_REPLAYED: return "replayed";
+	case CONFIRM_WRONG_VALUE: return "wrong-value";
+	case CONFIRM_WITHDRAWN: return "withdrawn";
+	}
+	return "unknown";
+}
+
+const char *
+confirm_decision_message(enum confirm_decision d)
+{
+	switch (d) {
+	case CONFIRM_ASKED:
+		return "waiting for a human's confirmation";
+	case CONFIRM_ACCEPTED:
+		return "confirmed";
+	case CONFIRM_DECLINED:
+		return "the human declined this action; nothing was sent";
+	case CONFIRM_CANCELLED:
+		return "the human dismissed the confirmation; nothing was sent";
+	case CONFIRM_UNSUPPORTED:
+		return "this tool needs a human's confirmation, and this client "
+		    "cannot ask for one; nothing was sent";
+	case CONFIRM_RELAYED:
+		return "the question went to the client; the call comes again "
+		    "with the answer";
+	case CONFIRM_FORGED:
+		return "the confirmation does not match this action and its "
+		    "values; nothing was sent";
+	case CONFIRM_EXPIRED:
+		return "no confirmation came before it expired; nothing was "
+		    "sent";
+	case CONFIRM_REPLAYED:
+		return "this confirmation was already used; nothing was sent";
+	case CONFIRM_WRONG_VALUE:
+		return "the value typed to confirm is not this call's; nothing "
+		    "was sent";
+	case CONFIRM_WITHDRAWN:
+		return "cancelled while waiting for confirmation; nothing was "
+		    "sent";
+	}
+	return "not confirmed; nothing was sent";
+}

@@ -1,0 +1,159 @@
+/*
+ * A call of a tool with confirm, before its intent (docs/design.md
+ * section 8.1): the challenge goes to the frontend, a confirmation
+ * record "asked" to the broker, and a timer runs to the challenge's
+ * expiry.  The call then ends denied, naming why, unless an answer the
+ * keeper accepts comes first (executor/confirm.h); only then is the
+ * "accepted" record sent, then the intent, then the action.  Each
+ * decision is a confirmation record before anything else about the call.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <event2/event.h>
+
+#include "common/exit.h"
+#include "common/log.h"
+#include "executor/dispatch_int.h"
+#include "policy/audit_args.h"
+
+/* The shape of what the human typed: "string(N)", never the text. */
+static char *
+dispatch_confirm_shape(const struct record_confirm_answer *a)
+{
+	cJSON *text, *shape;
+	char *out = NULL;
+
+	if ((text = cJSON_CreateString(a->retyped.ptr)) != NULL &&
+	    (shape = audit_json_shape(text)) != NULL) {
+		out = cJSON_PrintUnformatted(shape);
+		cJSON_Delete(shape);
+	}
+	cJSON_Delete(text);
+	return out;
+}
+
+/* One confirmation record; false when it could not be sent. */
+static bool
+dispatch_confirm_audit(struct dispatch_call *c, enum confirm_decision d,
+    const struct record_confirm_answer *a)
+{
+	const char *token = confirm_decision_token(d);
+	struct record_audit_event ev;
+	struct record_text shape = { NULL, 0 };
+	bool ok;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = RECORD_AUDIT_CONFIRMATION;
+	ev.call_id = c->call_id;
+	ev.tool_index = c->tool_index;
+	ev.reason.ptr = (char *)token;
+	ev.reason.len = strlen(token);
+	if (a != NULL && a->has_retyped) {
+		if ((shape.ptr = dispatch_confirm_shape(a)) == NULL)
+			return false;
+		shape.len = strlen(shape.ptr);
+		ev.shapes = &shape;
+		ev.shape_count = 1;
+	}
+	ok = channel_send(c->d->ctx->chan, RECORD_ROLE_BROKER,
+	    RECORD_AUDIT_EVENT, &ev);
+	cJSON_free(shape.ptr);
+	if (!ok)
+		log_error("call %llu: confirmation record not sent",
+		    (unsigned long long)c->call_id);
+	return ok;
+}
+
+/* Not confirmed: the decision's record, then a denial; nothing acted. */
+static void
+dispatch_confirm_deny(struct dispatch_call *c, enum confirm_decision d,
+    const struct record_confirm_answer *a)
+{
+	(void)dispatch_confirm_audit(c, d, a);
+	dispatch_answer(c, RECORD_OUTCOME_DENIED, 0,
+	    confirm_decision_message(d));
+}
+
+static void
+dispatch_confirm_on_expiry(evutil_socket_t fd, short what, void *arg)
+{
+	struct dispatch_call *c = arg;
+
+	(void)fd;
+	(void)what;
+	dispatch_confirm_deny(c, CONFIRM_EXPIRED, NULL);
+}
+
+bool
+dispatch_confirm_ask(struct dispatch_call *c)
+{
+	struct dispatch *d = c->d;
+	uint32_t timeout_s = c->tool->confirm_spec.timeout_s;
+	struct record_confirm_challenge_msg m;
+	struct timeval tv = { (time_t)timeout_s, 0 };
+
+	c->state = CALL_WAITING_CONFIRM;
+	memset(&m, 0, sizeof(m));
+	m.call_id = c->call_id;
+	if (!confirm_issue(d->confirm, d->ctx, c->tool_index, c->args,
+	    c->arg_count, timeout_s, &m.challenge) ||
+	    (c->ack_timer = evtimer_new(d->base, dispatch_confirm_on_expiry,
+	    c)) == NULL || evtimer_add(c->ack_timer, &tv) == -1) {
+		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0, "the executor "
+		    "could not ask for a confirmation; nothing was sent");
+		return false;
+	}
+	if (!dispatch_confirm_audit(c, CONFIRM_ASKED, NULL) ||
+	    !channel_send(d->ctx->chan, RECORD_ROLE_FRONTEND,
+	    RECORD_CONFIRM_CHALLENGE, &m)) {
+		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0, "the executor "
+		    "could not ask for a confirmation; nothing was sent");
+		return false;
+	}
+	return true;
+}
+
+void
+dispatch_confirm_withdraw(struct dispatch_call *c)
+{
+	dispatch_confirm_deny(c, CONFIRM_WITHDRAWN, NULL);
+}
+
+/* Accepted: its record, then the intent and the action as for any call. */
+static void
+dispatch_confirm_go(struct dispatch_call *c,
+    const struct record_confirm_answer *a)
+{
+	event_free(c->ack_timer);
+	c->ack_timer = NULL;
+	if (!dispatch_confirm_audit(c, CONFIRM_ACCEPTED, a)) {
+		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0, "the confirmation "
+		    "could not be audited; nothing was sent");
+		return;
+	}
+	(void)dispatch_await_intent(c);
+}
+
+void
+dispatch_confirm_answer(struct dispatch *d,
+    const struct record_confirm_answer *a)
+{
+	struct dispatch_call *c = dispatch_call_find(d, a->call_id);
+	enum confirm_decision decision;
+
+	if (c == NULL || c->state != CALL_WAITING_CONFIRM) {
+		log_warn("confirmation for call %llu, which is not waiting for "
+		    "one; ignored", (unsigned long long)a->call_id);
+		return;
+	}
+	decision = confirm_verify(d->confirm, d->ctx, c->tool_index, c->args,
+	    c->arg_count, a);
+	if (decision == CONFIRM_ACCEPTED)
+		dispatch_confirm_go(c, a);
+	else
+		dispatch_confirm_deny(c, decision, a);
+}

@@ -1,0 +1,20 @@
+# Human confirmation (docs/design.md section 8): the official SDK clients
+# asking a human (elicitation/create, and input_required on 2026-07-28),
+# a modern session's tampered requestState, and a compromised frontend's
+# forged answers through tests/sp-test's hooks; each counts what reached
+# a real HTTP target.
+CONFIRM_TESTS = tests/sdk/sdk_confirm.mjs \
+	tests/integration/confirm_hooks.py \
+	tests/integration/confirm_modern.py
+TESTS += $(CONFIRM_TESTS)
+EXTRA_DIST += $(CONFIRM_TESTS) tests/integration/confirm_lib.py
+
+# `make bench-confirm` (also under `make bench`): a confirmed call beside
+# an unconfirmed one, end to end; printed, not asserted.
+bench-confirm: sp
+	SP_BIN='$(abs_top_builddir)/sp' SP_SRCDIR='$(abs_top_srcdir)' \
+	SP_BUILDDIR='$(abs_top_builddir)' \
+	python3 $(abs_top_srcdir)/tests/bench/confirm_bench.py
+bench: bench-confirm
+EXTRA_DIST += tests/bench/confirm_bench.py
+.PHONY: bench-confirm

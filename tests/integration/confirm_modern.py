@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Confirmation in a 2026-07-28 (modern) session (docs/design.md section
+8.2), driven line by line so each round can be tampered with: the first
+tools/call of a confirm tool returns resultType "input_required" with the
+question as an input request and the challenge as requestState, and
+nothing reaches the HTTP target; the retry with the human's accept and the
+requestState reaches it once.  A requestState replayed, changed, sent with
+other arguments or after its timeout_s, a decline, a wrong retyped value,
+and a client whose _meta declares no elicitation: each denied, saying
+why, zero requests; a read call runs between the rounds."""
+import base64
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from confirm_lib import decisions, write_policy  # noqa: E402
+from front_lib import Target  # noqa: E402
+from proc_lib import check, done, finish, read_line, request, start  # noqa
+from proc_lib import tmpdir  # noqa: E402
+
+KEY = "sallyport-confirm"
+NAME = "w \u00e9 \"$(id)\""
+
+
+def meta(elicitation=True):
+    return {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities":
+            {"elicitation": {}} if elicitation else {}}
+
+
+class Modern:
+    def __init__(self, timeout_s=60):
+        self.tmp = tmpdir()
+        self.target = Target(self.tmp)
+        self.p = start(write_policy(self.tmp, self.target.port,
+                                    timeout_s=timeout_s))
+        self.pending = b""
+        self.rid = 0
+
+    def call(self, args, tool="create_item", extra=None, elicitation=True):
+        self.rid += 1
+        params = {"name": tool, "arguments": args,
+                  "_meta": meta(elicitation)}
+        params.update(extra or {})
+        self.p.stdin.write(request(self.rid, "tools/call", params))
+        self.p.stdin.flush()
+        end = time.monotonic() + 60
+        while b"\n" not in self.pending and time.monotonic() < end:
+            self.pending += read_line(self.p, 60) or b""
+        line, self.pending = self.pending.split(b"\n", 1)
+        return json.loads(line).get("result", {})
+
+    def posts(self):
+        return [r for r in self.target.requests() if r["method"] == "POST"]
+
+    def close(self):
+        finish(self.p, b"", 30)
+        self.target.stop()
+
+
+def answer(state, action="accept", qty="5"):
+    return {"requestState": state, "inputResponses": {
+        KEY: {"action": action, "content": {"qty": qty}}}}
+
+
+def outcome(r):
+    return r.get("structuredContent", {}).get("outcome"), \
+        r.get("structuredContent", {}).get("message", "")
+
+
+def test_rounds():
+    m = Modern()
+    first = m.call({"name": NAME, "qty": 5})
+    question = first.get("inputRequests", {}).get(KEY, {})
+    check("first round: input_required, the question as an input request, "
+          "the challenge as requestState",
+          first.get("resultType") == "input_required" and
+          question.get("method") == "elicitation/create" and
+          question.get("params", {}).get("message") ==
+          "Create 5 x %s in the shop" % NAME and
+          isinstance(first.get("requestState"), str), first)
+    check("... nothing reached the target", m.posts() == [], m.posts())
+    read = m.call({"id": "between"}, tool="get_item")
+    check("a read call between the rounds runs",
+          outcome(read)[0] == "ok", read)
+    state = first.get("requestState", "")
+    second = m.call({"name": NAME, "qty": 5}, extra=answer(state))
+    check("the retry with the human's accept and the requestState: ok, one "
+          "request", outcome(second)[0] == "ok" and len(m.posts()) == 1 and
+          second.get("resultType") == "complete", (second, m.posts()))
+    third = m.call({"name": NAME, "qty": 5}, extra=answer(state))
+    check("the same requestState again: denied as already used, still one "
+          "request", outcome(third)[0] == "denied" and
+          "already used" in outcome(third)[1] and len(m.posts()) == 1, third)
+
+    state = m.call({"name": NAME, "qty": 5}).get("requestState", "")
+    other = m.call({"name": NAME, "qty": 6}, extra=answer(state, qty="6"))
+    check("a requestState sent with other arguments (retyped right for "
+          "them): denied, nothing sent", outcome(other)[0] == "denied" and
+          "does not match" in outcome(other)[1] and len(m.posts()) == 1,
+          other)
+    raw = bytearray(base64.b64decode(state))
+    raw[-1] ^= 0x01
+    changed = m.call({"name": NAME, "qty": 5},
+                     extra=answer(base64.b64encode(bytes(raw)).decode()))
+    check("a changed requestState: denied, nothing sent",
+          outcome(changed)[0] == "denied" and
+          "does not match" in outcome(changed)[1] and len(m.posts()) == 1,
+          changed)
+    garbage = m.call({"name": NAME, "qty": 5}, extra=answer("not base64 $"))
+    check("a requestState that is not one: denied, nothing sent",
+          outcome(garbage)[0] == "denied" and len(m.posts()) == 1, garbage)
+
+    state = m.call({"name": NAME, "qty": 5}).get("requestState", "")
+    wrong = m.call({"name": NAME, "qty": 5}, extra=answer(state, qty="50"))
+    declined = m.call({"name": NAME, "qty": 5},
+                      extra=answer(state, action="decline"))
+    check("a wrong retyped value, a decline: denied saying why, nothing "
+          "sent", outcome(wrong)[0] == "denied" and
+          "not this call's" in outcome(wrong)[1] and
+          outcome(declined)[0] == "denied" and
+          "declined" in outcome(declined)[1] and len(m.posts()) == 1,
+          (wrong, declined))
+    bare = m.call({"name": NAME, "qty": 5}, elicitation=False)
+    check("a client whose _meta declares no elicitation: denied at once",
+          outcome(bare)[0] == "denied" and
+          "cannot ask for one" in outcome(bare)[1] and len(m.posts()) == 1,
+          bare)
+    m.close()
+    d = decisions(m.tmp)
+    check("audited: relayed, accepted once, then replayed, forged, "
+          "wrong-value, declined, unsupported",
+          d.count("accepted") == 1 and d.count("relayed") == 3 and
+          d.count("forged") == 3 and "replayed" in d and
+          "wrong-value" in d and "declined" in d and "unsupported" in d, d)
+
+
+def test_expired():
+    m = Modern(timeout_s=1)
+    state = m.call({"name": NAME, "qty": 5}).get("requestState", "")
+    time.sleep(1.5)
+    late = m.call({"name": NAME, "qty": 5}, extra=answer(state))
+    check("a requestState past its timeout_s: denied as expired, nothing "
+          "sent", outcome(late)[0] == "denied" and
+          "expired" in outcome(late)[1] and m.posts() == [], late)
+    m.close()
+
+
+def main():
+    test_rounds()
+    test_expired()
+    return done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
