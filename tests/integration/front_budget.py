@@ -134,7 +134,8 @@ def test_sent_and_refused_share_the_budget(tmp, target):
     time.sleep(0.3)
     records, _ = audit(tmp)
     check("... two reached the target, two intents, no violation",
-          [r["path"] for r in target.requests()] ==
+          # the two run at once: either may reach the target first
+          sorted(r["path"] for r in target.requests()) ==
           ["/items/n0", "/items/n2"] and
           [r["kind"] for r in records].count("intent") == 2 and
           "violation" not in [r["kind"] for r in records],
