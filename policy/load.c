@@ -143,7 +143,8 @@ static void
 load_limits(struct load_ctx *ctx, const cJSON *root)
 {
 	static const char *const keys[] = { "max_frame_bytes", "max_inflight",
-	    "calls_per_session", "result_max_chars", "call_timeout_ms", NULL };
+	    "calls_per_session", "result_max_chars", "call_timeout_ms",
+	    "dedupe_ms", NULL };
 	const cJSON *l = ctx_member(ctx, root, "limits", false);
 	struct policy_limits *lim = &ctx->policy->limits;
 	size_t timeout = lim->call_timeout_ms;
@@ -163,6 +164,9 @@ load_limits(struct load_ctx *ctx, const cJSON *root)
 	load_limit(ctx, l, "call_timeout_ms", LOAD_TIMEOUT_MIN,
 	    LOAD_TIMEOUT_MAX, &timeout);
 	lim->call_timeout_ms = (uint32_t)timeout;
+	timeout = lim->dedupe_ms;
+	load_limit(ctx, l, "dedupe_ms", 0, 3600000, &timeout);
+	lim->dedupe_ms = (uint32_t)timeout;
 }
 
 /* true, false or "all": nothing else, so a typo is not a silent "off". */
@@ -484,6 +488,7 @@ policy_new(struct load_ctx *ctx)
 	p->limits.calls_per_session = 200;
 	p->limits.result_max_chars = 16000;
 	p->limits.call_timeout_ms = 30000;
+	p->limits.dedupe_ms = 10000;
 	return p;
 }
 

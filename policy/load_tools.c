@@ -515,7 +515,8 @@ load_tool(struct load_ctx *ctx, const cJSON *obj, size_t index)
 	static const char *const keys[] = { "name", "title", "description",
 	    "target",
 	    "scope", "mutating", "confirm", "idempotent", "destructive",
-	    "timeout_ms", "params", "http", "ssh", NULL };
+	    "timeout_ms", "params", "http", "ssh", "limits", "idempotency",
+	    NULL };
 	struct policy_tool *tool = &ctx->policy->tools[index];
 	struct template_use use = { .tool = tool };
 	int target_type;
@@ -532,6 +533,7 @@ load_tool(struct load_ctx *ctx, const cJSON *obj, size_t index)
 	tool_flags(ctx, obj, tool);
 	if (!load_params(ctx, obj, tool))
 		return;
+	load_tool_limits(ctx, obj, tool);
 	if ((use.used = calloc(tool->param_count + 1, sizeof(bool))) == NULL) {
 		ctx_out_of_memory(ctx);
 		return;
@@ -612,4 +614,5 @@ load_free_tool(struct policy_tool *t)
 	for (i = 0; i < t->param_count; i++)
 		load_free_param(&t->params[i]);
 	free(t->params);
+	free(t->limits.max_distinct);
 }

@@ -41,6 +41,19 @@ struct policy_limits {
 	size_t calls_per_session;	/* default 200 */
 	size_t result_max_chars;	/* default 16000 */
 	uint32_t call_timeout_ms;	/* default 30000 */
+	uint32_t dedupe_ms;		/* default 10000; 0: in flight only */
+};
+
+/*
+ * A tool's own limits (docs/sp-policy.5, "limits" of a tool); 0 is
+ * "none".  The broker keeps the counts (broker/limits.h).
+ */
+struct policy_tool_limits {
+	uint32_t min_interval_ms;	/* between two calls of the same values */
+	uint32_t per_day;		/* calls per uid (or profile) per UTC day */
+	uint32_t *max_distinct;		/* per param, NULL when none: values per
+					 * session; owned, param_count entries */
+	bool any;			/* one of them is set */
 };
 
 struct policy_pattern;		/* policy/pattern.h */
@@ -156,6 +169,7 @@ struct policy_tool {
 	struct policy_param *params;	/* in declaration order */
 	size_t param_count;
 	uint32_t timeout_ms;		/* 0: the target's or the limits' */
+	struct policy_tool_limits limits;
 };
 
 enum policy_credential_type {
