@@ -23,6 +23,7 @@ audit_event_kind_name(enum record_audit_kind kind)
 	case RECORD_AUDIT_CANCELLATION: return "cancellation";
 	case RECORD_AUDIT_OPENED: return "session-start";
 	case RECORD_AUDIT_CLIENT: return "client";
+	case RECORD_AUDIT_LIMIT: return "limit";
 	}
 	return NULL;
 }

@@ -27,6 +27,7 @@
 #include "broker/cmd_args.h"
 #include "broker/commands.h"
 #include "broker/peer.h"
+#include "broker/limits.h"
 #include "broker/supervise.h"
 #include "child/test_hook.h"
 #include "common/log.h"
@@ -335,6 +336,7 @@ mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
 		(void)snprintf(s->peer, sizeof(s->peer), "no peer credentials");
 	if (!mcp_session_id(s) || !mcp_open_audit(s))
 		return SP_EXIT_INTERNAL;
+	limits_say_scope(s->policy);
 	if ((s->base = event_base_new()) == NULL ||
 	    (s->sv = supervise_new(s->base, s->log, s->policy,
 	    &s->limits, s->fingerprint,

@@ -99,6 +99,7 @@ include tests/proc.mk
 include tests/auditint.mk
 include tests/front.mk
 include tests/exec.mk
+include tests/limits.mk
 include tests/ops.mk
 
 if HAVE_CRITERION
