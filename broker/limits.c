@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "broker/limits.h"
+#include "broker/state_dir.h"
 #include "common/log.h"
 
 #define LIMITS_DAY_MS	86400000u
@@ -38,13 +39,16 @@ struct limits_recent {
 
 struct limits {
 	const struct policy *policy;
+	struct state_file *state;	/* borrowed; NULL: per_day in memory */
+	char who[LIMITS_WHO_MAX];	/* "uid:1001" or "profile:ops" */
 	struct limits_tool *tools;	/* owned, one per policy tool */
 	struct limits_recent *recent;	/* owned, LIMITS_RECENT_MAX */
 	size_t n_recent;
 };
 
 struct limits *
-limits_new(const struct policy *policy)
+limits_new(const struct policy *policy, struct state_file *state,
+    const char *who)
 {
 	struct limits *l;
 	size_t i;
@@ -56,6 +60,8 @@ limits_new(const struct policy *policy)
 	    NULL)
 		goto fail;
 	l->policy = policy;
+	l->state = state;
+	snprintf(l->who, sizeof(l->who), "%s", who);
 	for (i = 0; i < policy->tool_count; i++)
 		if (policy->tools[i].limits.max_distinct != NULL &&
 		    (l->tools[i].seen = calloc(policy->tools[i].param_count + 1,
@@ -209,25 +215,124 @@ limits_check_recent(struct limits *l, const struct policy_tool *tool,
 	return LIMITS_PASS;
 }
 
-static enum limits_verdict
-limits_check_day(struct limits_tool *lt, const struct policy_tool *tool,
-    uint64_t wall_ms, struct limits_decision *d)
+/* state_dir's lines: {"day":D,"tool":"name","who":"uid:1001"}. */
+static void
+limits_state_reset(void *arg)
 {
+	struct limits *l = arg;
+	size_t i;
+
+	for (i = 0; i < l->policy->tool_count; i++) {
+		l->tools[i].day = 0;
+		l->tools[i].day_count = 0;
+	}
+}
+
+static void
+limits_state_line(void *arg, const char *line, size_t len)
+{
+	struct limits *l = arg;
+	cJSON *o = cJSON_ParseWithLength(line, len);
+	const cJSON *day, *tool, *who;
+	struct limits_tool *lt;
+	size_t i;
+
+	day = cJSON_GetObjectItemCaseSensitive(o, "day");
+	tool = cJSON_GetObjectItemCaseSensitive(o, "tool");
+	who = cJSON_GetObjectItemCaseSensitive(o, "who");
+	if (!cJSON_IsNumber(day) || day->valuedouble < 0 ||
+	    !cJSON_IsString(tool) || !cJSON_IsString(who) ||
+	    strcmp(who->valuestring, l->who) != 0)
+		goto out;	/* another's, or not ours to read: skipped */
+	for (i = 0; i < l->policy->tool_count; i++)
+		if (strcmp(l->policy->tools[i].name, tool->valuestring) == 0)
+			break;
+	if (i == l->policy->tool_count)
+		goto out;
+	lt = &l->tools[i];
+	if ((uint64_t)day->valuedouble > lt->day) {
+		lt->day = (uint64_t)day->valuedouble;
+		lt->day_count = 0;
+	}
+	if ((uint64_t)day->valuedouble == lt->day)
+		lt->day_count++;
+out:
+	cJSON_Delete(o);
+}
+
+/* With state_dir the count is the file's: this call's line goes in now,
+ * under the same lock it was decided by. */
+static bool
+limits_state_count(struct limits *l, const struct policy_tool *tool,
+    uint64_t day)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *line = NULL;
+	bool ok;
+
+	ok = o != NULL && cJSON_AddNumberToObject(o, "day", (double)day) &&
+	    cJSON_AddStringToObject(o, "tool", tool->name) &&
+	    cJSON_AddStringToObject(o, "who", l->who) &&
+	    (line = cJSON_PrintUnformatted(o)) != NULL &&
+	    state_file_append(l->state, line, strlen(line));
+	cJSON_free(line);
+	cJSON_Delete(o);
+	return ok;
+}
+
+static enum limits_verdict
+limits_check_day(struct limits *l, struct limits_tool *lt,
+    const struct policy_tool *tool, uint64_t wall_ms,
+    struct limits_decision *d)
+{
+	const struct state_reader reader = { limits_state_reset,
+	    limits_state_line, l };
 	uint64_t day = wall_ms / LIMITS_DAY_MS;
+	bool locked = false;
 
 	if (tool->limits.per_day == 0)
 		return LIMITS_PASS;
+	if (l->state != NULL) {
+		if (!state_file_lock(l->state, &reader)) {
+			snprintf(d->resets, sizeof(d->resets), "unknown");
+			snprintf(d->message, sizeof(d->message), "denied: the "
+			    "per_day count of %s could not be read from "
+			    "state_dir", tool->name);
+			return limits_deny(d, "per_day", 0,
+			    tool->limits.per_day);
+		}
+		locked = true;
+	}
 	if (lt->day != day) {
 		lt->day = day;
 		lt->day_count = 0;
 	}
-	if (lt->day_count < tool->limits.per_day)
+	if (lt->day_count < tool->limits.per_day) {
+		if (locked && !limits_state_count(l, tool, day)) {
+			state_file_unlock(l->state);
+			snprintf(d->resets, sizeof(d->resets), "unknown");
+			snprintf(d->message, sizeof(d->message), "denied: the "
+			    "per_day count of %s could not be written to "
+			    "state_dir", tool->name);
+			return limits_deny(d, "per_day", lt->day_count,
+			    tool->limits.per_day);
+		}
+		if (locked) {
+			lt->day_count++;	/* our line is not read back */
+			d->counted = true;
+			state_file_unlock(l->state);
+		}
 		return LIMITS_PASS;
+	}
+	if (locked)
+		state_file_unlock(l->state);
 	limits_format_time((day + 1) * LIMITS_DAY_MS, d->resets,
 	    sizeof(d->resets));
 	snprintf(d->message, sizeof(d->message), "denied by limit per_day of "
-	    "%s: %" PRIu64 " of %" PRIu32 " calls made today (UTC); resets at "
-	    "%s", tool->name, lt->day_count, tool->limits.per_day, d->resets);
+	    "%s: %" PRIu64 " of %" PRIu32 " calls made today (UTC)%s%s; resets "
+	    "at %s", tool->name, lt->day_count, tool->limits.per_day,
+	    l->state != NULL ? " by " : "", l->state != NULL ? l->who : "",
+	    d->resets);
 	return limits_deny(d, "per_day", lt->day_count, tool->limits.per_day);
 }
 
@@ -283,11 +388,11 @@ limits_decide(struct limits *l, const struct record_audit_event *intent,
 	limits_key(tool, intent, d->key);
 	limits_prune(l, mono_ms);
 	if ((v = limits_check_recent(l, tool, mono_ms, wall_ms, d)) !=
-	    LIMITS_PASS)
+	    LIMITS_PASS ||
+	    (v = limits_check_distinct(lt, tool, intent, d)) != LIMITS_PASS)
 		return v;
-	if ((v = limits_check_day(lt, tool, wall_ms, d)) != LIMITS_PASS)
-		return v;
-	return limits_check_distinct(lt, tool, intent, d);
+	/* last: with state_dir a call that passes is counted there now */
+	return limits_check_day(l, lt, tool, wall_ms, d);
 }
 
 static void
@@ -322,7 +427,8 @@ limits_commit(struct limits *l, const struct record_audit_event *intent,
 
 	if (!tool->limits.any && !tool->mutating)
 		return;
-	lt->day_count++;
+	if (!d->counted)
+		lt->day_count++;
 	for (i = 0; lt->seen != NULL && i < intent->digest_count; i++)
 		if (tool->limits.max_distinct[i] != 0)
 			limits_seen_add(&lt->seen[i], intent->digests[i]);
@@ -376,6 +482,8 @@ limits_say_scope(const struct policy *policy)
 {
 	size_t i;
 
+	if (policy->state_dir != NULL)
+		return;
 	for (i = 0; i < policy->tool_count; i++)
 		if (policy->tools[i].limits.any) {
 			log_info("no state_dir: tool limits are counted in "

@@ -19,8 +19,11 @@
  *   limits.dedupe_ms ago, is answered DUPLICATE of the first; it never
  *   acts and counts against no limit.
  *
- * Everything lives in the broker's memory and ends with the session
- * (there is no state_dir yet; docs/design.md section 9 says what comes).
+ * Without state_dir everything lives in the broker's memory and ends
+ * with the session.  With it, per_day is counted in state_dir's
+ * limits.jsonl (broker/state_dir.h), decided and appended under its lock,
+ * so every sp mcp of the host shares one count per uid (or profile);
+ * min_interval_ms, max_distinct and duplicates stay per session.
  * A refused or duplicate call changes no count.  The calls remembered for
  * min_interval_ms and dedupe_ms are at most LIMITS_RECENT_MAX; past that,
  * with none expired, a call is refused rather than let through unchecked.
@@ -40,6 +43,8 @@
 
 #define LIMITS_RECENT_MAX	4096
 #define LIMITS_MESSAGE_MAX	512
+#define LIMITS_WHO_MAX		80
+#define LIMITS_STATE_FILE	"limits.jsonl"	/* in state_dir */
 
 enum limits_verdict {
 	LIMITS_PASS,		/* write the intent and act */
@@ -57,13 +62,20 @@ struct limits_decision {
 	char resets[64];		/* UTC time, or "session-end" */
 	uint64_t first_call;		/* DUPLICATE */
 	uint8_t key[HASH_SHA256_LEN];	/* the call's key */
+	bool counted;			/* per_day counted in state_dir already */
 	char message[LIMITS_MESSAGE_MAX];	/* DENIED: for the client */
 };
 
 struct limits;		/* opaque; the supervisor owns one per session */
+struct state_file;	/* broker/state_dir.h */
 
-/* NULL when out of memory (logged). */
-struct limits *limits_new(const struct policy *policy);
+/*
+ * state (borrowed, may be NULL) holds the per_day counts of every session
+ * of the host, each counted for who ("uid:1001", or "profile:NAME" when
+ * the peer's uid is not known).  NULL when out of memory (logged).
+ */
+struct limits *limits_new(const struct policy *policy,
+    struct state_file *state, const char *who);
 void limits_free(struct limits *l);
 
 /*

@@ -21,6 +21,7 @@ PROC_SOURCES = \
 	broker/supervise.c broker/supervise.h \
 	broker/open_calls.c broker/open_calls.h \
 	broker/limits.c broker/limits.h \
+	broker/state_dir.c broker/state_dir.h \
 	broker/peer.c broker/peer.h \
 	$(CHILD_SOURCES) $(FRONTEND_SOURCES) $(EXECUTOR_MAIN_SOURCES)
 sp_SOURCES += $(PROC_SOURCES)

@@ -668,7 +668,8 @@ supervise_on_control(evutil_socket_t fd, short what, void *arg)
 struct supervisor *
 supervise_new(struct event_base *base, struct audit_log *log,
     const struct policy *policy, const struct record_limits *limits,
-    const uint8_t fingerprint[HASH_SHA256_LEN], uint32_t call_timeout_ms)
+    const uint8_t fingerprint[HASH_SHA256_LEN], uint32_t call_timeout_ms,
+    struct state_file *state, const char *who)
 {
 	struct channel_config chan = {
 		.peers = supervise_peers,
@@ -704,7 +705,7 @@ supervise_new(struct event_base *base, struct audit_log *log,
 	if (sv->ev_grace != NULL && sv->ev_settle != NULL &&
 	    sv->ev_tick != NULL && sv->chan != NULL &&
 	    open_calls_init(&sv->open, policy->limits.max_inflight) &&
-	    (sv->lim = limits_new(policy)) != NULL)
+	    (sv->lim = limits_new(policy, state, who)) != NULL)
 		return sv;
 fail:
 	log_error("cannot set up the supervision loop");

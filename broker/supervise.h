@@ -49,12 +49,16 @@ struct supervise_summary {
  * any child exists so no exit goes unseen.  log may be NULL (nothing is
  * audited); it, policy (whose catalog names the tools of audit events),
  * limits and fingerprint are borrowed and must outlive the
- * supervisor.  NULL after logging.  Free with supervise_free().
+ * supervisor, as must state (state_dir's file, or NULL: broker/limits.h);
+ * who names the requester the per_day counts are kept for.  NULL after
+ * logging.  Free with supervise_free().
  */
+struct state_file;
 struct supervisor *supervise_new(struct event_base *base,
     struct audit_log *log, const struct policy *policy,
     const struct record_limits *limits,
-    const uint8_t fingerprint[HASH_SHA256_LEN], uint32_t call_timeout_ms);
+    const uint8_t fingerprint[HASH_SHA256_LEN], uint32_t call_timeout_ms,
+    struct state_file *state, const char *who);
 
 /*
  * Watches kids (borrowed; pids and control fds filled by

@@ -396,18 +396,23 @@ load_profiles(struct load_ctx *ctx, const cJSON *root)
 }
 
 /*
- * Nothing reads or writes state_dir yet (limits that outlive a session
- * are not built), so an operator relying on it is told, not ignored.
+ * Where limits that outlive a session are kept (broker/state_dir.h).  Its
+ * line and column are kept for policy_check_state_dir().
  */
 static void
 load_state_dir(struct load_ctx *ctx, const cJSON *root)
 {
+	struct policy *p = ctx->policy;
 	const cJSON *m = ctx_member(ctx, root, "state_dir", false);
+	const struct json_location *l;
 
-	if (m != NULL)
-		ctx_error_key(ctx, m, "\"state_dir\": nothing in this version "
-		    "uses it (limits and the journal that outlive a session are "
-		    "not built); remove the key");
+	if (m == NULL || !ctx_path(ctx, root, "state_dir", false,
+	    &p->state_dir))
+		return;
+	if ((l = json_locations_find(&ctx->locs, m)) != NULL) {
+		p->state_dir_line = l->line;
+		p->state_dir_col = l->col;
+	}
 }
 
 static void
@@ -468,6 +473,7 @@ policy_free(struct policy *p)
 	free(p->server_name);
 	free(p->run_as);
 	free(p->audit_path);
+	free(p->state_dir);
 	free(p->audit_key_file);
 	free(p);
 }

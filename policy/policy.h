@@ -244,6 +244,8 @@ struct policy {
 	bool strict_credentials;
 	struct policy_limits limits;
 	char *audit_path;		/* NULL: nothing is audited */
+	char *state_dir;		/* NULL: limits end with the session */
+	unsigned state_dir_line, state_dir_col;	/* where it is written */
 	char *audit_key_file;		/* NULL: no HMAC */
 	enum policy_audit_journal audit_journal;
 	bool has_catalog_pin;
