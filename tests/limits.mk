@@ -6,3 +6,16 @@ LIMITS_TESTS = \
 	tests/integration/limits_state.py
 TESTS += $(LIMITS_TESTS)
 EXTRA_DIST += $(LIMITS_TESTS)
+
+# `make bench-limits` (also under `make bench`): the per-call cost of a
+# per_day decision with state_dir against without, printed as ratios.
+check_PROGRAMS += tests/bench/bench_limits
+tests_bench_bench_limits_SOURCES = tests/bench/bench_limits.c \
+	broker/limits.c broker/limits.h broker/state_dir.c broker/state_dir.h
+tests_bench_bench_limits_LDADD = libsppolicy.a libspcommon.a $(SP_LIBS)
+
+bench-limits: tests/bench/bench_limits
+	./tests/bench/bench_limits
+
+bench: bench-limits
+.PHONY: bench-limits
