@@ -19,3 +19,13 @@ bench-limits: tests/bench/bench_limits
 
 bench: bench-limits
 .PHONY: bench-limits
+
+# broker/state_dir.c: the shared file's reader and writer
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_state_dir
+TESTS += tests/unit/test_state_dir
+endif
+tests_unit_test_state_dir_SOURCES = tests/unit/test_state_dir.c \
+	broker/state_dir.c broker/state_dir.h
+tests_unit_test_state_dir_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_state_dir_LDADD = libspcommon.a $(UNIT_LDADD)
