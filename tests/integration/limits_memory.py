@@ -17,6 +17,9 @@ request: what a limit refuses never reaches the target, counted there.
 import datetime
 import json
 import os
+import re
+import shlex
+import subprocess
 import sys
 import time
 
@@ -200,6 +203,26 @@ def duplicates(s, target, tmp):
           ["/hold/dup/k%201", "/hold/dup/k%202"], paths(target, "/hold/"))
 
 
+def recipe(tmp):
+    """docs/sp-audit.5's recipe for limit records, on this session's log."""
+    with open(os.path.join(os.environ["SP_SRCDIR"], "docs",
+                           "sp-audit.5")) as f:
+        cmd = re.search(r'^\.\\" recipe: which calls a limit refused\n'
+                        r'\.EX\n(.*?)\n\.EE', f.read(), re.M | re.S).group(1)
+    cmd = cmd.replace("\\e", "\\").replace("\\-", "-")
+    argv = [a for a in shlex.split(cmd.replace("\\\n", " "))
+            if a not in ("audit.jsonl.1", "audit.jsonl")]
+    p = subprocess.run(argv + [os.path.join(tmp, "audit.jsonl")],
+                       capture_output=True, text=True, timeout=30)
+    got = [json.loads(l) for l in p.stdout.splitlines()]
+    check("sp-audit.5's recipe names each refusal's limit and reset",
+          p.returncode == 0 and
+          [(g["tool"], g["limit"]) for g in got] ==
+          [("scan_item", "max_distinct"), ("poll_item", "min_interval_ms"),
+           ("count_item", "per_day")] and
+          all(g.get("resets") for g in got), (p.stdout, p.stderr))
+
+
 def main():
     tmp = tmpdir()
     target = HttpTarget(tmp, lifetime=600)
@@ -216,6 +239,7 @@ def main():
     check("stderr says once at start that the limits end with the process",
           err.count(SCOPE_LINE) == 1, err)
     check("the session ends with 0", status == 0, err)
+    recipe(tmp)
     log = audit(tmp)
     check("no intent is written for a refused call",
           not any(r["kind"] == "intent" and r.get("call") in
