@@ -385,6 +385,15 @@ limits_decide(struct limits *l, const struct record_audit_event *intent,
 	d->verdict = LIMITS_PASS;
 	if (!tool->limits.any && !tool->mutating)
 		return LIMITS_PASS;
+	/* without a digest per param nothing could be told apart: refused */
+	if (intent->digest_count != tool->param_count) {
+		snprintf(d->resets, sizeof(d->resets), "never");
+		snprintf(d->message, sizeof(d->message), "denied: the call's "
+		    "values could not be checked against the limits of %s",
+		    tool->name);
+		return limits_deny(d, "digests", intent->digest_count,
+		    tool->param_count);
+	}
 	limits_key(tool, intent, d->key);
 	limits_prune(l, mono_ms);
 	if ((v = limits_check_recent(l, tool, mono_ms, wall_ms, d)) !=

@@ -29,3 +29,14 @@ tests_unit_test_state_dir_SOURCES = tests/unit/test_state_dir.c \
 	broker/state_dir.c broker/state_dir.h
 tests_unit_test_state_dir_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_state_dir_LDADD = libspcommon.a $(UNIT_LDADD)
+
+# broker/limits.c on given clocks
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_limits
+TESTS += tests/unit/test_limits
+endif
+tests_unit_test_limits_SOURCES = tests/unit/test_limits.c \
+	broker/limits.c broker/limits.h broker/state_dir.c broker/state_dir.h
+tests_unit_test_limits_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_limits_LDADD = libsppolicy.a libspcommon.a $(UNIT_LDADD) \
+	$(SP_LIBS)
