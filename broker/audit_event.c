@@ -449,7 +449,9 @@ audit_event_write(struct audit_event_session *as, struct audit_log *log,
 		(void)audit_event_flush(as, log, policy);
 	if ((m = audit_event_members(policy, role, ev)) == NULL)
 		return AUDIT_EVENT_FAILED;
-	ok = audit_event_append(as, log, plan->kind, m, plan);
+	ok = (plan->journal == NULL ||
+	    cJSON_AddStringToObject(m, "journal", plan->journal) != NULL) &&
+	    audit_event_append(as, log, plan->kind, m, plan);
 	cJSON_Delete(m);
 	if (!ok)
 		return AUDIT_EVENT_FAILED;

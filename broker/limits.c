@@ -381,7 +381,11 @@ limits_decide(struct limits *l, const struct record_audit_event *intent,
 	struct limits_tool *lt = &l->tools[intent->tool_index];
 	enum limits_verdict v;
 
+	char journal[sizeof(d->journal)];
+
+	memcpy(journal, d->journal, sizeof(journal));	/* the caller's */
 	memset(d, 0, sizeof(*d));
+	memcpy(d->journal, journal, sizeof(journal));
 	d->verdict = LIMITS_PASS;
 	if (!tool->limits.any && !tool->mutating)
 		return LIMITS_PASS;
@@ -467,6 +471,17 @@ limits_end(struct limits *l, uint64_t call_id, uint64_t mono_ms)
 			l->recent[i].ended_ms = mono_ms;
 			return;
 		}
+}
+
+void
+limits_journal_verdict(struct limits_decision *d, bool replay)
+{
+	d->verdict = LIMITS_DENIED;
+	d->replay = replay;
+	d->limit = "idempotency";
+	d->count = 1;
+	d->max = 1;
+	snprintf(d->resets, sizeof(d->resets), "see message");
 }
 
 bool

@@ -63,6 +63,8 @@ struct limits_decision {
 	uint64_t first_call;		/* DUPLICATE */
 	uint8_t key[HASH_SHA256_LEN];	/* the call's key */
 	bool counted;			/* per_day counted in state_dir already */
+	bool replay;			/* the journal's: answer, do not act */
+	char journal[2 * HASH_SHA256_LEN + 1];	/* its key, or "" */
 	char message[LIMITS_MESSAGE_MAX];	/* DENIED: for the client */
 };
 
@@ -92,6 +94,9 @@ void limits_commit(struct limits *l, const struct record_audit_event *intent,
 
 /* The execution of call_id arrived: the dedupe window starts now. */
 void limits_end(struct limits *l, uint64_t call_id, uint64_t mono_ms);
+
+/* The journal answered instead (broker/journal.h): d's message is its. */
+void limits_journal_verdict(struct limits_decision *d, bool replay);
 
 /* Adds a "limit" record's own members (limit, count, max, resets). */
 bool limits_add_members(cJSON *m, const struct limits_decision *d);

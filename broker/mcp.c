@@ -27,6 +27,7 @@
 #include "broker/cmd_args.h"
 #include "broker/commands.h"
 #include "broker/peer.h"
+#include "broker/journal.h"
 #include "broker/limits.h"
 #include "broker/state_dir.h"
 #include "broker/supervise.h"
@@ -60,6 +61,7 @@ struct mcp_session {
 	char id[MCP_SESSION_BYTES * 2 + 1];
 	struct audit_log *log;
 	struct state_file *state;	/* state_dir's limits file, or NULL */
+	struct state_file *journal_file;	/* its journal, or NULL */
 	char who[80];			/* whose per_day counts: broker/limits.h */
 	struct audit_journal *journal;	/* NULL: audit.journal false */
 	struct event_base *base;
@@ -283,7 +285,9 @@ mcp_open_state(struct mcp_session *s)
 	if (s->policy->state_dir == NULL)
 		return true;
 	return (s->state = state_file_open(s->policy->state_dir,
-	    LIMITS_STATE_FILE)) != NULL;
+	    LIMITS_STATE_FILE)) != NULL &&
+	    (s->journal_file = state_file_open_beside(s->state,
+	    JOURNAL_STATE_FILE)) != NULL;
 }
 
 /* The broker's own filter: no exec, no open, no new sockets. */
@@ -318,6 +322,7 @@ static void
 mcp_session_free(struct mcp_session *s)
 {
 	supervise_free(s->sv);
+	state_file_free(s->journal_file);
 	state_file_free(s->state);
 	if (s->base != NULL)
 		event_base_free(s->base);
@@ -332,6 +337,7 @@ mcp_session_free(struct mcp_session *s)
 static int
 mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
 {
+	struct supervise_scope scope;
 	uid_t uid;
 	gid_t gid;
 	int status;
@@ -362,10 +368,14 @@ mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
 	if (!mcp_session_id(s) || !mcp_open_audit(s) || !mcp_open_state(s))
 		return SP_EXIT_INTERNAL;
 	limits_say_scope(s->policy);
+	scope.limits = s->state;
+	scope.journal = s->journal_file;
+	scope.who = s->who;
+	scope.profile = s->profile != NULL ? s->profile->name : "";
 	if ((s->base = event_base_new()) == NULL ||
 	    (s->sv = supervise_new(s->base, s->log, s->policy,
 	    &s->limits, s->fingerprint,
-	    s->policy->limits.call_timeout_ms, s->state, s->who)) == NULL)
+	    s->policy->limits.call_timeout_ms, &scope)) == NULL)
 		return SP_EXIT_INTERNAL;
 	return SP_EXIT_OK;
 }

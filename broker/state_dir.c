@@ -19,6 +19,7 @@
 
 struct state_file {
 	int dirfd;			/* O_PATH, held for reopening */
+	bool own_dir;			/* else the sibling's, borrowed */
 	int fd;
 	char *name;			/* inside dirfd; owned */
 	dev_t dev;
@@ -48,11 +49,10 @@ state_file_open_fd(struct state_file *sf, struct stat *st)
 	return fd;
 }
 
-struct state_file *
-state_file_open(const char *dir, const char *name)
+static struct state_file *
+state_file_new(const char *name)
 {
 	struct state_file *sf;
-	struct stat st;
 
 	if ((sf = calloc(1, sizeof(*sf))) == NULL ||
 	    (sf->name = strdup(name)) == NULL) {
@@ -61,11 +61,15 @@ state_file_open(const char *dir, const char *name)
 		return NULL;
 	}
 	sf->fd = -1;
-	if ((sf->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		log_error("state_dir %s: %s", dir, strerror(errno));
-		state_file_free(sf);
-		return NULL;
-	}
+	sf->dirfd = -1;
+	return sf;
+}
+
+static struct state_file *
+state_file_finish(struct state_file *sf)
+{
+	struct stat st;
+
 	if ((sf->fd = state_file_open_fd(sf, &st)) == -1) {
 		state_file_free(sf);
 		return NULL;
@@ -75,6 +79,33 @@ state_file_open(const char *dir, const char *name)
 	return sf;
 }
 
+struct state_file *
+state_file_open(const char *dir, const char *name)
+{
+	struct state_file *sf = state_file_new(name);
+
+	if (sf == NULL)
+		return NULL;
+	if ((sf->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		log_error("state_dir %s: %s", dir, strerror(errno));
+		state_file_free(sf);
+		return NULL;
+	}
+	sf->own_dir = true;
+	return state_file_finish(sf);
+}
+
+struct state_file *
+state_file_open_beside(const struct state_file *sibling, const char *name)
+{
+	struct state_file *sf = state_file_new(name);
+
+	if (sf == NULL)
+		return NULL;
+	sf->dirfd = sibling->dirfd;
+	return state_file_finish(sf);
+}
+
 void
 state_file_free(struct state_file *sf)
 {
@@ -82,7 +113,7 @@ state_file_free(struct state_file *sf)
 		return;
 	if (sf->fd != -1)
 		(void)close(sf->fd);
-	if (sf->dirfd != -1)
+	if (sf->own_dir && sf->dirfd != -1)
 		(void)close(sf->dirfd);
 	free(sf->name);
 	free(sf);

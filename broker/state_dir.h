@@ -39,6 +39,10 @@ struct state_file;	/* opaque; its owner frees it */
 
 /* dir/name, created when missing; NULL after logging. */
 struct state_file *state_file_open(const char *dir, const char *name);
+/* Another file of sibling's directory, through the same directory fd
+ * (the one the broker's filter allows); sibling must outlive it. */
+struct state_file *state_file_open_beside(const struct state_file *sibling,
+    const char *name);
 void state_file_free(struct state_file *sf);
 
 /* The directory fd, for the broker's filter (sandbox.h). */

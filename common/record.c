@@ -329,16 +329,23 @@ static bool
 record_ack_status_valid(unsigned status)
 {
 	return status >= RECORD_AUDIT_WRITTEN &&
-	    status <= RECORD_AUDIT_DUPLICATE;
+	    status <= RECORD_AUDIT_REPLAY;
 }
 
 /* Only a refusal says why, and only a duplicate names another call. */
 static enum record_error
 record_ack_check(const struct record_audit_ack *a)
 {
+	bool says = a->status == RECORD_AUDIT_DENIED ||
+	    a->status == RECORD_AUDIT_REPLAY;
+
 	if (!record_ack_status_valid(a->status))
 		return RECORD_ERR_RANGE;
-	if ((a->status == RECORD_AUDIT_DENIED) != (a->message.len > 0))
+	if (says && a->message.len == 0)
+		return RECORD_ERR_INCONSISTENT;
+	if (!says && a->message.len != 0 &&
+	    (a->status != RECORD_AUDIT_WRITTEN ||
+	    a->message.len != 2 * HASH_SHA256_LEN))
 		return RECORD_ERR_INCONSISTENT;
 	if ((a->status == RECORD_AUDIT_DUPLICATE) !=
 	    (a->first_call_id != 0) || a->first_call_id == a->call_id)

@@ -39,7 +39,9 @@
  *                32 bytes each: SHA-256 of each canonical value
  *                (common/value.h, value_digest())
  *   AUDIT_ACK    u64 call id, u8 status, u64 first call id (DUPLICATE
- *                only, else 0), text message (DENIED only, else empty)
+ *                only, else 0), text message (DENIED and REPLAY: for the
+ *                client, never empty; WRITTEN: the idempotency key, 64
+ *                hex digits, or empty; else empty)
  *
  * A record holds nothing else: the decoders refuse a record that is
  * shorter or longer than its fields, of another version or type, with an
@@ -134,7 +136,9 @@ enum record_result_kind {
 					 * replaced by a marker (any kind) */
 #define RESULT_DUPLICATE	0x10u	/* the answer of call duplicate_of,
 					 * not an action of its own */
-#define RESULT_FLAGS_ALL	0x1fu
+#define RESULT_REPLAY		0x20u	/* the journal's recorded outcome of an
+					 * identical call: nothing was sent */
+#define RESULT_FLAGS_ALL	0x3fu
 
 enum record_ssh_end {
 	RECORD_SSH_END_NONE = 0,	/* no command ran to an end */
@@ -178,6 +182,8 @@ enum record_audit_ack_status {
 					 * which, the count and when it resets */
 	RECORD_AUDIT_DUPLICATE = 4,	/* written as a duplicate of first_call:
 					 * answer with that call's result */
+	RECORD_AUDIT_REPLAY = 5,	/* the journal holds an identical call
+					 * done: the message is its outcome */
 };
 
 /*
@@ -280,7 +286,8 @@ struct record_audit_ack {
 	uint64_t call_id;
 	enum record_audit_ack_status status;
 	uint64_t first_call_id;		/* DUPLICATE: the call it repeats */
-	struct record_text message;	/* DENIED: why, for the client */
+	struct record_text message;	/* DENIED, REPLAY: for the client;
+					 * WRITTEN: idempotency key or empty */
 };
 
 /* Every limit at its cap. */

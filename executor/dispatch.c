@@ -328,8 +328,14 @@ dispatch_control_record(struct dispatch *d, const uint8_t *rec, size_t len)
 		record_audit_ack_free(&ack);
 		return;
 	}
+	if (ack.status == RECORD_AUDIT_WRITTEN && ack.message.len ==
+	    sizeof(c->idem_key) - 1)
+		memcpy(c->idem_key, ack.message.ptr, sizeof(c->idem_key));
 	if (ack.status == RECORD_AUDIT_DENIED)
 		dispatch_answer(c, RECORD_OUTCOME_DENIED, 0, ack.message.ptr);
+	else if (ack.status == RECORD_AUDIT_REPLAY)
+		dispatch_answer(c, RECORD_OUTCOME_OK, RESULT_REPLAY,
+		    ack.message.ptr);
 	else if (ack.status == RECORD_AUDIT_DUPLICATE)
 		dispatch_dup_wait(c, ack.first_call_id);
 	else if (ack.status != RECORD_AUDIT_WRITTEN)

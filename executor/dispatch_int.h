@@ -71,6 +71,8 @@ struct dispatch_call {
 	struct record_text *shapes;	/* the audit's, rendered once; owned */
 	size_t shape_count;
 	uint64_t dup_of;		/* CALL_WAITING_FIRST: the first call */
+	char idem_key[65];		/* the journal's key, for the target's
+					 * idempotency header; "" for none */
 };
 
 struct dispatch {

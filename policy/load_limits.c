@@ -1,18 +1,20 @@
 /*
  * A tool's "limits" (docs/sp-policy.5; docs/design.md section 9):
  * min_interval_ms, per_day and max_distinct, which the broker keeps
- * (broker/limits.h), and "idempotency", refused until the journal is
- * built, so no operator relies on a journal that is not kept.
+ * (broker/limits.h), and "idempotency", the journal of a mutating tool
+ * (broker/journal.h).
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "policy/load_ctx.h"
 
 #define LOAD_LIMIT_INTERVAL_MAX	86400000	/* a day, in ms */
 #define LOAD_LIMIT_COUNT_MAX	1000000
+#define LOAD_IDEM_WINDOW_MAX	31536000	/* a year, in s */
 
 /* One present integer member into *out; false when absent or bad. */
 static bool
@@ -81,12 +83,8 @@ load_tool_limits(struct load_ctx *ctx, const cJSON *obj,
 {
 	static const char *const keys[] = { "min_interval_ms", "per_day",
 	    "max_distinct", NULL };
-	const cJSON *l = ctx_member(ctx, obj, "limits", false), *m;
+	const cJSON *l = ctx_member(ctx, obj, "limits", false);
 
-	if ((m = ctx_member(ctx, obj, "idempotency", false)) != NULL)
-		ctx_error_key(ctx, m, "\"idempotency\": the idempotency journal "
-		    "is not built in this version, and a retry would be sent "
-		    "again; remove the key");
 	if (l == NULL || !ctx_require_object(ctx, l))
 		return;
 	ctx_known_keys(ctx, l, keys);
@@ -97,4 +95,52 @@ load_tool_limits(struct load_ctx *ctx, const cJSON *obj,
 	    &tool->limits.per_day))
 		tool->limits.any = true;
 	limit_max_distinct(ctx, l, tool);
+}
+
+/* The header may be none the request already sets. */
+static bool
+idem_header_clashes(struct load_ctx *ctx, const cJSON *node,
+    const struct policy_tool *tool, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < tool->http.header_count; i++)
+		if (strcasecmp(tool->http.headers[i].name, name) == 0) {
+			ctx_error(ctx, node, "the tool sets this header already");
+			return true;
+		}
+	return false;
+}
+
+void
+load_tool_idempotency(struct load_ctx *ctx, const cJSON *obj,
+    struct policy_tool *tool)
+{
+	static const char *const keys[] = { "window_s", "header", NULL };
+	const cJSON *m = ctx_member(ctx, obj, "idempotency", false), *h;
+	int64_t v = 0;
+
+	if (m == NULL || !ctx_require_object(ctx, m))
+		return;
+	ctx_known_keys(ctx, m, keys);
+	if (!tool->mutating) {
+		ctx_error_key(ctx, m, "\"idempotency\" applies only to a "
+		    "mutating tool");
+		return;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(m, "window_s") == NULL)
+		ctx_error(ctx, m, "missing \"window_s\"");
+	else if (ctx_integer(ctx, m, "window_s", 1, LOAD_IDEM_WINDOW_MAX, &v))
+		tool->idem_window_s = (uint32_t)v;
+	if ((h = ctx_member(ctx, m, "header", false)) == NULL ||
+	    !ctx_string(ctx, m, "header", false, &tool->idem_header))
+		return;
+	if (tool->kind != TOOL_HTTP)
+		ctx_error(ctx, h, "only an http tool sends a header");
+	else if (!load_header_name_ok(tool->idem_header))
+		ctx_error(ctx, h, "must be a header name the policy may set");
+	else if (!idem_header_clashes(ctx, h, tool, tool->idem_header))
+		return;
+	free(tool->idem_header);
+	tool->idem_header = NULL;
 }

@@ -544,6 +544,7 @@ load_tool(struct load_ctx *ctx, const cJSON *obj, size_t index)
 	if (ctx->diags->errors == before)
 		tool_unused_params(ctx, obj, tool, use.used);
 	free(use.used);
+	load_tool_idempotency(ctx, obj, tool);
 }
 
 void
@@ -615,4 +616,5 @@ load_free_tool(struct policy_tool *t)
 		load_free_param(&t->params[i]);
 	free(t->params);
 	free(t->limits.max_distinct);
+	free(t->idem_header);
 }

@@ -170,6 +170,8 @@ struct policy_tool {
 	size_t param_count;
 	uint32_t timeout_ms;		/* 0: the target's or the limits' */
 	struct policy_tool_limits limits;
+	uint32_t idem_window_s;		/* idempotency.window_s; 0: no journal */
+	char *idem_header;		/* idempotency.header, or NULL */
 };
 
 enum policy_credential_type {

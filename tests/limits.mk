@@ -3,7 +3,8 @@
 # counting what reached the target.
 LIMITS_TESTS = \
 	tests/integration/limits_memory.py \
-	tests/integration/limits_state.py
+	tests/integration/limits_state.py \
+	tests/integration/limits_journal.py
 TESTS += $(LIMITS_TESTS)
 EXTRA_DIST += $(LIMITS_TESTS)
 

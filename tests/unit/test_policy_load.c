@@ -575,12 +575,28 @@ Test(load_tools, limits_keys_ranges_and_params)
 	    "tools[0].limits: unknown key \"per_hour\"");
 }
 
-/* The journal is not built: idempotency is refused, saying why. */
-Test(load_tools, idempotency_refused_until_the_journal_is_built)
+/* idempotency: mutating tools only, a window, a header the request lacks. */
+Test(load_tools, idempotency_window_and_header)
 {
+	struct policy *p;
+
+	p = load_ok(TOOL("\"mutating\": true, \"idempotency\": {\"window_s\": "
+	    "60, \"header\": \"Idempotency-Key\"}, " GET_ID
+	    "\"params\": {\"id\": {\"type\": \"integer\"}}"));
+	cr_assert_eq(p->tools[0].idem_window_s, 60);
+	cr_assert_str_eq(p->tools[0].idem_header, "Idempotency-Key");
+	policy_free(p);
+	expect_only(TOOL("\"idempotency\": {\"window_s\": 60}, " GET_ID
+	    "\"params\": {\"id\": {\"type\": \"integer\"}}"),
+	    "\"idempotency\"", "tools[0]: \"idempotency\" applies only to a "
+	    "mutating tool");
+	expect_only(TOOL("\"mutating\": true, \"idempotency\": {\"header\": "
+	    "\"X-Key\"}, " GET_ID "\"params\": {\"id\": {\"type\": "
+	    "\"integer\"}}"), "{\"header\"", "tools[0].idempotency: missing "
+	    "\"window_s\"");
 	expect_only(TOOL("\"mutating\": true, \"idempotency\": {\"window_s\": "
-	    "60}, " GET_ID "\"params\": {\"id\": {\"type\": \"integer\"}}"),
-	    "\"idempotency\"", "tools[0]: \"idempotency\": the "
-	    "idempotency journal is not built in this version, and a retry "
-	    "would be sent again; remove the key");
+	    "60, \"header\": \"Authorization\"}, " GET_ID "\"params\": "
+	    "{\"id\": {\"type\": \"integer\"}}"), "\"Authorization\"",
+	    "tools[0].idempotency.header: must be a header name the policy "
+	    "may set");
 }

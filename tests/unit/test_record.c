@@ -373,7 +373,7 @@ Test(record_audit_ack, layout_roundtrip_and_status_range)
 	    RECORD_AUDIT_WRITTEN };
 	struct record_audit_ack in = { .call_id = 12345,
 	    .status = RECORD_AUDIT_WRITTEN }, out;
-	static const uint8_t bad[] = { 0, 5, 0xff };
+	static const uint8_t bad[] = { 0, 6, 0xff };
 	struct buf b;
 	size_t i;
 
@@ -442,6 +442,17 @@ Test(record_audit_ack, denied_has_a_message_and_duplicate_a_first_call)
 	cr_assert_eq(ack_roundtrip(&a), RECORD_ERR_INCONSISTENT);
 	a.first_call_id = 0;
 	a.message.len = 6;
+	cr_assert_eq(ack_roundtrip(&a), RECORD_ERR_INCONSISTENT);
+	/* WRITTEN may carry the idempotency key, 64 hex digits */
+	a.message.ptr = "0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef";
+	a.message.len = 64;
+	cr_assert_eq(ack_roundtrip(&a), RECORD_OK);
+	a.status = RECORD_AUDIT_FAILED;
+	cr_assert_eq(ack_roundtrip(&a), RECORD_ERR_INCONSISTENT);
+	a.status = RECORD_AUDIT_REPLAY;
+	cr_assert_eq(ack_roundtrip(&a), RECORD_OK);
+	a.message.len = 0;
 	cr_assert_eq(ack_roundtrip(&a), RECORD_ERR_INCONSISTENT);
 }
 

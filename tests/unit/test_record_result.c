@@ -122,7 +122,7 @@ Test(record_result, limits_come_from_the_parameters)
 Test(record_result, outcome_kind_and_flags_out_of_range_are_refused)
 {
 	static const uint8_t outcomes[] = { 0, 6, 0xff };
-	static const uint32_t flags[] = { 0x20, 0x100, 0x80000000U };
+	static const uint32_t flags[] = { 0x40, 0x100, 0x80000000U };
 	struct record_limits l = limits_default();
 	struct record_result r = { .outcome = RECORD_OUTCOME_DENIED }, out;
 	struct sample s = encode_result(&r, &l);
