@@ -509,9 +509,10 @@ limits_say_scope(const struct policy *policy)
 	if (policy->state_dir != NULL)
 		return;
 	for (i = 0; i < policy->tool_count; i++)
-		if (policy->tools[i].limits.any) {
-			log_info("no state_dir: tool limits are counted in "
-			    "this process and end with it");
+		if (policy->tools[i].limits.any ||
+		    policy->tools[i].idem_window_s != 0) {
+			log_info("no state_dir: tool limits and the idempotency "
+			    "journal are kept in this process and end with it");
 			return;
 		}
 }

@@ -101,7 +101,8 @@ void limits_journal_verdict(struct limits_decision *d, bool replay);
 /* Adds a "limit" record's own members (limit, count, max, resets). */
 bool limits_add_members(cJSON *m, const struct limits_decision *d);
 
-/* One stderr line at start when a tool has limits: they end with us. */
+/* One stderr line at start when a tool has limits or a journal, and
+ * there is no state_dir: they end with us. */
 void limits_say_scope(const struct policy *policy);
 
 #endif

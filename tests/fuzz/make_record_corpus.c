@@ -50,13 +50,22 @@ seeds_small(const char *dir)
 	    .message = text("denied by limit per_day of x: 2 of 2") };
 	struct record_audit_ack dup = { .call_id = 5,
 	    .status = RECORD_AUDIT_DUPLICATE, .first_call_id = 3 };
+	struct record_audit_ack replay = { .call_id = 6,
+	    .status = RECORD_AUDIT_REPLAY,
+	    .message = text("replayed from the idempotency journal") };
+	struct record_audit_ack keyed = { .call_id = 7,
+	    .status = RECORD_AUDIT_WRITTEN,
+	    .message = text("0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef") };
 
 	fingerprint("catalog", hello.fingerprint);
 	return seed_write(dir, "hello", encode_hello(&hello)) |
 	    seed_write(dir, "cancel", encode_cancel(&cancel)) |
 	    seed_write(dir, "audit-ack", encode_ack(&ack)) |
 	    seed_write(dir, "audit-ack-denied", encode_ack(&denied)) |
-	    seed_write(dir, "audit-ack-duplicate", encode_ack(&dup));
+	    seed_write(dir, "audit-ack-duplicate", encode_ack(&dup)) |
+	    seed_write(dir, "audit-ack-replay", encode_ack(&replay)) |
+	    seed_write(dir, "audit-ack-key", encode_ack(&keyed));
 }
 
 static int

@@ -122,8 +122,11 @@ def in_memory(tmp, target):
           [r.get("journal") for r in log if r.get("replay")] ==
           first_keys[:1] and first_keys[0] is not None,
           log)
-    check("in memory: the session ends with 0", status == 0,
-          a.s.stderr.decode("utf-8", "replace"))
+    err = a.s.stderr.decode("utf-8", "replace")
+    check("in memory: the session ends with 0", status == 0, err)
+    check("in memory: stderr says the journal ends with the process",
+          err.count("the idempotency journal are kept in this process and "
+                    "end with it") == 1, err)
 
 
 def wait_for(pred, timeout=60):

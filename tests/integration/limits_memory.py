@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from exec_lib import HttpTarget, Session, structured, write_policy  # noqa
 from proc_lib import check, done, request, tmpdir  # noqa
 
-SCOPE_LINE = "no state_dir: tool limits are counted in this process"
+SCOPE_LINE = "no state_dir: tool limits and the idempotency journal are kept in this process"
 
 
 def tool(name, path, limits=None, method="GET", mutating=False):

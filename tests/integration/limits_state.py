@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from exec_lib import HttpTarget, Session, structured, write_policy  # noqa
 from proc_lib import SP, check, done, tmpdir  # noqa
 
-SCOPE_LINE = "no state_dir: tool limits are counted in this process"
+SCOPE_LINE = "no state_dir: tool limits and the idempotency journal are kept in this process"
 WHO = "profile:default"  # pipes carry no peer uid: per profile
 
 
