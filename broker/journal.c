@@ -244,6 +244,9 @@ journal_verdict_of(const struct journal_entry *e,
 	journal_time(e->ts_ms, at, sizeof(at));
 	journal_time(e->ts_ms + (uint64_t)tool->idem_window_s * 1000, until,
 	    sizeof(until));
+	/* in flight in this session: a duplicate (broker/limits.h) */
+	if (st == JOURNAL_PENDING && e->ours)
+		return JOURNAL_PASS;
 	if (st == JOURNAL_PENDING && wall_ms - e->ts_ms >= 2ull * budget_ms)
 		st = JOURNAL_UNKNOWN;	/* its broker died with it */
 	switch (st) {

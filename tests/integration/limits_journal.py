@@ -32,7 +32,7 @@ from proc_lib import SP, check, done, tmpdir  # noqa
 HEADER = "Idempotency-Key"
 
 
-def doc(tmp, port, state=None):
+def doc(tmp, port, state=None, gate="j"):
     d = {
         "sallyport": 1,
         "server": {"name": "limits-journal"},
@@ -47,7 +47,7 @@ def doc(tmp, port, state=None):
              "idempotency": {"window_s": 3600, "header": HEADER}},
             {"name": "hold_item", "description": "Store, slowly.",
              "target": "api", "scope": "rw", "mutating": True,
-             "http": {"method": "POST", "path": "/hold/j/{id}"},
+             "http": {"method": "POST", "path": "/hold/" + gate + "/{id}"},
              "params": {"id": {"type": "string", "maxLength": 64}},
              "idempotency": {"window_s": 3600, "header": HEADER}},
         ],
@@ -192,11 +192,37 @@ def killed(tmp, target):
           [header(x) for x in reqs])
 
 
+def duplicate(tmp, target):
+    """In flight in its own session, an identical call is a duplicate,
+    answered with the first's result, not refused by its pending entry."""
+    d = doc(tmp, target.port, gate="d")
+    d["limits"]["dedupe_ms"] = 10000
+    a = Caller(write_policy(tmp, d))
+    args = {"id": "dup"}
+    a.s.send(b"".join(
+        (json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                     "params": {"name": "hold_item", "arguments": args}}) +
+         "\n").encode() for i in (1, 2)))
+    wait_for(lambda: any(r.get("duplicate_of") for r in audit(tmp)))
+    target.release("d")
+    got = a.s.wait([1, 2])
+    a.s.close()
+    s1, s2 = structured(got.get(1)), structured(got.get(2))
+    check("journal tool: two identical calls in flight, one request",
+          len(requests(target, "/hold/d/")) == 1,
+          requests(target, "/hold/d/"))
+    check("journal tool: the second is a duplicate, not refused",
+          s1.get("outcome") == s2.get("outcome") == "ok" and
+          [s1.get("duplicate_of"), s2.get("duplicate_of")].count(None) == 1,
+          (s1, s2))
+
+
 def main():
     tmp = tmpdir()
     target = HttpTarget(tmp, lifetime=600)
     try:
         in_memory(tmp, target)
+        duplicate(tmpdir(), target)
         killed(tmp, target)
     finally:
         target.stop()
