@@ -16,6 +16,7 @@ sp_SOURCES += broker/cmd_catalog.c
 # sp mcp: the broker, its children and their supervision
 PROC_SOURCES = \
 	broker/mcp.c \
+	broker/start_refusal.c broker/start_refusal.h \
 	broker/children.c broker/children.h \
 	broker/child_stderr.c broker/child_stderr.h \
 	broker/supervise.c broker/supervise.h \

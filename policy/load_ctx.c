@@ -373,30 +373,31 @@ ctx_path(struct load_ctx *ctx, const cJSON *obj, const char *key,
 }
 
 bool
-ctx_add_secret_file(struct load_ctx *ctx, const char *path,
-    const cJSON *node)
+ctx_add_file(struct load_ctx *ctx, const char *path, const cJSON *node,
+    enum policy_file_kind kind)
 {
 	struct policy *p = ctx->policy;
 	const struct json_location *l = json_locations_find(&ctx->locs, node);
-	struct policy_secret_file *grown;
+	struct policy_file *grown;
 	size_t ncap;
 
 	if (path == NULL)
 		return true;
-	if (p->secret_file_count == ctx->secret_cap) {
-		ncap = ctx->secret_cap ? ctx->secret_cap * 2 : 8;
-		grown = reallocarray(p->secret_files, ncap, sizeof(*grown));
+	if (p->file_count == ctx->file_cap) {
+		ncap = ctx->file_cap ? ctx->file_cap * 2 : 8;
+		grown = reallocarray(p->files, ncap, sizeof(*grown));
 		if (grown == NULL) {
 			ctx_out_of_memory(ctx);
 			return false;
 		}
-		p->secret_files = grown;
-		ctx->secret_cap = ncap;
+		p->files = grown;
+		ctx->file_cap = ncap;
 	}
-	p->secret_files[p->secret_file_count].path = path;
-	p->secret_files[p->secret_file_count].line = l ? l->line : 1;
-	p->secret_files[p->secret_file_count].col = l ? l->col : 1;
-	p->secret_file_count++;
+	p->files[p->file_count].path = path;
+	p->files[p->file_count].kind = kind;
+	p->files[p->file_count].line = l ? l->line : 1;
+	p->files[p->file_count].col = l ? l->col : 1;
+	p->file_count++;
 	return true;
 }
 

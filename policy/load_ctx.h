@@ -44,7 +44,7 @@ struct load_ctx {
 	struct json_locations locs;	/* owned */
 	struct policy_diags *diags;	/* borrowed */
 	struct policy *policy;		/* being built, owned until returned */
-	size_t secret_cap;
+	size_t file_cap;
 };
 
 /* Reports at node's value, prefixed with node's path. */
@@ -97,9 +97,9 @@ const char *ctx_number_text(struct load_ctx *ctx, const cJSON *node,
 bool ctx_path(struct load_ctx *ctx, const cJSON *obj, const char *key,
     bool required, char **out);
 
-/* Records path (owned by the tree) as a secret file named at node. */
-bool ctx_add_secret_file(struct load_ctx *ctx, const char *path,
-    const cJSON *node);
+/* Records path (owned by the policy) as a file of kind named at node. */
+bool ctx_add_file(struct load_ctx *ctx, const char *path, const cJSON *node,
+    enum policy_file_kind kind);
 
 /* s matches [first][rest]{0,max-1}, where each set is a list of chars. */
 bool ctx_name_matches(const char *s, const char *first, const char *rest,

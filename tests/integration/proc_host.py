@@ -16,7 +16,7 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from exec_lib import HttpTarget  # noqa
 from proc_lib import (INITIALIZE, SP, check, confined_children, done,  # noqa
-                      request, run_as_root, skip, sp_env, status_field)
+                      request, run_as_root, skip, sp_env, start_refusal, status_field)
 
 TIMEOUT = 10
 # A value the target must see as one path segment, whatever it holds.
@@ -156,7 +156,8 @@ def test_unknown_socket_peer(tmp, target):
     status, out, err = over_tcp(cfg, args=("--profile", "ops"))
     check("--profile of a matched profile is refused for a TCP peer (64), "
           "with one line saying why and none claiming it is missing",
-          status == 64 and out == b"" and "cannot be read" in err and
+          status == 64 and start_refusal(out) is not None and
+          "cannot be read" in err and
           "no profile named" not in err, (status, out, err))
     status, out, err = over_tcp(cfg, args=("--profile", "default"))
     got = answers(out)
@@ -197,8 +198,9 @@ def test_run_as_root(tmp, target):
         before = len(target.requests())
         cfg = write_policy(tmp, target.port, server={"run_as": user})
         status, out, err = over_pipe(cfg)
-        check("run_as '%s': exit 71, nothing on stdout" % user,
-              status == 71 and out == b"", (status, out[-300:], err))
+        check("run_as '%s': exit 71, the client told why" % user,
+              status == 71 and "server.run_as" in (start_refusal(out) or ""),
+              (status, out[-300:], err))
         check("run_as '%s': one line naming the user and why" % user,
               len(err.splitlines()) == 1 and "'%s'" % user in err and
               why in err, err)
@@ -248,8 +250,9 @@ def test_run_as_shared_uid(tmp, target):
         with open(cfg, "w") as f:
             json.dump(doc, f)
         status, out, err = over_pipe(cfg)
-        check("as root, %s: exit 78, nothing on stdout" % case,
-              status == 78 and out == b"", (status, out[-300:], err))
+        check("as root, %s: exit 78, the client told why" % case,
+              status == 78 and "server.run_as" in (start_refusal(out) or ""),
+              (status, out[-300:], err))
         check("as root, %s: one line naming server.run_as and why" % case,
               len(err.splitlines()) == 1 and "server.run_as" in err and
               "must not share a uid" in err and
@@ -271,9 +274,13 @@ def test_audit_log_file(tmp, target):
     os.symlink(elsewhere, audit)
     before = len(target.requests())
     status, out, err = over_pipe(cfg)
-    check("a symlink at the audit path: exit 70, one line saying so",
-          status == 70 and out == b"" and len(err.splitlines()) == 1 and
+    # the start-up checks sp check runs too (policy/startcheck.c)
+    check("a symlink at the audit path: exit 78, one line saying so",
+          status == 78 and len(err.splitlines()) == 1 and
           "symbolic link" in err, (status, out[-200:], err))
+    check("and the client is told, without the path",
+          "symbolic link" in (start_refusal(out) or "") and
+          tmp.encode() not in out, out)
     check("and nothing was created through it or sent to the target",
           not os.path.exists(elsewhere) and
           len(target.requests()) == before, target.requests()[before:])

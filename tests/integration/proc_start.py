@@ -15,8 +15,10 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from proc_lib import (INITIALIZE, SP, SP_TEST, check, confined_children,  # noqa
                       done, finish, gone_within, only_protocol, policy,
+
                       read_line, read_stdout, request, sanitized_build,
-                      skip, sp_env, start, status_field, stop,
+                      skip, sp_env, start, start_refusal, status_field,
+                      stop,
                       tmpdir)
 
 PR_SET_CHILD_SUBREAPER = 36
@@ -175,7 +177,10 @@ def test_bad_config(tmp):
     check("... before any child started or the audit log was opened",
           "frontend" not in err and "executor" not in err and
           not os.path.exists(os.path.join(tmp, "never.jsonl")), err)
-    check("... and nothing on stdout", out == b"", out)
+    why = start_refusal(out)
+    check("... and the client's first request gets one error saying why, "
+          "without the path", why is not None and "line 1" in why and
+          "bad.json" not in why and tmp not in why, out)
 
 
 def test_embedded_default(tmp):
@@ -194,8 +199,9 @@ def test_embedded_default(tmp):
                              env=env, cwd="/")
         status, out, err = finish(p, INITIALIZE)
         check("no policy anywhere, as root: refused with 78 naming "
-              "server.run_as", status == 78 and out == b"" and
-              "server.run_as" in err, (status, out, err))
+              "server.run_as", status == 78 and "server.run_as" in err and
+              "server.run_as" in (start_refusal(out) or ""),
+              (status, out, err))
         kw = {"user": 65534, "group": 65534, "extra_groups": []}
     p = subprocess.Popen([SP, "mcp"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
