@@ -59,6 +59,22 @@ void ctx_warn(struct load_ctx *ctx, const cJSON *node, const char *fmt, ...)
 void ctx_error_key(struct load_ctx *ctx, const cJSON *node,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/*
+ * The known key an unknown one is a near miss of (docs/design.md
+ * section 4's "did you mean"): scanned over one or more key tables, the
+ * one key within two edits (a transposition is one), when no other is as
+ * close.  Zero-initialise, scan each table, then ctx_near_hint().
+ */
+struct ctx_near {
+	const char *best;
+	unsigned dist;
+	bool tie;
+};
+void ctx_near_scan(struct ctx_near *n, const char *key,
+    const char *const *known);
+/* "; did you mean \"KEY\"?" for the one near miss, else "". */
+void ctx_near_hint(const struct ctx_near *n, char *buf, size_t size);
+
 /* Writes s as a JSON-like quoted string, escaped and cut, into buf. */
 void ctx_quote(const char *s, char *buf, size_t size);
 

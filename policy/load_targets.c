@@ -59,16 +59,22 @@ check_kind_keys(struct load_ctx *ctx, const cJSON *obj,
     const char *const *all, const char *kind)
 {
 	const cJSON *m;
-	char q[LOAD_QUOTE_SIZE];
+	char q[LOAD_QUOTE_SIZE], hint[64];
+	struct ctx_near near;
 
 	cJSON_ArrayForEach(m, obj) {
 		if (key_in(m->string, common) || key_in(m->string, mine))
 			continue;
 		ctx_quote(m->string, q, sizeof(q));
-		if (key_in(m->string, all))
+		if (key_in(m->string, all)) {
 			ctx_error_key(ctx, m, "%s does not apply to %s", q, kind);
-		else
-			ctx_error_key(ctx, m, "unknown key %s", q);
+			continue;
+		}
+		memset(&near, 0, sizeof(near));
+		ctx_near_scan(&near, m->string, common);
+		ctx_near_scan(&near, m->string, mine);
+		ctx_near_hint(&near, hint, sizeof(hint));
+		ctx_error_key(ctx, m, "unknown key %s%s", q, hint);
 	}
 }
 

@@ -164,6 +164,61 @@ def run_all(root):
               hostile + ':1:18: unknown key "a\\n\\"$(id)`x`%2e%2e\\u000d\u00e9"'],
           r.stderr)
 
+    # A near miss of a key the loader's own table holds gets its name;
+    # a key near two (or near none) gets no guess.
+    typo = write(root, "typo.json", """{ "sallyport": 1, "sever": {},
+  "credentials": { "t": { "type": "bearer", "flie": "/x" } },
+  "targets": { "api": { "type": "http", "base_url": "http://127.0.0.1:9" } },
+  "tools": [ { "name": "get", "description": "Fetch.", "target": "api",
+    "scpoe": "read", "http": { "method": "GET", "path": "/{id}" },
+    "params": { "id": { "type": "string", "maxLenght": 3 } } } ],
+  "profiles": { "p": { "scopes": ["read"], "mach": {} } },
+  "x": 1, "$(id)\u00e9": 2 }
+""")
+    r = sp("check", "--config", typo)
+    lines = r.stderr.splitlines()
+    expected = [
+        typo + ':1:19: unknown key "sever"; did you mean "server"?',
+        typo + ':2:45: credentials.t: unknown key "flie"; did you mean '
+        '"file"?',
+        typo + ':5:5: tools[0]: unknown key "scpoe"; did you mean "scope"?',
+        typo + ':6:43: tools[0].params.id: unknown key "maxLenght" for a '
+        'string param; did you mean "maxLength"?',
+        typo + ':7:44: profiles.p: unknown key "mach"; did you mean '
+        '"match"?',
+        typo + ':8:3: unknown key "x"',
+        typo + ':8:11: unknown key "$(id)\u00e9"',
+    ]
+    check("near-miss keys: did you mean, from the loader's key tables",
+          r.returncode == 78 and [l for l in lines if "unknown key" in l]
+          == expected, "\n".join(["want:"] + expected + ["got:"] + lines))
+
+    # Grants: a scope no profile grants and a profile granting no tool
+    # are warnings; the policy still passes.
+    grants = write(root, "grants.json", """{ "sallyport": 1,
+  "targets": { "api": { "type": "http", "base_url": "http://127.0.0.1:9" } },
+  "tools": [ { "name": "get", "description": "Fetch.", "target": "api",
+    "scope": "read", "http": { "method": "GET", "path": "/" } },
+    { "name": "put", "description": "Store.", "target": "api",
+    "scope": "write", "mutating": true, "http": { "method": "PUT", "path": "/" } },
+    { "name": "del", "description": "Drop.", "target": "api",
+    "scope": "write", "mutating": true, "http": { "method": "DELETE", "path": "/" } } ],
+  "profiles": { "default": { "scopes": ["read"] }, "none": { "scopes": [] },
+    "odd": { "scopes": ["admin"] } } }
+""")
+    r = sp("check", "--config", grants, *SERVICE)
+    lines = r.stderr.splitlines()
+    check("grants: exit 0 with warnings", r.returncode == 0, r.stderr)
+    check("grants: scope write is granted by no profile, said once",
+          [l for l in lines if "granted by no profile" in l] ==
+          [grants + ':1:1: warning: scope "write" (of tool put) is granted '
+           'by no profile: no client can call it'], r.stderr)
+    check("grants: profiles none and odd grant no tool",
+          [l for l in lines if "grants no tool" in l] ==
+          [grants + ':1:1: warning: profile "%s" grants no tool: a client '
+           'it matches sees an empty catalog' % n for n in ("none", "odd")],
+          r.stderr)
+
     syntax = write(root, "syntax.json", '{"sallyport": 1,\n  "tools": [,]\n}\n')
     r = sp("check", "--config", syntax)
     check("syntax error: located", r.returncode == 78 and
