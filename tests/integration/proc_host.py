@@ -294,7 +294,8 @@ def test_audit_log_file(tmp, target):
         return
     os.chown(audit, 65534, 65534)
     status, out, err = over_pipe(cfg)
-    lines = [l for l in err.splitlines() if "audit_log_open_file" in l]
+    lines = [l for l in err.splitlines()
+             if l.startswith("sp[sp]: warning: ") and "owned by" in l]
     check("a log owned by uid 65534: one warning naming its owner",
           status == 0 and len(lines) == 1 and "uid 65534" in lines[0] and
           "rewrite" in lines[0], (status, err))
