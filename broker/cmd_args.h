@@ -12,10 +12,13 @@ struct cmd_args {
 	const char *config;	/* points into argv; NULL when not given */
 	const char *profile;	/* points into argv; NULL when not given */
 	const char *user;	/* points into argv; NULL when not given */
+	const char *words[2];	/* CMD_ARG_WORDS: the other words, in order */
+	int word_count;
 };
 
 #define CMD_ARG_PROFILE 0x1	/* --profile is taken */
 #define CMD_ARG_USER 0x2	/* --user is taken */
+#define CMD_ARG_WORDS 0x4	/* up to two words not starting "--" */
 
 /*
  * Parses argv[1..argc-1] (argv[0] is the subcommand's name) into a;

@@ -37,6 +37,8 @@ static const struct sp_command sp_commands[] = {
 	    "Print the tools a profile is offered, as an MCP client sees them." },
 	{ "mcp", cmd_mcp, "mcp [--config FILE] [--profile NAME]",
 	    "Serve MCP on stdin and stdout (what an MCP client starts)." },
+	{ "call", cmd_call, "call [--config FILE] [--profile NAME] TOOL [ARGS_JSON]",
+	    "Make one tool call through a full session; its result on stdout." },
 	{ "demo", cmd_demo, "demo",
 	    "Run a short MCP session against a local target and print it." },
 	{ "connect", cmd_connect, "connect SOCKET",
