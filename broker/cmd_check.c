@@ -86,16 +86,16 @@ check_become(const char *name)
 
 	errno = 0;
 	if ((pw = getpwnam(name)) == NULL) {
-		fprintf(stderr, "sp check: --user %s: %s\n", name,
-		    errno != 0 ? strerror(errno) : "no such user");
+		log_error("--user %s: %s", name, errno != 0 ?
+		    strerror(errno) : "no such user");
 		return false;
 	}
 	if (pw->pw_uid == geteuid())
 		return true;
 	if (initgroups(pw->pw_name, pw->pw_gid) == -1 ||
 	    setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1) {
-		fprintf(stderr, "sp check: cannot become user %s: %s (only "
-		    "root can)\n", name, strerror(errno));
+		log_error("cannot become user %s: %s (only root can)", name,
+		    strerror(errno));
 		return false;
 	}
 	return true;
