@@ -262,6 +262,7 @@ static bool
 audit_log_ok(const char *path, char *why, size_t why_size)
 {
 	char dir[PATH_MAX];
+	const char *parent;
 	struct stat st;
 
 	if (lstat(path, &st) == 0) {
@@ -280,10 +281,11 @@ audit_log_ok(const char *path, char *why, size_t why_size)
 		return false;
 	}
 	snprintf(dir, sizeof(dir), "%s", path);
-	if (stat(dirname(dir), &st) == -1 || !S_ISDIR(st.st_mode))
+	parent = dirname(dir);
+	if (stat(parent, &st) == -1 || !S_ISDIR(st.st_mode))
 		snprintf(why, why_size, "cannot be created: its directory "
 		    "does not exist");
-	else if (access(dir, W_OK | X_OK) == -1)
+	else if (access(parent, W_OK | X_OK) == -1)
 		snprintf(why, why_size, "cannot be created: its directory is "
 		    "not writable by uid %lu", (unsigned long)geteuid());
 	return why[0] == '\0';
