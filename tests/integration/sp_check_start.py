@@ -277,6 +277,36 @@ def test_user(tmp):
           p.returncode == 78 and b"no such user" in p.stderr, p.stderr)
 
 
+def test_secrets_unread(tmp):
+    """The start-up checks open a credential file and judge what the
+    descriptor is, but never read its bytes: they are the executor's
+    alone (docs/design.md section 1).  Seen with strace -y in sp check,
+    which runs the same checks as the broker; the known_hosts file next
+    to it is read, so the trace is able to show a read."""
+    if shutil.which("strace") is None:
+        skip("the start-up checks read no credential", "strace missing")
+        return
+    f = good_files(tmp)
+    text, lines = policy_text(tmp, f)
+    path = os.path.join(tmp, "policy.json")
+    with open(path, "w") as fh:
+        fh.write(text)
+    trace = os.path.join(tmp, "trace")
+    p = subprocess.run(["strace", "-f", "-y", "-e", "trace=read,pread64",
+                        "-o", trace, SP, "check", "--config", path],
+                       capture_output=True, timeout=TIMEOUT, env=sp_env())
+    with open(trace, errors="replace") as fh:
+        reads = [l for l in fh if "read" in l]
+    check("strace ran sp check, which passed", p.returncode == 0,
+          p.stderr)
+    check("known_hosts was read (the trace shows reads)",
+          any("<%s>" % f["known_hosts"] in l for l in reads), reads[:5])
+    for key in ("token", "private_key"):
+        check("the %s file was never read" % key,
+              not any("<%s>" % f[key] in l for l in reads),
+              [l for l in reads if f[key] in l])
+
+
 def listen(sock, config):
     with open(sock + ".log", "wb") as log:
         p = subprocess.Popen(["systemd-socket-activate", "--listen=" + sock,
@@ -333,6 +363,7 @@ def main():
         test_cases(tmp)
         test_answers(tmp)
         test_user(tmp)
+        test_secrets_unread(tmp)
         test_socket_activation(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
