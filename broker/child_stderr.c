@@ -18,9 +18,10 @@
 
 static const char child_stderr_cut_mark[] = " [line cut]";
 
-/* "sp[ROLE]: ", each kept byte as up to 4 ("\xHH"), the mark, '\n'. */
-#define CHILD_STDERR_OUT_MAX \
-	(32 + 4 * CHILD_STDERR_LINE_MAX + sizeof(child_stderr_cut_mark) + 1)
+/* The prefix, each kept byte as up to 4 ("\xHH"), the mark, '\n'. */
+#define CHILD_STDERR_PREFIX_MAX 48
+#define CHILD_STDERR_OUT_MAX (CHILD_STDERR_PREFIX_MAX + \
+	4 * CHILD_STDERR_LINE_MAX + sizeof(child_stderr_cut_mark) + 1)
 
 void
 child_stderr_init(struct child_stderr *cs, const char *role, int fd, int out)
@@ -31,18 +32,27 @@ child_stderr_init(struct child_stderr *cs, const char *role, int fd, int out)
 	cs->out = out;
 }
 
-/* The length of the child's own "sp[ROLE]: " at the start, or 0. */
+/*
+ * The length of the child's own "sp[ROLE]: " and "LEVEL: " at the start,
+ * 0 when the line does not start so.  *level is the level the line
+ * names: a line without one (written by a library, say) is relayed as a
+ * warning, in the one format every line has.
+ */
 static size_t
-child_stderr_own_prefix(const struct child_stderr *cs)
+child_stderr_own_prefix(const struct child_stderr *cs, enum log_level *level)
 {
 	char prefix[32];
+	size_t used = 0;
 	int n;
 
+	*level = LOG_LEVEL_WARN;
 	n = snprintf(prefix, sizeof(prefix), "sp[%s]: ", cs->role);
 	if (n < 0 || (size_t)n >= sizeof(prefix) || cs->len < (size_t)n ||
 	    memcmp(cs->line, prefix, (size_t)n) != 0)
 		return 0;
-	return (size_t)n;
+	if (!log_level_parse(cs->line + n, cs->len - (size_t)n, level, &used))
+		used = 0;
+	return (size_t)n + used;
 }
 
 /* A C1 control (U+0080..U+009F) is C2 80..C2 9F in UTF-8. */
@@ -104,14 +114,14 @@ static void
 child_stderr_emit(struct child_stderr *cs)
 {
 	char out[CHILD_STDERR_OUT_MAX];
-	size_t o;
-	int n;
+	enum log_level level;
+	size_t o, from;
 
-	n = snprintf(out, sizeof(out), "sp[%s]: ", cs->role);
-	if (n < 0 || (size_t)n >= 32)
+	from = child_stderr_own_prefix(cs, &level);
+	if ((o = log_prefix(out, CHILD_STDERR_PREFIX_MAX, cs->role, level)) ==
+	    0)
 		return;
-	o = child_stderr_escape(cs, child_stderr_own_prefix(cs), out,
-	    (size_t)n);
+	o = child_stderr_escape(cs, from, out, o);
 	if (cs->cut) {
 		memcpy(out + o, child_stderr_cut_mark,
 		    sizeof(child_stderr_cut_mark) - 1);

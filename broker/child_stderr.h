@@ -2,18 +2,20 @@
  * A child's stderr, relayed by the broker (docs/design.md section 1,
  * invariant 1).  Each child's fd 2 (and the executor's fd 1) is the write
  * end of a pipe of its own; the broker reads the other end and writes
- * each line to its own stderr as "sp[ROLE]: LINE", ROLE the child's true
- * role.  A child that can run code can thus write anything, but never a
- * line that reads as another process's: a forged "sp[sp]: ..." (the
- * broker's session-end anchor, say) comes out as
- * "sp[frontend]: sp[sp]: ...".
+ * each line to its own stderr in the one format of common/log.h, as
+ * "sp[ROLE]: LEVEL: LINE" (or "<N>sp[ROLE]: LINE" when the broker's
+ * stderr is the journal), ROLE the child's true role.  A child that can
+ * run code can thus write anything, but never a line that reads as
+ * another process's: a forged "sp[sp]: ..." (the broker's session-end
+ * anchor, say) comes out as "sp[frontend]: warning: sp[sp]: ...".
  *
  * A line is at most CHILD_STDERR_LINE_MAX bytes: the rest is dropped up
  * to the next newline and the line says it was cut.  Control bytes, DEL
  * and bytes that are not valid UTF-8 (and the C1 controls) are written as
  * \xHH, so a line is one line and sends a terminal no escape.  The
- * child's own "sp[ROLE]: " prefix (common/log.h), when it names its own
- * role, is replaced by the broker's, so an honest line reads as before.
+ * child's own "sp[ROLE]: LEVEL: " prefix (common/log.h), when it names
+ * its own role, is replaced by the broker's for that level, so an honest
+ * line reads as the child wrote it; any other line is a warning.
  */
 #ifndef SP_BROKER_CHILD_STDERR_H
 #define SP_BROKER_CHILD_STDERR_H

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -85,11 +86,11 @@ channel_buffer_set(int fd, int opt, const char *name)
 
 	if (setsockopt(fd, SOL_SOCKET, opt, &want, sizeof(want)) == -1 ||
 	    getsockopt(fd, SOL_SOCKET, opt, &got, &len) == -1) {
-		log_error("channel_buffer_set %s: %s", name, strerror(errno));
+		log_error("setsockopt %s: %s", name, strerror(errno));
 		return false;
 	}
 	if (got < 2 * want) {
-		log_error("channel_buffer_set: %s is %d bytes, below the %d a "
+		log_error("%s is %d bytes, below the %d a "
 		    "whole record needs (raise net.core.%s)", name, got / 2,
 		    want, opt == SO_SNDBUF ? "wmem_max" : "rmem_max");
 		return false;
@@ -234,6 +235,10 @@ children_start(const char *policy, size_t len, const char *profile,
 
 	memset(kids, 0, sizeof(*kids) * CHILD_COUNT);
 	memset(&f, -1, sizeof(f));
+	/* A child's stderr is a pipe to the broker, never the journal: it
+	 * writes the level word, which the relay turns into the broker's
+	 * form (broker/child_stderr.h). */
+	(void)unsetenv("JOURNAL_STREAM");
 	kids[CHILD_FRONTEND].role = RECORD_ROLE_FRONTEND;
 	kids[CHILD_EXECUTOR].role = RECORD_ROLE_EXECUTOR;
 	ok = empty_dir_ready() && start_fds_open(&f, policy, len) &&

@@ -33,7 +33,7 @@ cmd_args_option(int argc, char **argv, int *i, const char *name,
 }
 
 bool
-cmd_args_parse(int argc, char **argv, bool with_profile, struct cmd_args *a)
+cmd_args_parse(int argc, char **argv, unsigned options, struct cmd_args *a)
 {
 	bool bad = false;
 	int i;
@@ -43,9 +43,17 @@ cmd_args_parse(int argc, char **argv, bool with_profile, struct cmd_args *a)
 		if (cmd_args_option(argc, argv, &i, "--config", &a->config,
 		    &bad))
 			continue;
-		if (with_profile && cmd_args_option(argc, argv, &i,
-		    "--profile", &a->profile, &bad))
+		if ((options & CMD_ARG_PROFILE) != 0 && cmd_args_option(argc,
+		    argv, &i, "--profile", &a->profile, &bad))
 			continue;
+		if ((options & CMD_ARG_USER) != 0 && cmd_args_option(argc,
+		    argv, &i, "--user", &a->user, &bad))
+			continue;
+		if ((options & CMD_ARG_WORDS) != 0 &&
+		    strncmp(argv[i], "--", 2) != 0 && a->word_count < 2) {
+			a->words[a->word_count++] = argv[i];
+			continue;
+		}
 		return false;
 	}
 	return !bad;

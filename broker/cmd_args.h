@@ -1,7 +1,7 @@
 /*
- * The options sp check, sp catalog and sp mcp share: --config FILE and
- * --profile NAME, each also as --config=FILE and --profile=NAME, so an
- * operator can write either form to any of the three.
+ * The options sp check, sp catalog and sp mcp share: --config FILE,
+ * --profile NAME and (sp check) --user NAME, each also as --config=FILE,
+ * so an operator can write either form to any of them.
  */
 #ifndef SP_BROKER_CMD_ARGS_H
 #define SP_BROKER_CMD_ARGS_H
@@ -11,15 +11,22 @@
 struct cmd_args {
 	const char *config;	/* points into argv; NULL when not given */
 	const char *profile;	/* points into argv; NULL when not given */
+	const char *user;	/* points into argv; NULL when not given */
+	const char *words[2];	/* CMD_ARG_WORDS: the other words, in order */
+	int word_count;
 };
+
+#define CMD_ARG_PROFILE 0x1	/* --profile is taken */
+#define CMD_ARG_USER 0x2	/* --user is taken */
+#define CMD_ARG_WORDS 0x4	/* up to two words not starting "--" */
 
 /*
  * Parses argv[1..argc-1] (argv[0] is the subcommand's name) into a;
- * with_profile false refuses --profile (sp check has none).  A later
+ * options (CMD_ARG_*) says which beyond --config are taken.  A later
  * repeat of an option wins, as with most commands.  false on anything
  * else: an unknown word, or an option with no value after it.
  */
-bool cmd_args_parse(int argc, char **argv, bool with_profile,
+bool cmd_args_parse(int argc, char **argv, unsigned options,
     struct cmd_args *a);
 
 #endif

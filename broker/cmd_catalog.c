@@ -128,7 +128,7 @@ cmd_catalog(int argc, char **argv)
 	struct policy *policy;
 	int status;
 
-	if (!cmd_args_parse(argc, argv, true, &a)) {
+	if (!cmd_args_parse(argc, argv, CMD_ARG_PROFILE, &a)) {
 		fprintf(stderr, "usage: sp catalog [--config FILE] "
 		    "[--profile NAME]\n");
 		return SP_EXIT_USAGE;

@@ -250,7 +250,7 @@ demo_setup_files(struct demo *d)
 		return false;
 	}
 	if ((policy = demo_policy_text(d)) == NULL) {
-		log_error("demo_setup_files: out of memory");
+		log_error("out of memory");
 		return false;
 	}
 	ok = demo_write_file(d, "demo.token", d->token, strlen(d->token)) &&

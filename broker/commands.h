@@ -19,6 +19,11 @@ int cmd_journal(int argc, char **argv);
 /* sp catalog [--config FILE] [--profile NAME] (broker/cmd_catalog.c). */
 int cmd_catalog(int argc, char **argv);
 
+/* sp call [--config FILE] [--profile NAME] TOOL [ARGS_JSON]: one call
+ * through an sp mcp session (broker/cmd_call.c); 0 when its outcome is
+ * ok, 1 for any other. */
+int cmd_call(int argc, char **argv);
+
 /* sp mcp [--config FILE] [--profile NAME] (broker/mcp.c) */
 int cmd_mcp(int argc, char **argv);
 

@@ -12,10 +12,13 @@ sp_SOURCES += $(AUDIT_SOURCES) broker/cmd_audit.c
 sp_SOURCES += broker/audit_journal.c broker/audit_journal.h \
 	broker/audit_anchors.c broker/audit_anchors.h
 sp_SOURCES += broker/cmd_check.c broker/cmd_journal.c
+# sp call: one tools/call through an sp mcp session
+sp_SOURCES += broker/cmd_call.c
 sp_SOURCES += broker/cmd_catalog.c
 # sp mcp: the broker, its children and their supervision
 PROC_SOURCES = \
 	broker/mcp.c \
+	broker/start_refusal.c broker/start_refusal.h \
 	broker/children.c broker/children.h \
 	broker/child_stderr.c broker/child_stderr.h \
 	broker/supervise.c broker/supervise.h \

@@ -30,6 +30,7 @@
 #include "broker/journal.h"
 #include "broker/limits.h"
 #include "broker/state_dir.h"
+#include "broker/start_refusal.h"
 #include "broker/supervise.h"
 #include "child/test_hook.h"
 #include "common/log.h"
@@ -37,6 +38,7 @@
 #include "policy/catalog.h"
 #include "policy/load.h"
 #include "policy/source.h"
+#include "policy/startcheck.h"
 
 /* Used when no policy file exists at all: a gateway with no tools. */
 static const char mcp_default_policy[] =
@@ -67,6 +69,8 @@ struct mcp_session {
 	struct event_base *base;
 	struct supervisor *sv;
 	struct child kids[CHILD_COUNT];
+	char refusal[POLICY_WHY_MAX * 2];	/* why it cannot start, for the
+						 * client (broker/start_refusal.h) */
 };
 
 /* The policy text by the lookup order of docs/design.md section 3. */
@@ -86,6 +90,8 @@ mcp_read_policy(const char *option, struct mcp_session *s)
 	}
 	if (!policy_read_file(path, &s->bytes, &s->len, why, sizeof(why))) {
 		log_error("%s: %s", path, why);
+		(void)snprintf(s->refusal, sizeof(s->refusal), "its policy "
+		    "file cannot be read");
 		return false;
 	}
 	return true;
@@ -99,30 +105,52 @@ mcp_report(struct policy_diags *diags)
 	bool ok = diags->errors == 0;
 
 	for (i = 0; i < diags->count; i++)
-		log_error("%s", diags->items[i].text);
-	policy_diags_free(diags);
+		if (diags->items[i].severity == POLICY_DIAG_ERROR)
+			log_error("%s", diags->items[i].text);
+		else
+			log_warn("%s", diags->items[i].text);
 	return ok;
 }
 
-/* Read, validate, check credential files and the pin: else exit 78. */
+/* The loader's errors, for the client: how many, and where the first is. */
+static void
+mcp_refusal_from_diags(const struct policy_diags *diags, struct mcp_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < diags->count; i++)
+		if (diags->items[i].severity == POLICY_DIAG_ERROR)
+			break;
+	(void)snprintf(s->refusal, sizeof(s->refusal), "its policy has %zu "
+	    "error%s, the first at line %u, column %u (sp check lists them)",
+	    diags->errors, diags->errors == 1 ? "" : "s",
+	    i < diags->count ? diags->items[i].line : 1,
+	    i < diags->count ? diags->items[i].col : 1);
+}
+
+/*
+ * Read, validate, then the start-up checks sp check runs too
+ * (policy/startcheck.h): else exit 78.
+ */
 static bool
 mcp_load_policy(const char *option, struct mcp_session *s)
 {
 	const char *name = policy_config_path(option);
 	struct policy_diags diags = { 0 };
-	char why[256];
+	bool ok;
 
 	if (!mcp_read_policy(option, s))
 		return false;
 	s->policy = policy_load(name, s->bytes, s->len, &diags);
-	if (s->policy != NULL)
-		(void)policy_check_credential_files(s->policy, name, &diags);
-	if (!mcp_report(&diags) || s->policy == NULL)
+	if (s->policy == NULL)
+		mcp_refusal_from_diags(&diags, s);
+	else
+		(void)policy_check_start(s->policy, name, &diags, s->refusal,
+		    sizeof(s->refusal));
+	ok = mcp_report(&diags) && s->policy != NULL;
+	policy_diags_free(&diags);
+	if (!ok)
 		return false;
-	if (!policy_catalog_verify_pin(s->policy, why, sizeof(why))) {
-		log_error("%s: %s", name, why);
-		return false;
-	}
 	child_record_limits(s->policy, &s->limits);
 	return policy_catalog_fingerprint(s->policy, s->fingerprint);
 }
@@ -338,14 +366,27 @@ static int
 mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
 {
 	struct supervise_scope scope;
+	char why[POLICY_WHY_MAX * 2];
 	uid_t uid;
 	gid_t gid;
 	int status;
 
 	if (!mcp_load_policy(a->config, s))
 		return SP_EXIT_CONFIG;
-	if ((status = child_drop_users_check(s->policy)) != SP_EXIT_OK)
+	if ((status = child_drop_users_check(s->policy, why, sizeof(why))) !=
+	    SP_EXIT_OK) {
+		log_error("%s", why);
+		if (s->policy->run_as == NULL)
+			(void)snprintf(s->refusal, sizeof(s->refusal), "it "
+			    "runs as root and its policy sets no server.run_as "
+			    "for the executor");
+		else
+			(void)snprintf(s->refusal, sizeof(s->refusal), "the "
+			    "user its policy's server.run_as names (line %u) "
+			    "cannot be used", s->policy->run_as_line);
 		return status;
+	} else if (why[0] != '\0')
+		log_warn("%s", why);
 	s->profile = peer_pick_profile(s->policy, a->profile, STDIN_FILENO,
 	    &s->profile_from);
 	if (a->profile != NULL && s->profile == NULL) {
@@ -353,6 +394,8 @@ mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
 		if (strcmp(s->profile_from, "unknown") == 0)
 			log_error("no profile named '%s' in the policy",
 			    a->profile);
+		(void)snprintf(s->refusal, sizeof(s->refusal), "the profile "
+		    "its command line names cannot be used");
 		return SP_EXIT_USAGE;
 	}
 	if (s->profile == NULL)
@@ -365,8 +408,16 @@ mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
 		s->peer_gid = gid;
 	} else
 		(void)snprintf(s->peer, sizeof(s->peer), "no peer credentials");
-	if (!mcp_session_id(s) || !mcp_open_audit(s) || !mcp_open_state(s))
+	if (!mcp_session_id(s) || !mcp_open_audit(s)) {
+		(void)snprintf(s->refusal, sizeof(s->refusal), "its audit log "
+		    "cannot be opened");
 		return SP_EXIT_INTERNAL;
+	}
+	if (!mcp_open_state(s)) {
+		(void)snprintf(s->refusal, sizeof(s->refusal), "its state_dir "
+		    "cannot be opened");
+		return SP_EXIT_INTERNAL;
+	}
 	limits_say_scope(s->policy);
 	scope.limits = s->state;
 	scope.journal = s->journal_file;
@@ -431,15 +482,19 @@ cmd_mcp(int argc, char **argv)
 	    !sandbox_stdout_to_stderr())
 		fatal(SP_EXIT_INTERNAL, "cannot set fd 1 aside: %s",
 		    strerror(errno));
-	if (!cmd_args_parse(argc, argv, true, &a)) {
+	if (!cmd_args_parse(argc, argv, CMD_ARG_PROFILE, &a)) {
 		log_error("usage: sp mcp [--config FILE] [--profile NAME]");
 		return SP_EXIT_USAGE;
 	}
 	memset(&s, 0, sizeof(s));
 	if ((status = mcp_prepare(&a, &s)) == SP_EXIT_OK)
 		status = mcp_run(&s, client_out);
-	else
+	else {
+		if (s.refusal[0] != '\0')
+			start_refusal_answer(STDIN_FILENO, client_out,
+			    s.refusal);
 		(void)close(client_out);
+	}
 	mcp_session_free(&s);
 	test_hook_heap_report("broker");
 	return status;

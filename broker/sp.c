@@ -31,7 +31,7 @@ static int sp_version(int, char **);
 static const struct sp_command sp_commands[] = {
 	{ "audit", cmd_audit, "audit verify [--key FILE] [--json] [--anchors JOURNAL] FILE...",
 	    "Check an audit log's hash chain (and its HMACs with --key)." },
-	{ "check", cmd_check, "check [--config FILE]",
+	{ "check", cmd_check, "check [--config FILE] [--user NAME]",
 	    "Validate a policy file; one line per problem on stderr." },
 	{ "catalog", cmd_catalog, "catalog [--config FILE] [--profile NAME]",
 	    "Print the tools a profile is offered, as an MCP client sees them." },
@@ -39,6 +39,8 @@ static const struct sp_command sp_commands[] = {
 	    "Serve MCP on stdin and stdout (what an MCP client starts)." },
 	{ "journal", cmd_journal, "journal [--config FILE] [resolve KEY done|failed]",
 	    "Print the idempotency journal, or record a call's real outcome." },
+	{ "call", cmd_call, "call [--config FILE] [--profile NAME] TOOL [ARGS_JSON]",
+	    "Make one tool call through a full session; its result on stdout." },
 	{ "demo", cmd_demo, "demo",
 	    "Run a short MCP session against a local target and print it." },
 	{ "connect", cmd_connect, "connect SOCKET",

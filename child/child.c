@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -91,7 +92,8 @@ child_drop_user(enum record_role role, const struct policy *policy)
 }
 
 int
-child_drop_users_check(const struct policy *policy)
+child_drop_users_check(const struct policy *policy, char *why,
+    size_t why_size)
 {
 	static const enum record_role roles[CHILD_COUNT_ROLES] = {
 		RECORD_ROLE_FRONTEND, RECORD_ROLE_EXECUTOR,
@@ -101,26 +103,28 @@ child_drop_users_check(const struct policy *policy)
 	gid_t gid;
 	size_t i;
 
+	why[0] = '\0';
 	if (geteuid() != 0) {
 		if (policy->run_as != NULL)
-			log_warn("server.run_as '%s' is not used: sp mcp was "
-			    "not started as root, so every process keeps uid "
-			    "%u", policy->run_as, (unsigned)geteuid());
+			snprintf(why, why_size, "server.run_as '%s' is not "
+			    "used: sp mcp was not started as root, so every "
+			    "process keeps uid %u", policy->run_as,
+			    (unsigned)geteuid());
 		return SP_EXIT_OK;
 	}
 	if (policy->run_as == NULL) {
-		log_error("started as root, sp mcp drops the frontend to '%s' "
-		    "and the executor to server.run_as, which the policy does "
-		    "not set: set server.run_as to a user of the executor's "
-		    "own (the two children must not share a uid)",
-		    CHILD_FRONTEND_USER);
+		snprintf(why, why_size, "started as root, sp mcp drops the "
+		    "frontend to '%s' and the executor to server.run_as, which "
+		    "the policy does not set: set server.run_as to a user of "
+		    "the executor's own (the two children must not share a "
+		    "uid)", CHILD_FRONTEND_USER);
 		return SP_EXIT_CONFIG;
 	}
 	for (i = 0; i < CHILD_COUNT_ROLES; i++) {
 		user = child_drop_user(roles[i], policy);
 		if (!sandbox_user_ids(user, &uid[i], &gid)) {
-			log_error("the %s cannot drop to user '%s': %s",
-			    record_role_name(roles[i]), user,
+			snprintf(why, why_size, "the %s cannot drop to user "
+			    "'%s': %s", record_role_name(roles[i]), user,
 			    errno == ENOENT ? "no such user" :
 			    errno == EINVAL ? "its uid or gid is 0" :
 			    strerror(errno));
@@ -128,10 +132,10 @@ child_drop_users_check(const struct policy *policy)
 		}
 	}
 	if (uid[0] == uid[1]) {
-		log_error("server.run_as '%s' has uid %u, the frontend's ('%s'): "
-		    "set server.run_as to a user of the executor's own (the "
-		    "two children must not share a uid)", policy->run_as,
-		    (unsigned)uid[1], CHILD_FRONTEND_USER);
+		snprintf(why, why_size, "server.run_as '%s' has uid %u, the "
+		    "frontend's ('%s'): set server.run_as to a user of the "
+		    "executor's own (the two children must not share a uid)",
+		    policy->run_as, (unsigned)uid[1], CHILD_FRONTEND_USER);
 		return SP_EXIT_CONFIG;
 	}
 	return SP_EXIT_OK;

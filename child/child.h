@@ -72,10 +72,13 @@ void child_confine(const struct child_context *ctx);
  * server.run_as and SP_EXIT_CONFIG; a user that does not exist or is root,
  * one line and SP_EXIT_SANDBOX (refused before any child starts, not an
  * executor that dies at start while the frontend already answers).  When
- * not root nothing is dropped: a run_as is said to be unused, in one
- * line.  SP_EXIT_OK when the session may start.
+ * not root nothing is dropped: a run_as is said to be unused (a warning).
+ * The line is written into why (why[0] is NUL when there is none), for
+ * sp mcp to log and sp check to place at server.run_as.  SP_EXIT_OK when
+ * the session may start.
  */
-int child_drop_users_check(const struct policy *policy);
+int child_drop_users_check(const struct policy *policy, char *why,
+    size_t why_size);
 
 void child_context_free(struct child_context *ctx);
 

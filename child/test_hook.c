@@ -43,7 +43,7 @@ static void
 test_hook_stderr_forge(void)
 {
 	static const char forged[] =
-	    "sp[sp]: mcp_audit_end: audit: session 0000000000000000 ended, "
+	    "sp[sp]: info: audit: session 0000000000000000 ended, "
 	    "last hash 00000000000000000000000000000000000000000000000000000"
 	    "00000000000\n"
 	    "bell\a esc\x1b[2J cr\r del\x7f c1\xc2\x9b "

@@ -147,18 +147,18 @@ channel_refuse(struct channel *ch, const struct channel_link *l, size_t n,
 	    record_role_name(l->row->role), channel_state_names[l->state]);
 	channel_header(ch->buf, len, &version, &type);
 	if (e == RECORD_ERR_TOO_LONG)
-		log_msg(LOG_LEVEL_ERROR, where, "record of %zu bytes is above "
-		    "the %d-byte limit", n, RECORD_MAX_BYTES);
+		log_error("%s: record of %zu bytes is above "
+		    "the %d-byte limit", where, n, RECORD_MAX_BYTES);
 	else if (e == RECORD_ERR_SHORT)
-		log_msg(LOG_LEVEL_ERROR, where, "record of %zu bytes has no "
-		    "header", n);
+		log_error("%s: record of %zu bytes has no "
+		    "header", where, n);
 	else if (e == RECORD_ERR_VERSION)
-		log_msg(LOG_LEVEL_ERROR, where, "record version %u is not "
-		    "spoken here (version %d)", (unsigned)version,
+		log_error("%s: record version %u is not "
+		    "spoken here (version %d)", where, (unsigned)version,
 		    RECORD_VERSION);
 	else
-		log_msg(LOG_LEVEL_ERROR, where, "record type %u not permitted",
-		    (unsigned)type);
+		log_error("%s: record type %u not permitted",
+		    where, (unsigned)type);
 	if (ch->cfg.refused != NULL && ch->cfg.refused(ch->cfg.arg,
 	    l->row->role, ch->buf, len, e))
 		return;

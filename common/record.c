@@ -131,8 +131,12 @@ record_end_encode(struct buf *tmp, struct buf *out, enum record_error e,
 	if (e == RECORD_OK)
 		e = buf_put_raw(out, buf_ptr(tmp), buf_len(tmp));
 	buf_free(tmp);
+	/* func stays for the callers' sake; an operator's line names no
+	 * C function */
+	(void)func;
 	if (e != RECORD_OK)
-		log_msg(LOG_LEVEL_ERROR, func, "%s", record_error_str(e));
+		log_error("a record could not be encoded: %s",
+		    record_error_str(e));
 	return e;
 }
 

@@ -13,81 +13,29 @@
 #include "common/base64.h"
 #include "common/log.h"
 #include "executor/credentials.h"
-
-/* Far above any key, token or CA bundle in use; bounds what one file costs. */
-#define CREDENTIAL_FILE_MAX (4u * 1024 * 1024)
+#include "policy/startcheck.h"
 
 /*
- * Opens path read-only and returns its size after checking it is a file;
- * O_NONBLOCK so a FIFO put in a key's place cannot hang the start-up.
+ * Every file is opened and checked by policy_file_open(), the function
+ * sp check and the broker ran on the same paths moments before: a
+ * symlink or another file swapped in since must not redirect the read,
+ * and the descriptor's fstat sees the file actually opened.
  */
 static int
-credential_open(const char *path, size_t *size)
+credential_open(const char *path, enum policy_file_kind kind, bool strict,
+    size_t *size)
 {
-	struct stat st;
+	char why[POLICY_WHY_MAX];
+	bool loose;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd == -1) {
-		log_error("%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    (uintmax_t)st.st_size > CREDENTIAL_FILE_MAX) {
-		log_error("%s: not a regular file of at most "
-		    "%u bytes", path, CREDENTIAL_FILE_MAX);
-		(void)close(fd);
-		return -1;
-	}
-	*size = (size_t)st.st_size;
+	fd = policy_file_open(path, kind, strict, size, &loose, why,
+	    sizeof(why));
+	if (fd == -1)
+		log_error("%s %s", path, why);
+	else if (loose)
+		log_warn("%s %s", path, why);
 	return fd;
-}
-
-/*
- * The rules of policy_check_credential_files() again, on the open file:
- * the broker checked the path moments before, but a symlink or another
- * file swapped in since must not redirect the read.  O_NOFOLLOW refuses
- * a symlink; fstat sees the file actually opened.
- */
-static int
-credential_open_secret(const char *path, bool strict, size_t *size)
-{
-	struct stat st;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
-	    O_NOFOLLOW);
-	if (fd == -1) {
-		log_error("%s: %s", path,
-		    errno == ELOOP ? "is a symbolic link" : strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    (uintmax_t)st.st_size > CREDENTIAL_FILE_MAX) {
-		log_error("%s: not a regular file of "
-		    "at most %u bytes", path, CREDENTIAL_FILE_MAX);
-		goto fail;
-	}
-	if (st.st_uid != geteuid() && st.st_uid != 0) {
-		log_error("%s: owned by uid %lu, "
-		    "neither the running user nor root", path,
-		    (unsigned long)st.st_uid);
-		goto fail;
-	}
-	if ((st.st_mode & 077) != 0 && strict) {
-		log_error("%s: open to group or others "
-		    "(mode %04o) under strict_credentials", path,
-		    (unsigned)(st.st_mode & 07777));
-		goto fail;
-	}
-	if ((st.st_mode & 077) != 0)
-		log_warn("%s: open to group or others "
-		    "(mode %04o)", path, (unsigned)(st.st_mode & 07777));
-	*size = (size_t)st.st_size;
-	return fd;
-fail:
-	(void)close(fd);
-	return -1;
 }
 
 /* Reads exactly len bytes; a file that changed size meanwhile fails. */
@@ -125,7 +73,8 @@ credential_read_secret(const char *path, bool strict, bool trim_newline,
 	bool ok;
 	int fd;
 
-	if ((fd = credential_open_secret(path, strict, &size)) == -1)
+	if ((fd = credential_open(path, POLICY_FILE_SECRET, strict, &size)) ==
+	    -1)
 		return false;
 	if (!secret_alloc(s, size + 1)) {
 		log_error("%s: %s", path,
@@ -145,16 +94,19 @@ credential_read_secret(const char *path, bool strict, bool trim_newline,
 	return true;
 }
 
-/* A public file (key, CA bundle, known_hosts) into heap memory. */
+/* A public file (key, CA bundle, known_hosts) into heap memory, its
+ * content checked as sp check checks it. */
 static bool
-credential_read_public(const char *path, char **out, size_t *len)
+credential_read_public(const char *path, enum policy_file_kind kind,
+    char **out, size_t *len)
 {
+	char why[POLICY_WHY_MAX];
 	size_t size;
 	char *buf;
 	bool ok;
 	int fd;
 
-	if ((fd = credential_open(path, &size)) == -1)
+	if ((fd = credential_open(path, kind, false, &size)) == -1)
 		return false;
 	if ((buf = calloc(1, size + 1)) == NULL) {
 		log_error("%s: out of memory", path);
@@ -163,6 +115,9 @@ credential_read_public(const char *path, char **out, size_t *len)
 	}
 	ok = credential_read_all(fd, path, (unsigned char *)buf, size);
 	(void)close(fd);
+	if (ok && !(ok = policy_file_content_ok(kind, buf, size, why,
+	    sizeof(why))))
+		log_error("%s %s", path, why);
 	if (!ok) {
 		free(buf);
 		return false;
@@ -207,7 +162,7 @@ credential_load_one(const struct policy_credential *c, bool strict,
 	    &b->secret, &b->secret_len))
 		return false;
 	if (c->public_key != NULL && !credential_read_public(c->public_key,
-	    &b->public_key, &b->public_key_len))
+	    POLICY_FILE_PUBLIC_KEY, &b->public_key, &b->public_key_len))
 		return false;
 	if (c->passphrase_file != NULL && !credential_read_secret(
 	    c->passphrase_file, strict, true, &b->passphrase,
@@ -219,11 +174,11 @@ credential_load_one(const struct policy_credential *c, bool strict,
 static bool
 credential_load_target(const struct policy_target *t, struct target_files *f)
 {
-	if (t->ca_file != NULL && !credential_read_public(t->ca_file, &f->ca,
-	    &f->ca_len))
+	if (t->ca_file != NULL && !credential_read_public(t->ca_file,
+	    POLICY_FILE_CA, &f->ca, &f->ca_len))
 		return false;
 	if (t->known_hosts != NULL && !credential_read_public(t->known_hosts,
-	    &f->known_hosts, &f->known_hosts_len))
+	    POLICY_FILE_KNOWN_HOSTS, &f->known_hosts, &f->known_hosts_len))
 		return false;
 	return true;
 }

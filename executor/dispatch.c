@@ -141,7 +141,7 @@ dispatch_finish(struct dispatch_call *c, struct record_result *r,
 	buf_init_writer(&c->result, RECORD_MAX_BYTES);
 	if (record_result_encode(r, &d->ctx->limits, &c->result) !=
 	    RECORD_OK) {
-		log_error("dispatch_finish: call %llu not answered",
+		log_error("call %llu not answered",
 		    (unsigned long long)c->call_id);
 		d->status = SP_EXIT_INTERNAL;
 		dispatch_call_free(c);
@@ -253,7 +253,7 @@ dispatch_action(struct dispatch *d, struct record_action *a)
 	struct dispatch_call *c;
 
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
-		log_error("dispatch_action: out of memory");
+		log_error("out of memory");
 		d->status = SP_EXIT_INTERNAL;
 		return;
 	}
@@ -319,7 +319,7 @@ dispatch_control_record(struct dispatch *d, const uint8_t *rec, size_t len)
 	struct dispatch_call *c;
 
 	if (record_audit_ack_decode(rec, len, &ack) != RECORD_OK) {
-		log_error("dispatch_control_record: not an audit ack");
+		log_error("not an audit ack");
 		return;
 	}
 	c = dispatch_call_find(d, ack.call_id);
@@ -384,7 +384,7 @@ dispatch_new(struct event_base *base, const struct child_context *ctx,
 	struct dispatch *d;
 
 	if ((d = calloc(1, sizeof(*d))) == NULL) {
-		log_error("dispatch_new: out of memory");
+		log_error("out of memory");
 		return NULL;
 	}
 	d->base = base;

@@ -27,7 +27,7 @@ dispatch_ssh_resolve(const char *host, char *addr, size_t size)
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_socktype = SOCK_STREAM;
 	if ((e = getaddrinfo(host, NULL, &hints, &res)) != 0) {
-		log_error("dispatch_ssh_resolve: %s: %s", host,
+		log_error("%s: %s", host,
 		    gai_strerror(e));
 		return false;
 	}
@@ -35,7 +35,7 @@ dispatch_ssh_resolve(const char *host, char *addr, size_t size)
 	    NULL, 0, NI_NUMERICHOST);
 	freeaddrinfo(res);
 	if (e != 0) {
-		log_error("dispatch_ssh_resolve: %s: %s", host,
+		log_error("%s: %s", host,
 		    gai_strerror(e));
 		return false;
 	}
@@ -54,7 +54,7 @@ dispatch_ssh_target(struct dispatch *d, size_t index)
 
 	if (!t->has_credential ||
 	    p->credentials[t->credential_index].type != CREDENTIAL_SSH_KEY) {
-		log_error("dispatch_ssh_target: %s has no ssh-key credential",
+		log_error("%s has no ssh-key credential",
 		    t->name);
 		return -1;
 	}
@@ -87,14 +87,14 @@ dispatch_ssh_targets(struct dispatch *d)
 
 	if ((d->ssh_target_ids = calloc(p->target_count + 1,
 	    sizeof(*d->ssh_target_ids))) == NULL) {
-		log_error("dispatch_ssh_targets: out of memory");
+		log_error("out of memory");
 		return false;
 	}
 	for (i = 0; i < p->target_count; i++) {
 		d->ssh_target_ids[i] = -1;
 		if (p->targets[i].type == TARGET_SSH &&
 		    (d->ssh_target_ids[i] = dispatch_ssh_target(d, i)) == -1) {
-			log_error("dispatch_ssh_targets: target %s not usable",
+			log_error("target %s not usable",
 			    p->targets[i].name);
 			return false;
 		}

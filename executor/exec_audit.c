@@ -60,7 +60,7 @@ exec_audit_shapes(const struct dispatch_call *c)
 	}
 	return shapes;
 fail:
-	log_error("exec_audit_shapes: call %llu: cannot render arguments",
+	log_error("call %llu: cannot render arguments",
 	    (unsigned long long)c->call_id);
 	return NULL;
 }
@@ -142,7 +142,7 @@ exec_audit_execution(struct dispatch_call *c, enum record_outcome outcome,
 	ev.shapes = c->shapes;
 	ok = ok && exec_audit_send(c, &ev);
 	if (!ok)
-		log_error("exec_audit_execution: call %llu not audited",
+		log_error("call %llu not audited",
 		    (unsigned long long)c->call_id);
 	return ok;
 }

@@ -142,7 +142,7 @@ watch_new(struct http_engine *e, curl_socket_t fd, bool owned)
 	struct sock_watch *w;
 
 	if ((w = calloc(1, sizeof(*w))) == NULL) {
-		log_error("watch_new: out of memory");
+		log_error("out of memory");
 		return NULL;
 	}
 	w->engine = e;
@@ -203,7 +203,7 @@ watch_set(struct sock_watch *w, short flags)
 		event_assign(w->ev, base, w->fd, flags, watch_ready, w);
 	}
 	if (w->ev == NULL || event_add(w->ev, NULL) == -1) {
-		log_error("watch_set: cannot watch socket %d", (int)w->fd);
+		log_error("cannot watch socket %d", (int)w->fd);
 		return -1;
 	}
 	return 0;

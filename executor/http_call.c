@@ -570,7 +570,7 @@ call_attempt_begin(struct http_call *c, uint64_t remaining_ms)
 	    !http_build_attempt(c->easy, c->req, c->method, c->path, c->pin,
 	    remaining_ms, &c->headers) || !call_easy_hooks(c) ||
 	    !http_engine_easy_add(c->engine, c->easy)) {
-		log_error("call_attempt_begin: cannot start the request");
+		log_error("cannot start the request");
 		call_attempt_release(c);
 		return false;
 	}

@@ -259,7 +259,7 @@ http_names_new(void)
 	struct http_names *n;
 
 	if ((n = calloc(1, sizeof(*n))) == NULL) {
-		log_error("http_names_new: out of memory");
+		log_error("out of memory");
 		return NULL;
 	}
 	n->ttl_us = (uint64_t)HTTP_NAMES_TTL_MS * 1000u;

@@ -138,7 +138,7 @@ netlib_load(void)
 static void __attribute__((noreturn))
 netlib_unbound(const char *name)
 {
-	log_msg(LOG_LEVEL_ERROR, name, "called before netlib_load() bound it");
+	log_error("%s called before the library was bound", name);
 	abort();
 }
 

@@ -184,7 +184,7 @@ frontend_hold(struct frontend *fe, struct mcp_item *it)
 		cap = h->cap == 0 ? 8 : h->cap * 2;
 		if ((grown = reallocarray(h->items, cap, sizeof(*grown))) ==
 		    NULL) {
-			log_error("frontend_hold: out of memory");
+			log_error("out of memory");
 			fe->failed = true;
 			return;
 		}
@@ -303,7 +303,7 @@ frontend_read_input(struct frontend *fe)
 		return;
 	}
 	if (n == -1)
-		log_error("frontend_on_stdin: read: %s", strerror(errno));
+		log_error("cannot read the client: %s", strerror(errno));
 	if (frame_reader_finish(&fe->reader, &f)) {
 		if (!mcp_session_handle_bad_frame(fe->session, &f, &fe->items))
 			fe->failed = true;
@@ -336,7 +336,7 @@ frontend_result(void *arg, enum record_role from, const uint8_t *rec,
 	(void)from;
 	if ((e = record_result_decode(rec, len,
 	    mcp_session_record_limits(fe->session), &r)) != RECORD_OK) {
-		log_error("frontend_result: executor record refused: %s",
+		log_error("executor record refused: %s",
 		    record_error_str(e));
 		return false;
 	}
@@ -442,7 +442,7 @@ static const struct channel_peer frontend_peers[] = {
 static void
 frontend_executor_lost(struct frontend *fe, bool closed)
 {
-	log_error("frontend_executor_lost: the executor channel is %s",
+	log_error("the executor channel is %s",
 	    closed ? "closed" : "broken");
 	fe->executor_gone = true;
 	(void)event_del(fe->ev_action);
@@ -560,7 +560,7 @@ frontend_session_new(const struct child_context *ctx)
 	catalog = policy_catalog_render(ctx->policy, ctx->profile,
 	    &cfg.catalog_len);
 	if (catalog == NULL) {
-		log_error("frontend_session_new: cannot render the catalog");
+		log_error("cannot render the catalog");
 		return NULL;
 	}
 	cfg.catalog_json = catalog;

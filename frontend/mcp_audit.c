@@ -115,7 +115,7 @@ done:
 	return true;
 fail:
 	mcp_audit_texts_free(t, n);
-	log_error("mcp_audit_shapes: out of memory");
+	log_error("out of memory");
 	return false;
 }
 

@@ -287,7 +287,7 @@ mcp_session_defer(struct mcp_session *s, const struct mcp_frame *frame)
 {
 	s->deferred = malloc(frame->len > 0 ? frame->len : 1);
 	if (s->deferred == NULL) {
-		log_error("mcp_session_defer: out of memory for %zu bytes",
+		log_error("out of memory for %zu bytes",
 		    frame->len);
 		return false;
 	}

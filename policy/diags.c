@@ -1,5 +1,5 @@
 /*
- * The diagnostics list of policy_load() and policy_check_credential_files().
+ * The diagnostics list of policy_load() and policy_check_start().
  */
 #include "config.h"
 

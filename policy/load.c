@@ -100,6 +100,7 @@ load_server(struct load_ctx *ctx, const cJSON *root)
 	static const char *const keys[] = { "name", "on_invalid", "sandbox",
 	    "run_as", NULL };
 	const cJSON *s = ctx_member(ctx, root, "server", false);
+	const struct json_location *l;
 	struct policy *p = ctx->policy;
 	int on_invalid = 0, sandbox = 0;
 
@@ -123,6 +124,11 @@ load_server(struct load_ctx *ctx, const cJSON *root)
 	    LOAD_LOWER LOAD_DIGIT "_-", 32))
 		ctx_error(ctx, ctx_member(ctx, s, "run_as", false),
 		    "must be a user name matching ^[a-z_][a-z0-9_-]{0,31}$");
+	if ((l = json_locations_find(&ctx->locs, ctx_member(ctx, s, "run_as",
+	    false))) != NULL) {
+		p->run_as_line = l->line;
+		p->run_as_col = l->col;
+	}
 }
 
 /* One limit: a JSON integer within [min, max]. */
@@ -199,10 +205,12 @@ load_audit(struct load_ctx *ctx, const cJSON *root)
 	if (a == NULL || !ctx_require_object(ctx, a))
 		return;
 	ctx_known_keys(ctx, a, keys);
-	ctx_path(ctx, a, "path", true, &p->audit_path);
+	if (ctx_path(ctx, a, "path", true, &p->audit_path))
+		ctx_add_file(ctx, p->audit_path, ctx_member(ctx, a, "path",
+		    false), POLICY_FILE_AUDIT_LOG);
 	if (ctx_path(ctx, a, "key_file", false, &p->audit_key_file))
-		ctx_add_secret_file(ctx, p->audit_key_file,
-		    ctx_member(ctx, a, "key_file", false));
+		ctx_add_file(ctx, p->audit_key_file,
+		    ctx_member(ctx, a, "key_file", false), POLICY_FILE_AUDIT_KEY);
 	load_audit_journal(ctx, a);
 }
 
@@ -397,7 +405,7 @@ load_profiles(struct load_ctx *ctx, const cJSON *root)
 
 /*
  * Where limits that outlive a session are kept (broker/state_dir.h).  Its
- * line and column are kept for policy_check_state_dir().
+ * line and column are kept for the start-up checks (policy/startcheck.h).
  */
 static void
 load_state_dir(struct load_ctx *ctx, const cJSON *root)
@@ -469,7 +477,7 @@ policy_free(struct policy *p)
 	free(p->targets);
 	free(p->tools);
 	free(p->profiles);
-	free(p->secret_files);
+	free(p->files);
 	free(p->server_name);
 	free(p->run_as);
 	free(p->audit_path);

@@ -48,29 +48,12 @@ struct policy *policy_load(const char *display_name, const char *bytes,
     size_t len, struct policy_diags *diags);
 
 /*
- * Stats each file holding a secret (policy->secret_files): missing or not
- * a regular file is an error; not owned by the running user or accessible
- * by group/other is a warning, an error under "strict_credentials".
- * Returns false when it appended an error.
- */
-bool policy_check_credential_files(const struct policy *policy,
-    const char *display_name, struct policy_diags *diags);
-
-/*
  * Compares the policy's "catalog_sha256" pin, if any, with its catalog
  * fingerprint (policy/catalog.h); a mismatch is an error at the pin.
  * Kept out of policy_load() so that sp catalog can still show a changed
  * catalog and its new fingerprint.  Returns false when it appended one.
  */
 bool policy_check_catalog_pin(const struct policy *policy,
-    const char *display_name, struct policy_diags *diags);
-
-/*
- * state_dir, when the policy names one, is a directory the running user
- * may create files in (what sp mcp will do there); an error otherwise.
- * Returns false when it appended one.
- */
-bool policy_check_state_dir(const struct policy *policy,
     const char *display_name, struct policy_diags *diags);
 
 /* Releases everything the tree owns, then the policy.  NULL is allowed. */

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,13 +201,74 @@ ctx_utf8_count(const char *s)
 	return n;
 }
 
+/* Keys longer than this are no near miss of any key the loader knows. */
+#define NEAR_KEY_MAX 40
+#define NEAR_DIST_MAX 2
+
+/* Edit distance with adjacent transpositions (optimal string alignment). */
+static unsigned
+near_distance(const char *a, const char *b)
+{
+	unsigned d[NEAR_KEY_MAX + 1][NEAR_KEY_MAX + 1], best;
+	size_t la = strlen(a), lb = strlen(b), i, j;
+
+	if (la > NEAR_KEY_MAX || lb > NEAR_KEY_MAX)
+		return UINT_MAX;
+	for (i = 0; i <= la; i++)
+		d[i][0] = (unsigned)i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = (unsigned)j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
+}
+
+void
+ctx_near_scan(struct ctx_near *n, const char *key, const char *const *known)
+{
+	unsigned dist;
+
+	for (; *known != NULL; known++) {
+		dist = near_distance(key, *known);
+		/* "id" is no near miss of "ab": two edits there is all */
+		if (dist > NEAR_DIST_MAX || dist >= strlen(*known))
+			continue;
+		if (n->best == NULL || dist < n->dist) {
+			n->best = *known;
+			n->dist = dist;
+			n->tie = false;
+		} else if (dist == n->dist && strcmp(*known, n->best) != 0)
+			n->tie = true;
+	}
+}
+
+void
+ctx_near_hint(const struct ctx_near *n, char *buf, size_t size)
+{
+	if (n->best == NULL || n->tie)
+		buf[0] = '\0';
+	else
+		snprintf(buf, size, "; did you mean \"%s\"?", n->best);
+}
+
 bool
 ctx_known_keys(struct load_ctx *ctx, const cJSON *obj,
     const char *const *allowed)
 {
 	const cJSON *m;
 	const char *const *a;
-	char q[LOAD_QUOTE_MAX * 6 + 8];
+	char q[LOAD_QUOTE_MAX * 6 + 8], hint[NEAR_KEY_MAX + 24];
+	struct ctx_near near;
 	bool ok = true;
 
 	cJSON_ArrayForEach(m, obj) {
@@ -215,8 +277,11 @@ ctx_known_keys(struct load_ctx *ctx, const cJSON *obj,
 				break;
 		if (*a != NULL)
 			continue;
+		memset(&near, 0, sizeof(near));
+		ctx_near_scan(&near, m->string, allowed);
+		ctx_near_hint(&near, hint, sizeof(hint));
 		ctx_quote(m->string, q, sizeof(q));
-		ctx_error_key(ctx, m, "unknown key %s", q);
+		ctx_error_key(ctx, m, "unknown key %s%s", q, hint);
 		ok = false;
 	}
 	return ok;
@@ -373,30 +438,31 @@ ctx_path(struct load_ctx *ctx, const cJSON *obj, const char *key,
 }
 
 bool
-ctx_add_secret_file(struct load_ctx *ctx, const char *path,
-    const cJSON *node)
+ctx_add_file(struct load_ctx *ctx, const char *path, const cJSON *node,
+    enum policy_file_kind kind)
 {
 	struct policy *p = ctx->policy;
 	const struct json_location *l = json_locations_find(&ctx->locs, node);
-	struct policy_secret_file *grown;
+	struct policy_file *grown;
 	size_t ncap;
 
 	if (path == NULL)
 		return true;
-	if (p->secret_file_count == ctx->secret_cap) {
-		ncap = ctx->secret_cap ? ctx->secret_cap * 2 : 8;
-		grown = reallocarray(p->secret_files, ncap, sizeof(*grown));
+	if (p->file_count == ctx->file_cap) {
+		ncap = ctx->file_cap ? ctx->file_cap * 2 : 8;
+		grown = reallocarray(p->files, ncap, sizeof(*grown));
 		if (grown == NULL) {
 			ctx_out_of_memory(ctx);
 			return false;
 		}
-		p->secret_files = grown;
-		ctx->secret_cap = ncap;
+		p->files = grown;
+		ctx->file_cap = ncap;
 	}
-	p->secret_files[p->secret_file_count].path = path;
-	p->secret_files[p->secret_file_count].line = l ? l->line : 1;
-	p->secret_files[p->secret_file_count].col = l ? l->col : 1;
-	p->secret_file_count++;
+	p->files[p->file_count].path = path;
+	p->files[p->file_count].kind = kind;
+	p->files[p->file_count].line = l ? l->line : 1;
+	p->files[p->file_count].col = l ? l->col : 1;
+	p->file_count++;
 	return true;
 }
 

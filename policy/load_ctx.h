@@ -44,7 +44,7 @@ struct load_ctx {
 	struct json_locations locs;	/* owned */
 	struct policy_diags *diags;	/* borrowed */
 	struct policy *policy;		/* being built, owned until returned */
-	size_t secret_cap;
+	size_t file_cap;
 };
 
 /* Reports at node's value, prefixed with node's path. */
@@ -58,6 +58,22 @@ void ctx_warn(struct load_ctx *ctx, const cJSON *node, const char *fmt, ...)
 /* Reports at node's member name, prefixed with its object's path. */
 void ctx_error_key(struct load_ctx *ctx, const cJSON *node,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * The known key an unknown one is a near miss of (docs/design.md
+ * section 4's "did you mean"): scanned over one or more key tables, the
+ * one key within two edits (a transposition is one), when no other is as
+ * close.  Zero-initialise, scan each table, then ctx_near_hint().
+ */
+struct ctx_near {
+	const char *best;
+	unsigned dist;
+	bool tie;
+};
+void ctx_near_scan(struct ctx_near *n, const char *key,
+    const char *const *known);
+/* "; did you mean \"KEY\"?" for the one near miss, else "". */
+void ctx_near_hint(const struct ctx_near *n, char *buf, size_t size);
 
 /* Writes s as a JSON-like quoted string, escaped and cut, into buf. */
 void ctx_quote(const char *s, char *buf, size_t size);
@@ -97,9 +113,9 @@ const char *ctx_number_text(struct load_ctx *ctx, const cJSON *node,
 bool ctx_path(struct load_ctx *ctx, const cJSON *obj, const char *key,
     bool required, char **out);
 
-/* Records path (owned by the tree) as a secret file named at node. */
-bool ctx_add_secret_file(struct load_ctx *ctx, const char *path,
-    const cJSON *node);
+/* Records path (owned by the policy) as a file of kind named at node. */
+bool ctx_add_file(struct load_ctx *ctx, const char *path, const cJSON *node,
+    enum policy_file_kind kind);
 
 /* s matches [first][rest]{0,max-1}, where each set is a list of chars. */
 bool ctx_name_matches(const char *s, const char *first, const char *rest,

@@ -46,7 +46,8 @@ param_type(struct load_ctx *ctx, const cJSON *obj, enum param_type *out)
 static void
 param_keys(struct load_ctx *ctx, const cJSON *obj, const enum param_type *type)
 {
-	static const char *const by_type[][5] = {
+	/* one NULL at least ends each row, for ctx_near_scan() */
+	static const char *const by_type[][6] = {
 		[PARAM_STRING] = { "minLength", "maxLength", "pattern", "enum",
 		    "allow_leading_dash" },
 		[PARAM_INTEGER] = { "minimum", "maximum", "allow_leading_dash" },
@@ -58,7 +59,8 @@ param_keys(struct load_ctx *ctx, const cJSON *obj, const enum param_type *type)
 	    "required", "audit", NULL };
 	const cJSON *m;
 	const char *const *k;
-	char q[LOAD_QUOTE_SIZE];
+	char q[LOAD_QUOTE_SIZE], hint[64];
+	struct ctx_near near;
 	size_t t;
 	bool known;
 
@@ -74,9 +76,17 @@ param_keys(struct load_ctx *ctx, const cJSON *obj, const enum param_type *type)
 				}
 		if (known)
 			continue;
+		memset(&near, 0, sizeof(near));
+		ctx_near_scan(&near, m->string, common);
+		if (type != NULL)
+			ctx_near_scan(&near, m->string, by_type[*type]);
+		ctx_near_hint(&near, hint, sizeof(hint));
 		ctx_quote(m->string, q, sizeof(q));
-		ctx_error_key(ctx, m, type ? "unknown key %s for a %s param" :
-		    "unknown key %s", q, type ? type_names[*type] : "");
+		if (type != NULL)
+			ctx_error_key(ctx, m, "unknown key %s for a %s param%s",
+			    q, type_names[*type], hint);
+		else
+			ctx_error_key(ctx, m, "unknown key %s%s", q, hint);
 	}
 }
 

@@ -59,16 +59,22 @@ check_kind_keys(struct load_ctx *ctx, const cJSON *obj,
     const char *const *all, const char *kind)
 {
 	const cJSON *m;
-	char q[LOAD_QUOTE_SIZE];
+	char q[LOAD_QUOTE_SIZE], hint[64];
+	struct ctx_near near;
 
 	cJSON_ArrayForEach(m, obj) {
 		if (key_in(m->string, common) || key_in(m->string, mine))
 			continue;
 		ctx_quote(m->string, q, sizeof(q));
-		if (key_in(m->string, all))
+		if (key_in(m->string, all)) {
 			ctx_error_key(ctx, m, "%s does not apply to %s", q, kind);
-		else
-			ctx_error_key(ctx, m, "unknown key %s", q);
+			continue;
+		}
+		memset(&near, 0, sizeof(near));
+		ctx_near_scan(&near, m->string, common);
+		ctx_near_scan(&near, m->string, mine);
+		ctx_near_hint(&near, hint, sizeof(hint));
+		ctx_error_key(ctx, m, "unknown key %s%s", q, hint);
 	}
 }
 
@@ -99,7 +105,8 @@ secret_path(struct load_ctx *ctx, const cJSON *obj, const char *key,
     bool required, char **out)
 {
 	if (ctx_path(ctx, obj, key, required, out))
-		ctx_add_secret_file(ctx, *out, ctx_member(ctx, obj, key, false));
+		ctx_add_file(ctx, *out, ctx_member(ctx, obj, key, false),
+		    POLICY_FILE_SECRET);
 }
 
 static void
@@ -128,7 +135,9 @@ load_credential(struct load_ctx *ctx, const cJSON *obj,
 	    kind);
 	if (c->type == CREDENTIAL_SSH_KEY) {
 		secret_path(ctx, obj, "private_key", true, &c->private_key);
-		ctx_path(ctx, obj, "public_key", false, &c->public_key);
+		if (ctx_path(ctx, obj, "public_key", false, &c->public_key))
+			ctx_add_file(ctx, c->public_key, ctx_member(ctx, obj,
+			    "public_key", false), POLICY_FILE_PUBLIC_KEY);
 		secret_path(ctx, obj, "passphrase_file", false,
 		    &c->passphrase_file);
 		return;
@@ -303,7 +312,9 @@ target_host_key(struct load_ctx *ctx, const cJSON *obj,
 		return;
 	}
 	if (kh != NULL) {
-		ctx_path(ctx, obj, "known_hosts", true, &t->known_hosts);
+		if (ctx_path(ctx, obj, "known_hosts", true, &t->known_hosts))
+			ctx_add_file(ctx, t->known_hosts, kh,
+			    POLICY_FILE_KNOWN_HOSTS);
 		return;
 	}
 	if (!cJSON_IsString(fp) || (!parse_openssh_fingerprint(fp->valuestring,
@@ -347,7 +358,9 @@ load_http_target(struct load_ctx *ctx, const cJSON *obj,
 
 	if (url != NULL && load_base_url(ctx, url, t))
 		t->allow_loopback = load_host_is_loopback(t->host);
-	ctx_path(ctx, obj, "ca_file", false, &t->ca_file);
+	if (ctx_path(ctx, obj, "ca_file", false, &t->ca_file))
+		ctx_add_file(ctx, t->ca_file, ctx_member(ctx, obj, "ca_file",
+		    false), POLICY_FILE_CA);
 	ctx_bool(ctx, obj, "follow_redirects", &t->follow_redirects);
 	ctx_bool(ctx, obj, "allow_private", &t->allow_private);
 	ctx_bool(ctx, obj, "allow_loopback", &t->allow_loopback);

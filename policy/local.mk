@@ -10,7 +10,7 @@ libsppolicy_a_SOURCES = \
 	policy/load_tools.c policy/load_params.c policy/load_confirm.c \
 	policy/load_limits.c \
 	policy/load_template.c policy/load_template.h \
-	policy/credfiles.c policy/load_pin.c \
+	policy/startcheck.c policy/startcheck.h policy/load_pin.c \
 	policy/source.c policy/source.h
 libsppolicy_a_SOURCES += \
 	policy/buf.c policy/buf.h \

@@ -241,12 +241,23 @@ struct policy_profile {
 	size_t match_gid_count;
 };
 
+/* What a file the policy names holds, which says how it is checked. */
+enum policy_file_kind {
+	POLICY_FILE_SECRET,		/* credential or passphrase */
+	POLICY_FILE_AUDIT_KEY,		/* audit HMAC key */
+	POLICY_FILE_PUBLIC_KEY,		/* an ssh-key's public half */
+	POLICY_FILE_CA,			/* http target's CA bundle */
+	POLICY_FILE_KNOWN_HOSTS,	/* ssh target's host keys */
+	POLICY_FILE_AUDIT_LOG,		/* audit.path, appended to */
+};
+
 /*
- * A file whose bytes are a secret (credential, passphrase, audit HMAC key),
- * with where the policy names it, so its checks can point there.
+ * A file the policy names, with where it names it, so the start-up checks
+ * (policy/startcheck.h) can point there.
  */
-struct policy_secret_file {
-	const char *path;		/* borrowed from the tree */
+struct policy_file {
+	const char *path;		/* borrowed from the policy */
+	enum policy_file_kind kind;
 	unsigned line, col;
 };
 
@@ -256,6 +267,7 @@ struct policy {
 	enum policy_on_invalid on_invalid;
 	enum policy_sandbox sandbox;
 	char *run_as;			/* NULL: stay (or default unprivileged user) */
+	unsigned run_as_line, run_as_col;	/* where it is written */
 	bool strict_credentials;
 	struct policy_limits limits;
 	char *audit_path;		/* NULL: nothing is audited */
@@ -275,8 +287,8 @@ struct policy {
 	size_t tool_count;
 	struct policy_profile *profiles;
 	size_t profile_count;
-	struct policy_secret_file *secret_files;
-	size_t secret_file_count;
+	struct policy_file *files;	/* in the order the policy names them */
+	size_t file_count;
 };
 
 #endif

@@ -48,7 +48,7 @@ endif
 tests_unit_test_exec_credentials_SOURCES = \
 	tests/unit/test_exec_credentials.c executor/credentials.c
 tests_unit_test_exec_credentials_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_exec_credentials_LDADD = libspcommon.a $(UNIT_LDADD) \
+tests_unit_test_exec_credentials_LDADD = libsppolicy.a libspcommon.a $(UNIT_LDADD) \
 	$(SP_LIBS)
 
 # Name resolution on a thread, bounded by the call's budget.

@@ -26,3 +26,7 @@ EXTRA_DIST += tests/integration/ops_install.py
 # sp help, sp COMMAND --help, sp --version
 TESTS += tests/integration/ops_help.py
 EXTRA_DIST += tests/integration/ops_help.py
+
+# sp call: one tools/call through a real session, its result on stdout
+TESTS += tests/integration/ops_call.py
+EXTRA_DIST += tests/integration/ops_call.py

@@ -128,6 +128,10 @@ tests_unit_test_policy_pattern_LDADD = libsppolicy.a libspcommon.a \
 TESTS += tests/integration/sp_check_pattern.py
 EXTRA_DIST += tests/integration/sp_check_pattern.py
 
+# sp check runs sp mcp's start-up checks; a broken start answers the client
+TESTS += tests/integration/sp_check_start.py
+EXTRA_DIST += tests/integration/sp_check_start.py
+
 # ssh.argv: a value may not begin an element with '-' (issue 14 finding
 # 3), against the throwaway sshd.
 TESTS += tests/integration/exec_ssh_dash.py

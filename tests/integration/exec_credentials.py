@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""A symlink swapped in for a token file after the broker's check (which
-follows it: its target is a private file) cannot redirect the executor's
-read: the executor opens with O_NOFOLLOW and refuses to start, exit 78,
-naming the file.  (The broker, not the executor, picks sp's status: it
-reports whichever child it saw end first.)"""
+"""A symlink in a token file's place (its target a private file) cannot
+redirect the read: the start-up checks sp check runs too
+(policy/startcheck.c, O_NOFOLLOW) refuse it before any child starts, exit
+78, naming the file on stderr and telling the client why in a sentence
+without the path.  The executor opens with the same function on the
+descriptor it reads, so a symlink swapped in after the broker's check is
+refused there as well."""
 import os
 import sys
 
@@ -31,12 +33,13 @@ def main():
                    "params": {"id": {"type": "string"}}}],
         "profiles": {"default": {"scopes": ["read"]}}})
     status, out, err = finish(start(cfg), INITIALIZE, timeout=10)
-    # The executor exits 78; the broker reports the frontend, which dies
-    # first of the executor's missing hello (70): either way, no session.
-    check("a symlink as token file: sp mcp refuses to start",
-          status in (70, 78), (status, err))
-    check("the executor names the file and why",
-          "api.token: is a symbolic link" in err, err)
+    check("a symlink as token file: sp mcp refuses to start, exit 78",
+          status == 78, (status, err))
+    check("stderr names the file and why",
+          "api.token is a symbolic link" in err, err)
+    check("the client is told why, without the path",
+          b"is a symbolic link" in out and b"api.token" not in out
+          and tmp.encode() not in out, out)
     check("nothing of the secret reaches stdout or stderr",
           b"it's" not in out and "it's" not in err, err)
     done()

@@ -1,21 +1,23 @@
 #!/usr/bin/env python3
 """A known_hosts file holding a marker line (@cert-authority, @revoked)
-verifies nothing (docs/sp-policy.5, known_hosts): an SSH target whose
-file has one is denied before anything runs, even when a plain line for
-the right host key is there too, and even for the server's own key
-written as a certificate authority.  Counted where it would show: the
-command's marker file, and sshd's log of accepted logins.  A control
-target with the plain line alone runs its command, so the setup is able
-to show a run."""
+verifies nothing (docs/sp-policy.5, known_hosts): a policy whose SSH
+target's file has one fails the start-up checks (policy/startcheck.c),
+so sp check refuses it and sp mcp exits 78 before any child starts,
+telling the client why, even when a plain line for the right host key is
+there too, and even for the server's own key written as a certificate
+authority.  Counted where it would show: the command's marker file, and
+sshd's log of accepted logins.  A control target with the plain line
+alone runs its command, so the setup is able to show a run."""
 import getpass
 import os
 import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sptest.mcp import structured  # noqa: E402
+import subprocess  # noqa: E402
+from sptest.mcp import INITIALIZE, start_refusal, structured  # noqa: E402
 from sptest.policy import write_policy  # noqa: E402
-from sptest.run import Session, tmpdir  # noqa: E402
+from sptest.run import SP, Session, finish, sp_env, start, tmpdir  # noqa: E402
 from sptest.sshd import sshd_fixture  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
 
@@ -86,24 +88,39 @@ def one(tmp, port, name, text):
     return got, status, ran, accepted(tmp) - before, s.stderr
 
 
+def refused(tmp, port, name, text):
+    """(sp check status and stderr, sp mcp status, its refusal, marker
+    file exists, logins sshd accepted) for a policy that must not start."""
+    before = accepted(tmp)
+    cfg = make_policy(tmp, port, name, text)
+    c = subprocess.run([SP, "check", "--config", cfg], capture_output=True,
+                       timeout=60, env=sp_env())
+    status, out, err = finish(start(cfg), INITIALIZE, timeout=60)
+    ran = os.path.exists(os.path.join(tmp, "ran-" + name))
+    return (c.returncode, c.stderr.decode("utf-8", "replace"), status,
+            start_refusal(out), ran, accepted(tmp) - before, err)
+
+
 def main():
     tmp = tmpdir()
     with sshd_fixture(tmp) as port:
         for name, text in variants(tmp, port).items():
-            got, status, ran, logins, err = one(tmp, port, name, text)
-            sc = structured(got)
             if name == "plain":
+                got, status, ran, logins, err = one(tmp, port, name, text)
+                sc = structured(got)
                 check("control, the plain line alone: the command ran, "
                       "one login", sc.get("outcome") == "ok" and ran and
                       logins == 1, (got, logins, err))
                 continue
-            check("%s: answered denied, naming the marker" % name,
-                  sc.get("outcome") == "denied" and
-                  "marker" in sc.get("message", ""), (got, err))
+            cst, cerr, status, why, ran, logins, err = refused(
+                tmp, port, name, text)
+            check("%s: sp check exits 78 naming the marker" % name,
+                  cst == 78 and "markers such as @revoked" in cerr, cerr)
+            check("%s: sp mcp exits 78, the client told of the marker" %
+                  name, status == 78 and why is not None and
+                  "markers such as @revoked" in why, (status, why, err))
             check("%s: no marker file, no login at sshd (%d)" %
                   (name, logins), not ran and logins == 0, (ran, logins))
-            check("%s: the session still ends with 0" % name, status == 0,
-                  err)
     done()
 
 

@@ -165,7 +165,7 @@ def provoked(tmp):
         ("mcp", ["mcp", "--config", ok], None, 0),
         ("mcp", ["mcp", "--config", missing], None, 78),
         ("mcp", ["mcp", "--config", ok, "--profile", "zz"], None, 64),
-        ("mcp", ["mcp", "--config", unaudited], None, 70),
+        ("mcp", ["mcp", "--config", unaudited], None, 78),
         ("mcp", ["mcp", "--frob"], None, 64),
         ("mcp", ["mcp", "--config", shared_uid], None, 78 if root else 0),
         ("audit", ["audit", "verify", broken], None, 1),

@@ -92,7 +92,7 @@ def run_with(tmp, target, hook, role, line, violation):
         return
     out, err = reap(p)
     err = err.decode("utf-8", "replace")
-    want = "sp[%s]: %s" % ("sp" if role == "broker" else role, line)
+    want = "sp[%s]: error: %s" % ("sp" if role == "broker" else role, line)
     check("%s: the %s says so in one line" % (hook, role),
           any(l == want for l in err.splitlines()), err[-1500:])
     check("%s: the session ends 70" % hook, status == 70, (status, err))

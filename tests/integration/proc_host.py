@@ -14,7 +14,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.mcp import INITIALIZE, request, start_refusal  # noqa: E402
 from sptest.policy import run_as_root  # noqa: E402
 from sptest.procfs import confined_children, status_field  # noqa: E402
 from sptest.run import SP, sp_env  # noqa: E402
@@ -159,7 +159,8 @@ def test_unknown_socket_peer(tmp, target):
     status, out, err = over_tcp(cfg, args=("--profile", "ops"))
     check("--profile of a matched profile is refused for a TCP peer (64), "
           "with one line saying why and none claiming it is missing",
-          status == 64 and out == b"" and "cannot be read" in err and
+          status == 64 and start_refusal(out) is not None and
+          "cannot be read" in err and
           "no profile named" not in err, (status, out, err))
     status, out, err = over_tcp(cfg, args=("--profile", "default"))
     got = answers(out)
@@ -200,8 +201,9 @@ def test_run_as_root(tmp, target):
         before = len(target.requests())
         cfg = write_policy(tmp, target.port, server={"run_as": user})
         status, out, err = over_pipe(cfg)
-        check("run_as '%s': exit 71, nothing on stdout" % user,
-              status == 71 and out == b"", (status, out[-300:], err))
+        check("run_as '%s': exit 71, the client told why" % user,
+              status == 71 and "server.run_as" in (start_refusal(out) or ""),
+              (status, out[-300:], err))
         check("run_as '%s': one line naming the user and why" % user,
               len(err.splitlines()) == 1 and "'%s'" % user in err and
               why in err, err)
@@ -251,8 +253,9 @@ def test_run_as_shared_uid(tmp, target):
         with open(cfg, "w") as f:
             json.dump(doc, f)
         status, out, err = over_pipe(cfg)
-        check("as root, %s: exit 78, nothing on stdout" % case,
-              status == 78 and out == b"", (status, out[-300:], err))
+        check("as root, %s: exit 78, the client told why" % case,
+              status == 78 and "server.run_as" in (start_refusal(out) or ""),
+              (status, out[-300:], err))
         check("as root, %s: one line naming server.run_as and why" % case,
               len(err.splitlines()) == 1 and "server.run_as" in err and
               "must not share a uid" in err and
@@ -274,9 +277,13 @@ def test_audit_log_file(tmp, target):
     os.symlink(elsewhere, audit)
     before = len(target.requests())
     status, out, err = over_pipe(cfg)
-    check("a symlink at the audit path: exit 70, one line saying so",
-          status == 70 and out == b"" and len(err.splitlines()) == 1 and
+    # the start-up checks sp check runs too (policy/startcheck.c)
+    check("a symlink at the audit path: exit 78, one line saying so",
+          status == 78 and len(err.splitlines()) == 1 and
           "symbolic link" in err, (status, out[-200:], err))
+    check("and the client is told, without the path",
+          "symbolic link" in (start_refusal(out) or "") and
+          tmp.encode() not in out, out)
     check("and nothing was created through it or sent to the target",
           not os.path.exists(elsewhere) and
           len(target.requests()) == before, target.requests()[before:])
@@ -290,7 +297,8 @@ def test_audit_log_file(tmp, target):
         return
     os.chown(audit, 65534, 65534)
     status, out, err = over_pipe(cfg)
-    lines = [l for l in err.splitlines() if "audit_log_open_file" in l]
+    lines = [l for l in err.splitlines()
+             if l.startswith("sp[sp]: warning: ") and "owned by" in l]
     check("a log owned by uid 65534: one warning naming its owner",
           status == 0 and len(lines) == 1 and "uid 65534" in lines[0] and
           "rewrite" in lines[0], (status, err))

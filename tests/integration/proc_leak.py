@@ -123,8 +123,10 @@ def make_policy(tmp, port, ssh_port):
         "limits": {"call_timeout_ms": 120000, "max_inflight": 64,
                    "calls_per_session": 1000000, "result_max_chars": 1024},
         "audit": {"path": os.path.join(tmp, "audit.jsonl"),
+                  # 32 bytes at least (policy/startcheck.h)
                   "key_file": write_secret(tmp, "audit.key",
-                                           b"k\"ey $(id) \xc3\xa9\n")},
+                                           b"k\"ey $(id) \xc3\xa9\n" +
+                                           b"-" * 24)},
         "credentials": {"tok": {"type": "bearer", "file": write_secret(
             tmp, "api.token", b"leak-\"tok\"-$(id)\n")}},
         "targets": {

@@ -7,7 +7,8 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sptest.mcp import INITIALIZE, only_protocol, request  # noqa: E402,F401
+from sptest.mcp import (INITIALIZE, only_protocol, request,  # noqa: E402,F401
+                        start_refusal)
 from sptest.policy import (ROOT_RUN_AS, get_item_policy,  # noqa: E402,F401
                            run_as_root)
 from sptest.procfs import (alive, children, cmdline_role,  # noqa: E402,F401

@@ -13,7 +13,8 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sptest.mcp import INITIALIZE, only_protocol, request  # noqa: E402
+from sptest.mcp import (INITIALIZE, only_protocol, request,  # noqa: E402
+                        start_refusal)
 from sptest.procfs import (confined_children, gone_within,  # noqa: E402
                            status_field)
 from sptest.run import (SP, SP_TEST, finish, read_line,  # noqa: E402
@@ -178,7 +179,10 @@ def test_bad_config(tmp):
     check("... before any child started or the audit log was opened",
           "frontend" not in err and "executor" not in err and
           not os.path.exists(os.path.join(tmp, "never.jsonl")), err)
-    check("... and nothing on stdout", out == b"", out)
+    why = start_refusal(out)
+    check("... and the client's first request gets one error saying why, "
+          "without the path", why is not None and "line 1" in why and
+          "bad.json" not in why and tmp not in why, out)
 
 
 def test_embedded_default(tmp):
@@ -197,8 +201,9 @@ def test_embedded_default(tmp):
                              env=env, cwd="/")
         status, out, err = finish(p, INITIALIZE)
         check("no policy anywhere, as root: refused with 78 naming "
-              "server.run_as", status == 78 and out == b"" and
-              "server.run_as" in err, (status, out, err))
+              "server.run_as", status == 78 and "server.run_as" in err and
+              "server.run_as" in (start_refusal(out) or ""),
+              (status, out, err))
         kw = {"user": 65534, "group": 65534, "extra_groups": []}
     p = subprocess.Popen([SP, "mcp"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -2,13 +2,15 @@
 """The children's stderr goes through the broker (broker/child_stderr.h):
 each child's fd 2 (and the executor's fd 1) is a pipe of its own, and the
 broker writes each line with the child's true role.  A child that writes
-a forged session-end anchor ("sp[sp]: mcp_audit_end: audit: session ...
-ended, last hash ...") has it come out as "sp[frontend]: sp[sp]: ...";
-control bytes are escaped, an over-long line is cut and marked, a last
-line without its newline is still said, and ordinary diagnostics read as
-before."""
+a forged session-end anchor ("sp[sp]: info: audit: session ... ended,
+last hash ...") has it come out as "sp[frontend]: warning: sp[sp]: ...":
+a line that is not the child's own diagnostic is a warning in the one
+format (common/log.h); control bytes are escaped, an over-long line is
+cut and marked, a last line without its newline is still said, and the
+child's own diagnostics keep their level."""
 import json
 import os
+import re
 import sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
@@ -20,7 +22,7 @@ from sptest.run import (SP_TEST, finish, read_line, start, stop,  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
 from proc_lib import policy  # noqa: E402
 
-ANCHOR = "sp[sp]: mcp_audit_end: audit: session "
+ANCHOR = "sp[sp]: info: audit: session "
 FAKE = "session 0000000000000000 ended"
 LINE_MAX = 1024
 
@@ -31,11 +33,11 @@ def audit_session(tmp):
     return recs[0]["session"] if recs else None
 
 
-def session(hook, probe=None):
+def session(hook, probe=None, env=None):
     """sp-test with hook; initialize, then end of input.  Returns
     (status, stdout, stderr lines, raw stderr bytes, session id)."""
     tmp = tmpdir()
-    p = start(policy(tmp), binary=SP_TEST, hook=hook)
+    p = start(policy(tmp), binary=SP_TEST, hook=hook, env=env)
     p.stdin.write(INITIALIZE)
     p.stdin.flush()
     first = read_line(p, 10.0)
@@ -63,7 +65,8 @@ def attributed(lines):
 
 def forged(role):
     status, out, lines, raw, sid = session(role + ":stderr-forge")
-    pre = "sp[%s]: " % role
+    own = "sp[%s]: " % role
+    pre = own + "warning: "
     anchors = [l for l in lines if l.startswith(ANCHOR)]
     check("%s forge: the session ends with 0" % role, status == 0,
           "\n".join(lines))
@@ -90,8 +93,8 @@ def forged(role):
           "nothing of its rest starts a line" % (role, LINE_MAX),
           cut == [pre + "L" * LINE_MAX + " [line cut]"] and
           not any(l.startswith("L") for l in lines), [len(l) for l in cut])
-    check("%s forge: its own diagnostics read as before (one prefix)" %
-          role, pre + "test_hook_act: test hook: stderr-forge returned" in
+    check("%s forge: its own diagnostics keep their level (one prefix)" %
+          role, own + "info: test hook: stderr-forge returned" in
           lines, "\n".join(lines))
     check("%s forge: every stderr line starts with a true role" % role,
           attributed(lines) == [], attributed(lines))
@@ -101,18 +104,21 @@ def forged(role):
 
 def partial():
     status, out, lines, raw, sid = session("frontend:stderr-partial")
-    burst = [l for l in lines if l.startswith("sp[frontend]: burst ")]
+    burst = [l for l in lines
+             if l.startswith("sp[frontend]: warning: burst ")]
     check("a burst of 200 lines written just before the child's exit is "
-          "said whole, in order", burst == ["sp[frontend]: burst %03d %s" %
+          "said whole, in order", burst == [
+              "sp[frontend]: warning: burst %03d %s" %
                                             (i, "b" * 229)
                                             for i in range(200)],
           "%d lines" % len(burst))
     check("a last line without its newline is said whole at the child's "
-          "exit", "sp[frontend]: partial last line, no newline" in lines,
+          "exit", "sp[frontend]: warning: partial last line, no newline" in
+          lines,
           "\n".join(lines))
     at = [i for i, l in enumerate(lines) if l.startswith(ANCHOR)]
     part = [i for i, l in enumerate(lines)
-            if l == "sp[frontend]: partial last line, no newline"]
+            if l == "sp[frontend]: warning: partial last line, no newline"]
     check("... before the broker's anchor, which has a line of its own",
           len(at) == 1 and len(part) == 1 and part[0] < at[0] and
           attributed(lines) == [], "\n".join(lines[-5:]))
@@ -145,7 +151,37 @@ def fds():
           and fe[0] not in (fe[1], ex[1]) and br[0] == br[1], seen)
 
 
+def journal():
+    """Under systemd (JOURNAL_STREAM set) every line, the broker's and
+    each child's relayed one, starts with the priority journald reads
+    instead of the level word (sd-daemon(3)): the child's own level kept,
+    a foreign line a warning; the children never see JOURNAL_STREAM (their
+    stderr is the broker's pipe)."""
+    status, out, lines, raw, sid = session(
+        "executor:stderr-forge", env={"JOURNAL_STREAM": "8:4242"})
+    lines = [l for l in lines if l]
+    check("journal: every line is <N>sp[ROLE]: with N of 3, 4, 6 or 7",
+          lines and all(re.match(r"<[3467]>sp\[(sp|frontend|executor)\]: ",
+                                 l) for l in lines), "\n".join(lines))
+    check("journal: no line carries a level word as well",
+          not any(re.match(r"<\d>sp\[[a-z]+\]: (error|warning|info|debug): ",
+                           l) for l in lines), "\n".join(lines))
+    check("journal: the anchor is info (<6>), with the session id",
+          sid is not None and "<6>sp[sp]: audit: session %s ended, last "
+          "hash " % sid in "\n".join(lines), "\n".join(lines))
+    check("journal: the executor's own info line is <6>",
+          "<6>sp[executor]: test hook: stderr-forge returned" in lines,
+          "\n".join(lines))
+    check("journal: a line the executor wrote raw is a warning (<4>), "
+          "the forged anchor still attributed to it",
+          "<4>sp[executor]: raw\\xff byte" in lines and
+          any(l.startswith("<4>sp[executor]: sp[sp]: info: audit: "
+                           "session 0000") for l in lines),
+          "\n".join(lines))
+
+
 def main():
+    journal()
     forged("frontend")
     forged("executor")
     partial()

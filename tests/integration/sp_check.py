@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""sp check, run as a user would: the shipped examples pass once their
-secret files exist; broken policies exit 78 with one FILE:LINE:COL line per
-problem on stderr; nothing is ever written to stdout."""
+"""sp check, run as a user would: the shipped examples pass once the files
+they name exist (as root: checked --user daemon, as a service user would
+run them); broken policies exit 78 with one FILE:LINE:COL line per problem
+on stderr; nothing is ever written to stdout."""
 import os
 import re
 import shutil
@@ -18,6 +19,16 @@ SRC = os.environ["SP_SRCDIR"]
 EXAMPLES = os.path.join(SRC, "contrib", "examples")
 DIAG = re.compile(r"^[^:\n]+:\d+:\d+: (warning: )?\S.*$")
 
+# As root the examples are checked as the user a service runs as.
+SERVICE = ["--user", "daemon"] if os.geteuid() == 0 else []
+SERVICE_UID = 1 if os.geteuid() == 0 else os.geteuid()
+# What each kind of file the examples name holds (policy/startcheck.c
+# reads them all): a host key line, a public key, a 32-byte audit key.
+PUBLIC_KEY = (b"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOzyXLQUhRWvyCnuf9sELB2Q"
+              b"PtLar6+7GN2DpGwKkaib ops@example\n")
+CONTENT = {"known_hosts": b"web1.example.com " + PUBLIC_KEY,
+           "id_ed25519.pub": PUBLIC_KEY,
+           "audit.key": b"k\"$(id)\n\xc3\xa9" + b"k" * 40}
 
 
 def sp(*args, env=None):
@@ -30,15 +41,23 @@ def sp(*args, env=None):
 
 
 def install(example, root):
-    """Copies an example into root, pointing /etc/sallyport/ there, and
-    creates each secret file it names with mode 0600."""
+    """Copies an example into root, pointing /etc/sallyport/ and
+    /var/log/sallyport/ there, and creates each file it names with mode
+    0600, owned by the service user (audit logs: only their directory)."""
     with open(os.path.join(EXAMPLES, example), encoding="utf-8") as f:
-        text = f.read().replace("/etc/sallyport/", root + "/")
+        text = f.read().replace("/etc/sallyport/", root + "/").replace(
+            "/var/log/sallyport/", root + "/log/")
+    os.makedirs(os.path.join(root, "log"), exist_ok=True)
+    os.chown(os.path.join(root, "log"), SERVICE_UID, -1)
     for path in set(re.findall(re.escape(root) + r"/[^\"]+", text)):
         os.makedirs(os.path.dirname(path), exist_ok=True)
+        if path.endswith(".jsonl") or os.path.exists(path):
+            continue
         fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
-        os.write(fd, b"not a real secret\n")
+        os.write(fd, CONTENT.get(os.path.basename(path),
+                                 b"not a real secret\n"))
         os.close(fd)
+        os.chown(path, SERVICE_UID, -1)
     policy = os.path.join(root, example)
     with open(policy, "w", encoding="utf-8") as f:
         f.write(text)
@@ -54,6 +73,7 @@ def write(root, name, text):
 
 def main():
     root = tempfile.mkdtemp(prefix="sp-check-")
+    os.chmod(root, 0o755)
     try:
         run_all(root)
     finally:
@@ -67,28 +87,31 @@ def run_all(root):
           {"http-readonly.json", "ssh-ops.json"} <= set(examples), examples)
     for example in examples:
         policy = install(example, root)
-        r = sp("check", "--config", policy)
+        r = sp("check", "--config", policy, *SERVICE)
         check("example %s passes (exit 0)" % example, r.returncode == 0,
               r.stderr)
         check("example %s: stdout stays empty" % example, r.stdout == "",
               r.stdout)
         check("example %s: says ok" % example,
-              r.stderr.startswith(policy + ": ok: "), r.stderr)
+              r.stderr.splitlines()[-1:] and
+              r.stderr.splitlines()[-1].startswith(policy + ": ok: "),
+              r.stderr)
 
     # The same example whose secret file is missing, then too open.
     policy = install("http-readonly.json", root)
     token = os.path.join(root, "creds", "tracker.token")
     os.chmod(token, 0o644)
-    r = sp("check", "--config=" + policy)
+    r = sp("check", "--config=" + policy, *SERVICE)
     want = ("%s:8:50: secret file %s is open to group or others (mode 0644);"
             " chmod 600 it (strict_credentials)" % (policy, token))
     check("strict_credentials: a 0644 token is an error, exit 78",
           r.returncode == 78 and want in r.stderr.splitlines(), r.stderr)
     os.unlink(token)
-    r = sp("check", "--config", policy)
+    r = sp("check", "--config", policy, *SERVICE)
     check("missing secret file: exit 78, named at its line",
-          r.returncode == 78 and r.stderr.startswith(
-              policy + ":8:50: secret file " + token + " cannot be used"),
+          r.returncode == 78 and (policy + ":8:50: secret file " + token +
+                                  " cannot be opened: No such file or "
+                                  "directory") in r.stderr.splitlines(),
           r.stderr)
 
     bad = write(root, "bad.json", """{
@@ -132,6 +155,61 @@ def run_all(root):
               hostile + ':1:18: unknown key "a\\n\\"$(id)`x`%2e%2e\\u000d\u00e9"'],
           r.stderr)
 
+    # A near miss of a key the loader's own table holds gets its name;
+    # a key near two (or near none) gets no guess.
+    typo = write(root, "typo.json", """{ "sallyport": 1, "sever": {},
+  "credentials": { "t": { "type": "bearer", "flie": "/x" } },
+  "targets": { "api": { "type": "http", "base_url": "http://127.0.0.1:9" } },
+  "tools": [ { "name": "get", "description": "Fetch.", "target": "api",
+    "scpoe": "read", "http": { "method": "GET", "path": "/{id}" },
+    "params": { "id": { "type": "string", "maxLenght": 3 } } } ],
+  "profiles": { "p": { "scopes": ["read"], "mach": {} } },
+  "x": 1, "$(id)\u00e9": 2 }
+""")
+    r = sp("check", "--config", typo)
+    lines = r.stderr.splitlines()
+    expected = [
+        typo + ':1:19: unknown key "sever"; did you mean "server"?',
+        typo + ':2:45: credentials.t: unknown key "flie"; did you mean '
+        '"file"?',
+        typo + ':5:5: tools[0]: unknown key "scpoe"; did you mean "scope"?',
+        typo + ':6:43: tools[0].params.id: unknown key "maxLenght" for a '
+        'string param; did you mean "maxLength"?',
+        typo + ':7:44: profiles.p: unknown key "mach"; did you mean '
+        '"match"?',
+        typo + ':8:3: unknown key "x"',
+        typo + ':8:11: unknown key "$(id)\u00e9"',
+    ]
+    check("near-miss keys: did you mean, from the loader's key tables",
+          r.returncode == 78 and [l for l in lines if "unknown key" in l]
+          == expected, "\n".join(["want:"] + expected + ["got:"] + lines))
+
+    # Grants: a scope no profile grants and a profile granting no tool
+    # are warnings; the policy still passes.
+    grants = write(root, "grants.json", """{ "sallyport": 1,
+  "targets": { "api": { "type": "http", "base_url": "http://127.0.0.1:9" } },
+  "tools": [ { "name": "get", "description": "Fetch.", "target": "api",
+    "scope": "read", "http": { "method": "GET", "path": "/" } },
+    { "name": "put", "description": "Store.", "target": "api",
+    "scope": "write", "mutating": true, "http": { "method": "PUT", "path": "/" } },
+    { "name": "del", "description": "Drop.", "target": "api",
+    "scope": "write", "mutating": true, "http": { "method": "DELETE", "path": "/" } } ],
+  "profiles": { "default": { "scopes": ["read"] }, "none": { "scopes": [] },
+    "odd": { "scopes": ["admin"] } } }
+""")
+    r = sp("check", "--config", grants, *SERVICE)
+    lines = r.stderr.splitlines()
+    check("grants: exit 0 with warnings", r.returncode == 0, r.stderr)
+    check("grants: scope write is granted by no profile, said once",
+          [l for l in lines if "granted by no profile" in l] ==
+          [grants + ':1:1: warning: scope "write" (of tool put) is granted '
+           'by no profile: no client can call it'], r.stderr)
+    check("grants: profiles none and odd grant no tool",
+          [l for l in lines if "grants no tool" in l] ==
+          [grants + ':1:1: warning: profile "%s" grants no tool: a client '
+           'it matches sees an empty catalog' % n for n in ("none", "odd")],
+          r.stderr)
+
     syntax = write(root, "syntax.json", '{"sallyport": 1,\n  "tools": [,]\n}\n')
     r = sp("check", "--config", syntax)
     check("syntax error: located", r.returncode == 78 and
@@ -143,17 +221,18 @@ def run_all(root):
         text = f.read()
     stale = write(root, "stale.json", text.replace(
         '"sallyport": 1,', '"sallyport": 1, "catalog_sha256": "%s",' % ("0" * 64), 1))
-    r = sp("check", "--config", stale)
+    r = sp("check", "--config", stale, *SERVICE)
     check("stale catalog_sha256: exit 78, located at the pin",
-          r.returncode == 78 and r.stderr.startswith(
+          r.returncode == 78 and any(l.startswith(
               stale + ":2:37: catalog_sha256 is " + "0" * 64 +
-              " but the catalog's fingerprint is "), r.stderr)
+              " but the catalog's fingerprint is ")
+              for l in r.stderr.splitlines()), r.stderr)
 
     # Lookup order: --config, then $SP_CONFIG.
     good = install("ssh-ops.json", root)
-    r = sp("check", env={"SP_CONFIG": good})
+    r = sp("check", *SERVICE, env={"SP_CONFIG": good})
     check("$SP_CONFIG is used without --config", r.returncode == 0 and
-          r.stderr.startswith(good + ": ok: 4 tools"), r.stderr)
+          (good + ": ok: 4 tools") in r.stderr, r.stderr)
     r = sp("check", "--config", bad, env={"SP_CONFIG": good})
     check("--config wins over $SP_CONFIG", r.returncode == 78, r.stderr)
     missing = os.path.join(root, "nope.json")
@@ -168,7 +247,7 @@ def run_all(root):
                   "/etc/sallyport/policy.json: cannot read"), r.stderr)
     r = sp("check", "--bogus")
     check("unknown option: usage, exit 64", r.returncode == 64 and
-          "usage: sp check [--config FILE]" in r.stderr, r.stderr)
+          "usage: sp check [--config FILE] [--user NAME]" in r.stderr, r.stderr)
 
 
 if __name__ == "__main__":

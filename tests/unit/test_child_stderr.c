@@ -60,21 +60,21 @@ Test(child_stderr, a_line_split_across_reads_is_one_line)
 	char got[512];
 
 	relay("executor", pieces, lens, 3, got, sizeof(got));
-	cr_assert_str_eq(got, "sp[executor]: dispatch: call 7 done\n"
-	    "sp[executor]: second\n");
+	cr_assert_str_eq(got, "sp[executor]: warning: dispatch: call 7 done\n"
+	    "sp[executor]: warning: second\n");
 }
 
 Test(child_stderr, only_the_childs_own_prefix_is_replaced_and_once)
 {
 	static const char in[] = "sp[frontend]: sp[frontend]: x\n"
-	    "sp[sp]: mcp_audit_end: audit: session 00 ended\n"
+	    "sp[sp]: info: audit: session 00 ended\n"
 	    "sp[executor]: y\n";
 	char got[512];
 
 	relay1("frontend", in, sizeof(in) - 1, got, sizeof(got));
-	cr_assert_str_eq(got, "sp[frontend]: sp[frontend]: x\n"
-	    "sp[frontend]: sp[sp]: mcp_audit_end: audit: session 00 ended\n"
-	    "sp[frontend]: sp[executor]: y\n");
+	cr_assert_str_eq(got, "sp[frontend]: warning: sp[frontend]: x\n"
+	    "sp[frontend]: warning: sp[sp]: info: audit: session 00 ended\n"
+	    "sp[frontend]: warning: sp[executor]: y\n");
 }
 
 Test(child_stderr, control_bytes_nul_and_c1_are_escaped_utf8_kept)
@@ -84,7 +84,7 @@ Test(child_stderr, control_bytes_nul_and_c1_are_escaped_utf8_kept)
 	char got[512];
 
 	relay1("executor", in, sizeof(in) - 1, got, sizeof(got));
-	cr_assert_str_eq(got, "sp[executor]: a\\x09b\\x00c\\x1b]0;x\\x07 "
+	cr_assert_str_eq(got, "sp[executor]: warning: a\\x09b\\x00c\\x1b]0;x\\x07 "
 	    "\\xc2\\x85 \xe2\x82\xac \xf0\x9f\x98\x80\n");
 }
 
@@ -94,7 +94,7 @@ Test(child_stderr, a_line_that_is_not_utf8_has_every_high_byte_escaped)
 	char got[512];
 
 	relay1("frontend", in, sizeof(in) - 1, got, sizeof(got));
-	cr_assert_str_eq(got, "sp[frontend]: \\xc3\\xa9 \\xed\\xa0\\x80 "
+	cr_assert_str_eq(got, "sp[frontend]: warning: \\xc3\\xa9 \\xed\\xa0\\x80 "
 	    "\\xc0\\xaf\n");
 }
 
@@ -106,7 +106,7 @@ Test(child_stderr, a_line_of_exactly_the_limit_is_not_cut)
 	memset(in, 'x', CHILD_STDERR_LINE_MAX);
 	in[CHILD_STDERR_LINE_MAX] = '\n';
 	relay1("frontend", in, sizeof(in), got, sizeof(got));
-	(void)snprintf(want, sizeof(want), "sp[frontend]: %.*s\n",
+	(void)snprintf(want, sizeof(want), "sp[frontend]: warning: %.*s\n",
 	    CHILD_STDERR_LINE_MAX, in);
 	cr_assert_str_eq(got, want);
 }
@@ -128,8 +128,8 @@ Test(child_stderr, a_long_line_is_cut_once_and_the_next_is_whole)
 	pieces[39] = "tail\nnext -x $(id)\n";
 	lens[39] = strlen(pieces[39]);
 	relay("executor", pieces, lens, 40, got, sizeof(got));
-	(void)snprintf(want, sizeof(want), "sp[executor]: %.*s [line cut]\n"
-	    "sp[executor]: next -x $(id)\n", CHILD_STDERR_LINE_MAX,
+	(void)snprintf(want, sizeof(want), "sp[executor]: warning: %.*s [line cut]\n"
+	    "sp[executor]: warning: next -x $(id)\n", CHILD_STDERR_LINE_MAX,
 	    "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy"
 	    "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy"
 	    "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy"
@@ -164,7 +164,7 @@ Test(child_stderr, a_cut_inside_a_character_keeps_the_line_utf8)
 	relay1("frontend", in, CHILD_STDERR_LINE_MAX + 4, got, sizeof(got));
 	cr_assert_null(strstr(got, "\\x"), "%s", got);
 	cr_assert(strstr(got, "\xc3\xa9 [line cut]\n") != NULL, "%s", got);
-	cr_assert_eq(strlen(got), strlen("sp[frontend]: ") +
+	cr_assert_eq(strlen(got), strlen("sp[frontend]: warning: ") +
 	    CHILD_STDERR_LINE_MAX - 1 + strlen(" [line cut]\n"));
 }
 
@@ -174,8 +174,8 @@ Test(child_stderr, a_partial_last_line_is_flushed_at_close)
 	char got[512];
 
 	relay1("frontend", in, sizeof(in) - 1, got, sizeof(got));
-	cr_assert_str_eq(got, "sp[frontend]: first\n"
-	    "sp[frontend]: no newline at the end\n");
+	cr_assert_str_eq(got, "sp[frontend]: warning: first\n"
+	    "sp[frontend]: warning: no newline at the end\n");
 }
 
 /* The pipe read to EOF after its writer is gone, data left in it said. */
@@ -194,7 +194,8 @@ Test(child_stderr, drain_reads_what_a_dead_writer_left)
 	cr_assert_eq(cs.fd, -1);
 	(void)close(out[1]);
 	(void)drain(out[0], got, sizeof(got));
-	cr_assert_str_eq(got, "sp[executor]: one\nsp[executor]: two\n");
+	cr_assert_str_eq(got, "sp[executor]: warning: one\n"
+	    "sp[executor]: warning: two\n");
 }
 
 /* A writer still holding the pipe cannot make drain block. */
@@ -212,5 +213,24 @@ Test(child_stderr, drain_does_not_block_on_a_live_writer, .timeout = 10)
 	(void)close(err[1]);
 	(void)close(out[1]);
 	(void)drain(out[0], got, sizeof(got));
-	cr_assert_str_eq(got, "sp[frontend]: held\n");
+	cr_assert_str_eq(got, "sp[frontend]: warning: held\n");
+}
+
+/* A child's own lines keep their level; the relay writes them in its
+ * own form. */
+Test(child_stderr, the_childs_level_is_kept)
+{
+	static const char in[] = "sp[frontend]: error: it's \"x\"\n"
+	    "sp[frontend]: info: fine\n"
+	    "sp[frontend]: debug: d\n"
+	    "sp[frontend]: warning: w\n"
+	    "sp[frontend]: errors: not a level\n";
+	char got[512];
+
+	relay1("frontend", in, sizeof(in) - 1, got, sizeof(got));
+	cr_assert_str_eq(got, "sp[frontend]: error: it's \"x\"\n"
+	    "sp[frontend]: info: fine\n"
+	    "sp[frontend]: debug: d\n"
+	    "sp[frontend]: warning: w\n"
+	    "sp[frontend]: warning: errors: not a level\n");
 }

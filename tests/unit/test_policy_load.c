@@ -40,12 +40,16 @@ Test(load_keys, duplicate_key_refused_at_second_occurrence)
 Test(load_keys, unknown_keys_anywhere)
 {
 	expect_only("{\"sallyport\": 1, \"sallypor\": 1}", "\"sallypor\"",
-	    "unknown key \"sallypor\"");
+	    "unknown key \"sallypor\"; did you mean \"sallyport\"?");
 	expect_only(TOOL(GET_ID "\"params\": {\"id\": {\"type\": \"integer\", "
 	    "\"maxLenght\": 3}}"), "\"maxLenght\"",
 	    "tools[0].params.id: unknown key \"maxLenght\" for a integer param");
 	expect_only("{\"sallyport\": 1, \"limits\": {\"max_inflightt\": 3}}",
-	    "\"max_inflightt\"", "limits: unknown key \"max_inflightt\"");
+	    "\"max_inflightt\"", "limits: unknown key \"max_inflightt\"; "
+	    "did you mean \"max_inflight\"?");
+	/* two keys as near: no guess; a type's keys are not another's */
+	expect_only("{\"sallyport\": 1, \"limits\": {\"max_\": 3}}",
+	    "\"max_\"", "limits: unknown key \"max_\"");
 }
 
 Test(load_version, required_and_must_be_1)

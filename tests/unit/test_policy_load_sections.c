@@ -284,7 +284,13 @@ Test(load_all, design_example_loads_into_the_model)
 	p = load_ok(text);
 	cr_assert_eq(p->tool_count, 3);
 	cr_assert_eq(p->target_count, 2);
-	cr_assert_eq(p->secret_file_count, 2);
+	/* audit.path, the bearer token, the ssh key's halves, known_hosts */
+	cr_assert_eq(p->file_count, 5);
+	cr_assert_eq(p->files[0].kind, POLICY_FILE_AUDIT_LOG);
+	cr_assert_eq(p->files[1].kind, POLICY_FILE_SECRET);
+	cr_assert_eq(p->files[2].kind, POLICY_FILE_SECRET);
+	cr_assert_eq(p->files[3].kind, POLICY_FILE_PUBLIC_KEY);
+	cr_assert_eq(p->files[4].kind, POLICY_FILE_KNOWN_HOSTS);
 	t = &p->tools[1];
 	cr_assert_str_eq(t->name, "create_item");
 	cr_assert(t->mutating && !t->confirm);

@@ -278,7 +278,7 @@ Test(frontend_filter, logging_works, WORKS)
 	if ((n = read(err[0], got, sizeof(got) - 1)) <= 0)
 		_exit(ALLOWED_BROKEN);
 	got[n] = '\0';
-	/* The function name part is whatever Criterion called the test. */
+	/* "sp[frontend]: error: bad ...", the level word before the message */
 	if (strncmp(got, "sp[frontend]: ", 14) != 0 ||
 	    (size_t)n < sizeof(want) - 1 ||
 	    strcmp(got + n - (sizeof(want) - 1), want) != 0 ||

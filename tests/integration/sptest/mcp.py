@@ -86,3 +86,27 @@ def first_bad_line(out, expect_lines=None):
         return "%d lines, expected %d: %r" % (len(lines), expect_lines,
                                              lines[expect_lines:] or lines)
     return None
+
+
+def start_refusal(out, rid=0):
+    """The message of the one JSON-RPC error a session that cannot start
+    answers its client's first request with (broker/start_refusal.h), or
+    None when out is anything else."""
+    lines = out.split(b"\n")
+    if len(lines) != 2 or lines[1] != b"":
+        return None
+    try:
+        msg = json.loads(lines[0])
+    except ValueError:
+        return None
+    err = msg.get("error") if isinstance(msg, dict) else None
+    if (msg.get("jsonrpc") != "2.0" or msg.get("id") != rid or
+            set(msg) != {"jsonrpc", "id", "error"} or
+            not isinstance(err, dict) or err.get("code") != -32000 or
+            set(err) != {"code", "message"}):
+        return None
+    text = err.get("message")
+    if not isinstance(text, str) or not text.startswith(
+            "Sallyport cannot start: "):
+        return None
+    return text

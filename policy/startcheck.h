@@ -1,0 +1,63 @@
+/*
+ * The start-up checks of docs/design.md section 4: everything about the
+ * files a policy names and the catalog pin that sp mcp verifies before it
+ * starts a session, run the same way by sp check, so a policy that passes
+ * sp check starts.  The executor opens and checks each file it reads with
+ * the same functions, on the descriptor it reads from.
+ */
+#ifndef SP_POLICY_STARTCHECK_H
+#define SP_POLICY_STARTCHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy/load.h"
+#include "policy/policy.h"
+
+/* Far above any key, token or CA bundle in use; bounds what one file costs. */
+#define POLICY_FILE_MAX (4u * 1024 * 1024)
+/* An audit HMAC key: at least HMAC-SHA256's output length (RFC 2104 2). */
+#define POLICY_AUDIT_KEY_MIN 32
+#define POLICY_AUDIT_KEY_MAX 1024
+#define POLICY_WHY_MAX 256
+
+/*
+ * Opens path read-only as a file of kind (not POLICY_FILE_AUDIT_LOG) and
+ * checks what the descriptor holds: a regular file of at most
+ * POLICY_FILE_MAX bytes; for a secret or audit key also not a symbolic
+ * link, owned by the running user or root, and not open to group or
+ * others when strict (*loose set otherwise).  Returns the descriptor
+ * (O_NONBLOCK, so a FIFO cannot hang a start) and its size, or -1 with
+ * why filled ("is a symbolic link", ...; the path is not in it).
+ */
+int policy_file_open(const char *path, enum policy_file_kind kind,
+    bool strict, size_t *size, bool *loose, char *why, size_t why_size);
+
+/*
+ * The content rules for a file of kind once read: known_hosts lines
+ * libssh2 and OpenSSH both read, a CA bundle holding a PEM certificate,
+ * an audit key of POLICY_AUDIT_KEY_MIN..POLICY_AUDIT_KEY_MAX bytes.
+ * false with why filled.
+ */
+bool policy_file_content_ok(enum policy_file_kind kind, const char *bytes,
+    size_t len, char *why, size_t why_size);
+
+/*
+ * Every check above on every file policy names, audit.path's directory
+ * writable, and the catalog pin; each problem appended to diags at the
+ * place the policy names it.  sentence (NULL: not wanted) gets the first
+ * error as a sentence for a client: no path, no file content.  Returns
+ * false when it appended an error.
+ */
+bool policy_check_start(const struct policy *policy,
+    const char *display_name, struct policy_diags *diags, char *sentence,
+    size_t sentence_size);
+
+/*
+ * Warnings sp check adds (never an error): a scope some tool needs that
+ * no profile grants, and a profile that grants no tool.
+ */
+void policy_check_grants(const struct policy *policy,
+    const char *display_name, struct policy_diags *diags);
+
+#endif

@@ -1,0 +1,373 @@
+#!/usr/bin/env python3
+"""sp check runs the checks sp mcp runs at start (policy/startcheck.c), so
+a policy that passes sp check starts and one sp mcp refuses fails sp check
+first, at the place the policy names the file: for each case below, sp
+check exits 78 with FILE:LINE:COL, sp mcp exits 78 before any child
+starts, and the client's first request gets one JSON-RPC error saying why
+in a sentence, with no path and nothing of the file in it.  The same
+policy with the file put right passes sp check, and sp mcp then answers
+initialize.  Last, the refusal as a client behind socket activation and
+sp connect sees it."""
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from proc_lib import (INITIALIZE, SP, _die_with_parent, check, done,  # noqa
+                      finish, request, run_as_root, skip, sp_env, start,
+                      start_refusal, tmpdir)
+
+TIMEOUT = 30
+KEY = (b"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOzyXLQUhRWvyCnuf9sELB2QPtLar6"
+       b"+7GN2DpGwKkaib ops@example\n")
+SECRET = b"s3cr\"et $(id) \xc3\xa9\n"
+
+
+def write(path, data, mode=0o600):
+    if os.path.lexists(path):
+        os.unlink(path)
+    with open(path, "wb") as f:
+        f.write(data)
+    os.chmod(path, mode)
+    return path
+
+
+def policy_text(tmp, files):
+    """The policy, one key a line, so each file's line is known:
+    returns (text, {key: line})."""
+    doc = run_as_root({
+        "sallyport": 1,
+        "server": {"name": "start-check"},
+        "audit": {"path": files["audit"], "key_file": files["audit_key"]},
+        "credentials": {
+            "tok": {"type": "bearer", "file": files["token"]},
+            "k": {"type": "ssh-key", "private_key": files["private_key"],
+                  "public_key": files["public_key"]}},
+        "targets": {
+            "api": {"type": "http", "base_url": "http://127.0.0.1:9",
+                    "credential": "tok", "ca_file": files["ca"]},
+            "web": {"type": "ssh", "host": "127.0.0.1", "port": 9,
+                    "user": "ops", "credential": "k",
+                    "known_hosts": files["known_hosts"]}},
+        "tools": [
+            {"name": "get_item", "description": "Read one item.",
+             "target": "api", "scope": "read",
+             "http": {"method": "GET", "path": "/items"}},
+            {"name": "disk", "description": "df.", "target": "web",
+             "scope": "read", "ssh": {"argv": ["df", "-h"]}}],
+        "profiles": {"default": {"scopes": ["read"]}}})
+    text = json.dumps(doc, indent=1)
+    lines = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        for key in ("path", "key_file", "file", "private_key", "public_key",
+                    "ca_file", "known_hosts"):
+            if line.strip().startswith('"%s":' % key):
+                lines.setdefault(key, n)
+    return text, lines
+
+
+def good_files(tmp):
+    f = {"audit": os.path.join(tmp, "log", "audit.jsonl"),
+         "audit_key": os.path.join(tmp, "audit.key"),
+         "token": os.path.join(tmp, "api token"),
+         "private_key": os.path.join(tmp, "id_ed25519"),
+         "public_key": os.path.join(tmp, "id_ed25519.pub"),
+         "ca": os.path.join(tmp, "ca.pem"),
+         "known_hosts": os.path.join(tmp, "known_hosts")}
+    os.makedirs(os.path.join(tmp, "log"), exist_ok=True)
+    write(f["audit_key"], b"k\"$(id)\n" + b"\x00\xff" * 12)   # 32 bytes
+    write(f["token"], SECRET)
+    write(f["private_key"], b"-----BEGIN OPENSSH PRIVATE KEY-----\n" +
+          SECRET + b"-----END OPENSSH PRIVATE KEY-----\n")
+    write(f["public_key"], KEY, 0o644)
+    write(f["ca"], b"-----BEGIN CERTIFICATE-----\nMIIB\n"
+          b"-----END CERTIFICATE-----\n", 0o644)
+    write(f["known_hosts"], b"# ours\n[127.0.0.1]:9 " + KEY, 0o644)
+    return f
+
+
+def sp_check(path):
+    p = subprocess.run([SP, "check", "--config", path], capture_output=True,
+                       timeout=TIMEOUT, env=sp_env())
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def sp_mcp(path):
+    return finish(start(path), INITIALIZE, timeout=TIMEOUT)
+
+
+def expect_refused(name, tmp, path, key, line, phrase):
+    status, out, err = sp_check(path)
+    want = "%s:%d:" % (path, line)
+    located = [l for l in err.splitlines() if l.startswith(want)]
+    check("%s: sp check exits 78 naming it at line %d" % (name, line),
+          status == 78 and out == b"" and located and
+          phrase in located[0], (status, err))
+    status, out, err = sp_mcp(path)
+    why = start_refusal(out)
+    check("%s: sp mcp exits 78 before any child" % name,
+          status == 78 and "frontend" not in err and
+          "executor" not in err, (status, err))
+    check("%s: the client is told why in a sentence" % name,
+          why is not None and phrase in why and
+          ("line %d" % line) in why, out)
+    check("%s: ... with no path and nothing of a file in it" % name,
+          tmp.encode() not in out and b"s3cr" not in out and
+          b"$(id)" not in out, out)
+    check("%s: no audit log was started" % name,
+          not os.path.exists(os.path.join(tmp, "log", "audit.jsonl")))
+
+
+def expect_starts(name, path):
+    status, out, err = sp_check(path)
+    check("%s put right: sp check passes" % name, status == 0, err)
+    status, out, err = sp_mcp(path)
+    first = out.split(b"\n")[0]
+    try:
+        answer = json.loads(first)
+    except ValueError:
+        answer = {}
+    check("%s put right: sp mcp starts and answers initialize" % name,
+          status == 0 and "result" in answer, (status, out[:300], err))
+    log = os.path.join(os.path.dirname(path), "log", "audit.jsonl")
+    if os.path.exists(log):
+        os.unlink(log)
+
+
+def cases(tmp, f):
+    """(name, key in the policy, what breaks it, phrase sp says)."""
+    big = os.path.join(tmp, "big")
+
+    def symlink():
+        real = write(os.path.join(tmp, "real token"), SECRET)
+        os.unlink(f["token"])
+        os.symlink(real, f["token"])
+
+    def huge():
+        write(big, b"")
+        os.truncate(big, 4 * 1024 * 1024 + 1)
+        os.unlink(f["token"])
+        os.rename(big, f["token"])
+
+    def other_owner():
+        os.chown(f["token"], 65534, 65534)
+
+    out = [
+        ("known_hosts missing", "known_hosts",
+         lambda: os.unlink(f["known_hosts"]), "No such file or directory"),
+        ("known_hosts of garbage", "known_hosts",
+         lambda: write(f["known_hosts"], b"web $(id) not-a-key\n"),
+         "fails at its line 1"),
+        ("known_hosts with no key", "known_hosts",
+         lambda: write(f["known_hosts"], b"# nothing yet\n\n"),
+         "holds no host key"),
+        ("a @revoked line in known_hosts", "known_hosts",
+         lambda: write(f["known_hosts"], KEY.join([b"h ", b"@revoked * ",
+                                                   b""])),
+         "markers such as @revoked"),
+        ("empty audit.key_file", "key_file",
+         lambda: write(f["audit_key"], b""), "holds 0 bytes"),
+        ("3-byte audit key", "key_file",
+         lambda: write(f["audit_key"], b"k\"\n"), "holds 3 bytes"),
+        ("31-byte audit key", "key_file",
+         lambda: write(f["audit_key"], b"-" * 31), "holds 31 bytes"),
+        ("audit key as a symlink", "key_file",
+         lambda: (os.unlink(f["audit_key"]),
+                  os.symlink(f["token"], f["audit_key"])),
+         "is a symbolic link"),
+        ("credential that is a symlink", "file", symlink,
+         "is a symbolic link"),
+        ("credential over 4 MiB", "file", huge, "is larger than 4194304"),
+        ("credential that is a directory", "file",
+         lambda: (os.unlink(f["token"]), os.mkdir(f["token"])),
+         "is not a regular file"),
+        ("public key that is not one", "public_key",
+         lambda: write(f["public_key"], SECRET), "not an OpenSSH public key"),
+        ("CA file with no certificate", "ca_file",
+         lambda: write(f["ca"], b"-----BEGIN PRIVATE KEY-----\n"),
+         "holds no PEM certificate"),
+        ("audit directory missing", "path",
+         lambda: shutil.rmtree(os.path.join(tmp, "log")),
+         "its directory does not exist"),
+    ]
+    if os.geteuid() == 0:
+        out.append(("credential owned by another uid", "file", other_owner,
+                     "is owned by uid 65534"))
+    return out
+
+
+def test_cases(tmp):
+    f = good_files(tmp)
+    text, lines = policy_text(tmp, f)
+    path = os.path.join(tmp, "policy.json")
+    with open(path, "w") as fh:
+        fh.write(text)
+    expect_starts("the whole policy", path)
+    for name, key, breaker, phrase in cases(tmp, f):
+        breaker()
+        expect_refused(name, tmp, path, key, lines[key], phrase)
+        for p in (f["token"], f["audit_key"]):
+            if os.path.isdir(p) and not os.path.islink(p):
+                os.rmdir(p)
+        good_files(tmp)
+        expect_starts(name, path)
+
+
+def test_answers(tmp):
+    """The refusal answers the first request whatever its id, after any
+    notification; a client that sends nothing gets nothing."""
+    path = os.path.join(tmp, "broken.json")
+    with open(path, "w") as fh:
+        json.dump(run_as_root({"sallyport": 1, "tools": 3}), fh)
+    note = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+    for rid, data in ((0, INITIALIZE), ("a\"b", note + note +
+                      request("a\"b", "initialize", {})),
+                      (-7, request(-7, "tools/list"))):
+        status, out, err = finish(start(path), data, timeout=TIMEOUT)
+        check("id %r: one error answering it, exit 78" % (rid,),
+              status == 78 and start_refusal(out, rid) is not None and
+              "its policy has 1 error, the first at line 1" in
+              start_refusal(out, rid), (status, out))
+    status, out, err = finish(start(path), b"", timeout=TIMEOUT)
+    check("no request at all: nothing on stdout, exit 78",
+          status == 78 and out == b"", (status, out))
+    status, out, err = finish(start(path), b"{not json\n", timeout=TIMEOUT)
+    check("an unreadable first frame: answered with id null",
+          status == 78 and b'"id":null' in out and
+          b"Sallyport cannot start" in out, (status, out))
+
+
+def test_user(tmp):
+    """sp check --user NAME opens the files as NAME, as a service running
+    as NAME will: what root may read but daemon may not fails there."""
+    if os.geteuid() != 0:
+        skip("sp check --user checks as another user", "needs root")
+        return
+    f = good_files(tmp)
+    text, lines = policy_text(tmp, f)
+    path = os.path.join(tmp, "policy.json")
+    with open(path, "w") as fh:
+        fh.write(text)
+    os.chmod(path, 0o644)
+    os.chmod(os.path.join(tmp, "log"), 0o755)
+    status, out, err = sp_check(path)
+    check("as root the policy passes", status == 0, err)
+    p = subprocess.run([SP, "check", "--config", path, "--user", "daemon"],
+                       capture_output=True, timeout=TIMEOUT, env=sp_env())
+    err = p.stderr.decode("utf-8", "replace").splitlines()
+    check("--user daemon: exit 78", p.returncode == 78, err)
+    check("--user daemon: the audit directory is not writable by it",
+          "%s:%d:" % (path, lines["path"]) in "\n".join(err) and
+          any("not writable by uid 1" in l for l in err), err)
+    check("--user daemon: root's 0600 token cannot be opened by it",
+          any(l.startswith("%s:%d:" % (path, lines["file"])) and
+              "Permission denied" in l for l in err), err)
+    check("--user daemon: server.run_as is unused then (a warning)",
+          any("warning: server.run_as" in l for l in err), err)
+    p = subprocess.run([SP, "check", "--config", path, "--user",
+                        "no-such-user-$(id)"], capture_output=True,
+                       timeout=TIMEOUT, env=sp_env())
+    check("--user of no such user: exit 78, said so",
+          p.returncode == 78 and b"no such user" in p.stderr, p.stderr)
+
+
+def test_secrets_unread(tmp):
+    """The start-up checks open a credential file and judge what the
+    descriptor is, but never read its bytes: they are the executor's
+    alone (docs/design.md section 1).  Seen with strace -y in sp check,
+    which runs the same checks as the broker; the known_hosts file next
+    to it is read, so the trace is able to show a read."""
+    if shutil.which("strace") is None:
+        skip("the start-up checks read no credential", "strace missing")
+        return
+    f = good_files(tmp)
+    text, lines = policy_text(tmp, f)
+    path = os.path.join(tmp, "policy.json")
+    with open(path, "w") as fh:
+        fh.write(text)
+    trace = os.path.join(tmp, "trace")
+    p = subprocess.run(["strace", "-f", "-y", "-e", "trace=read,pread64",
+                        "-o", trace, SP, "check", "--config", path],
+                       capture_output=True, timeout=TIMEOUT, env=sp_env())
+    with open(trace, errors="replace") as fh:
+        reads = [l for l in fh if "read" in l]
+    check("strace ran sp check, which passed", p.returncode == 0,
+          p.stderr)
+    check("known_hosts was read (the trace shows reads)",
+          any("<%s>" % f["known_hosts"] in l for l in reads), reads[:5])
+    for key in ("token", "private_key"):
+        check("the %s file was never read" % key,
+              not any("<%s>" % f[key] in l for l in reads),
+              [l for l in reads if f[key] in l])
+
+
+def listen(sock, config):
+    with open(sock + ".log", "wb") as log:
+        p = subprocess.Popen(["systemd-socket-activate", "--listen=" + sock,
+                              "--accept", "--inetd", SP, "mcp", "--config",
+                              config], stdout=subprocess.DEVNULL, stderr=log,
+                             env=sp_env(), preexec_fn=_die_with_parent)
+    end = time.monotonic() + TIMEOUT
+    while time.monotonic() < end and p.poll() is None:
+        if os.path.exists(sock) and stat.S_ISSOCK(os.stat(sock).st_mode):
+            return p
+        time.sleep(0.02)
+    p.kill()
+    p.wait()
+    return None
+
+
+def test_socket_activation(tmp):
+    if shutil.which("systemd-socket-activate") is None:
+        skip("behind socket activation the client is told why",
+             "systemd-socket-activate not installed (package systemd)")
+        return
+    f = good_files(tmp)
+    text, lines = policy_text(tmp, f)
+    path = os.path.join(tmp, "policy.json")
+    with open(path, "w") as fh:
+        fh.write(text)
+    write(f["audit_key"], b"abc")
+    sock = os.path.join(tmp, "mcp.sock")
+    server = listen(sock, path)
+    if not check("systemd-socket-activate listens", server is not None):
+        return
+    try:
+        p = subprocess.run([SP, "connect", sock], input=INITIALIZE,
+                           capture_output=True, timeout=TIMEOUT, env=sp_env())
+        why = start_refusal(p.stdout)
+        check("behind sp connect and socket activation: the client reads "
+              "why, not a reset connection",
+              why is not None and "holds 3 bytes" in why and
+              tmp.encode() not in p.stdout, (p.returncode, p.stdout,
+                                              p.stderr))
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def main():
+    tmp = tmpdir()
+    os.chmod(tmp, 0o755)
+    try:
+        test_cases(tmp)
+        test_answers(tmp)
+        test_user(tmp)
+        test_secrets_unread(tmp)
+        test_socket_activation(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    done()
+
+
+main()
