@@ -109,7 +109,8 @@ Test(load_confirm, timeout_and_keys_and_form)
 	expect_only(CONFIRM("{\"timeout_s\": 0}"), "0}",
 	    "tools[0].confirm.timeout_s: must be between 1 and 600");
 	expect_only(CONFIRM("{\"retipe\": \"qty\"}"), "\"retipe\"",
-	    "tools[0].confirm: unknown key \"retipe\"");
+	    "tools[0].confirm: unknown key \"retipe\"; "
+	    "did you mean \"retype\"?");
 	expect_only(CONFIRM("\"yes\""), "\"yes\"",
 	    "tools[0].confirm: must be true, false or an object with message, "
 	    "retype, via, timeout_s");
