@@ -57,7 +57,7 @@ policy_memfd(const char *policy, size_t len)
 
 	if ((fd = memfd_create("sp-policy", MFD_CLOEXEC |
 	    MFD_ALLOW_SEALING)) == -1) {
-		log_error("memfd_create: %s", strerror(errno));
+		log_error("cannot create the policy memfd: %s", strerror(errno));
 		return -1;
 	}
 	while (off < len) {

@@ -74,7 +74,7 @@ confirm_keeper_new(size_t max_spent)
 		max_spent = 1;
 	if (k == NULL || (k->spent = calloc(max_spent,
 	    sizeof(*k->spent))) == NULL) {
-		log_error("confirm_keeper_new: out of memory");
+		log_error("out of memory for the confirmation keeper");
 		free(k);
 		return NULL;
 	}
@@ -129,7 +129,7 @@ confirm_mac(const struct confirm_keeper *k, const struct child_context *ctx,
 	    buf_len(&b), out);
 	buf_free(&b);
 	if (!ok)
-		log_error("confirm_mac: cannot encode the call");
+		log_error("cannot encode the call for its confirmation MAC");
 	return ok;
 }
 

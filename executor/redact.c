@@ -241,7 +241,7 @@ redact_bytes(const struct redact_set *set, const uint8_t *in, size_t len,
 {
 	memset(out, 0, sizeof(*out));
 	if ((out->data = malloc(out_max + 1)) == NULL) {
-		log_error("redact_bytes: out of memory");
+		log_error("out of memory withholding a credential from a result");
 		return false;
 	}
 	if (set == NULL || set->count == 0) {

@@ -360,7 +360,7 @@ frontend_challenge(void *arg, enum record_role from, const uint8_t *rec,
 
 	(void)from;
 	if ((e = record_confirm_challenge_decode(rec, len, &m)) != RECORD_OK) {
-		log_error("frontend_challenge: executor record refused: %s",
+		log_error("executor challenge refused: %s",
 		    record_error_str(e));
 		return false;
 	}

@@ -153,7 +153,7 @@ writer_send(struct writer *w, const char *msg, size_t len)
 		return false;
 	if (evbuffer_add(w->queue, msg, len) == -1 ||
 	    evbuffer_add(w->queue, "\n", 1) == -1) {
-		log_error("writer_send: out of memory");
+		log_error("out of memory queueing a line for the client");
 		return false;
 	}
 	if (writer_is_full(w))
@@ -213,7 +213,7 @@ writer_watch_client(struct writer *w, writer_cb lost)
 	if (w->pollable) {
 		if ((w->hup_fd = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
 		    epoll_ctl(w->hup_fd, EPOLL_CTL_ADD, w->fd, &ev) == -1) {
-			log_error("writer_watch_client: %s", strerror(errno));
+			log_error("cannot watch the client's stdout: %s", strerror(errno));
 			return false;
 		}
 	}
@@ -221,7 +221,7 @@ writer_watch_client(struct writer *w, writer_cb lost)
 	    w->hup_fd != -1 ? EV_READ | EV_PERSIST : 0, writer_on_lost, w);
 	if (w->ev_lost == NULL ||
 	    (w->hup_fd != -1 && event_add(w->ev_lost, NULL) == -1)) {
-		log_error("writer_watch_client: cannot watch the client");
+		log_error("cannot watch the client's stdout");
 		return false;
 	}
 	return true;
