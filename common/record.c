@@ -125,15 +125,11 @@ record_begin_encode(struct buf *tmp, enum record_type type)
 }
 
 enum record_error
-record_end_encode(struct buf *tmp, struct buf *out, enum record_error e,
-    const char *func)
+record_end_encode(struct buf *tmp, struct buf *out, enum record_error e)
 {
 	if (e == RECORD_OK)
 		e = buf_put_raw(out, buf_ptr(tmp), buf_len(tmp));
 	buf_free(tmp);
-	/* func stays for the callers' sake; an operator's line names no
-	 * C function */
-	(void)func;
 	if (e != RECORD_OK)
 		log_error("a record could not be encoded: %s",
 		    record_error_str(e));
@@ -273,7 +269,7 @@ record_hello_encode(const struct record_hello *in, struct buf *out)
 			e = buf_put_raw(&tmp, in->fingerprint,
 			    HASH_SHA256_LEN);
 	}
-	return record_end_encode(&tmp, out, e, __func__);
+	return record_end_encode(&tmp, out, e);
 }
 
 enum record_error
@@ -310,7 +306,7 @@ record_cancel_encode(const struct record_cancel *in, struct buf *out)
 
 	if ((e = record_begin_encode(&tmp, RECORD_CANCEL)) == RECORD_OK)
 		e = buf_put_u64(&tmp, in->call_id);
-	return record_end_encode(&tmp, out, e, __func__);
+	return record_end_encode(&tmp, out, e);
 }
 
 enum record_error
@@ -369,7 +365,7 @@ record_audit_ack_encode(const struct record_audit_ack *in, struct buf *out)
 	    (e = buf_put_u8(&tmp, (uint8_t)in->status)) == RECORD_OK &&
 	    (e = buf_put_u64(&tmp, in->first_call_id)) == RECORD_OK)
 		e = record_put_text(&tmp, &in->message, RECORD_TEXT_CAP);
-	return record_end_encode(&tmp, out, e, __func__);
+	return record_end_encode(&tmp, out, e);
 }
 
 enum record_error

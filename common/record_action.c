@@ -139,7 +139,7 @@ record_action_encode(const struct record_action *in,
 
 	if ((e = record_begin_encode(&tmp, RECORD_ACTION)) == RECORD_OK)
 		e = record_action_put(&tmp, in, limits);
-	return record_end_encode(&tmp, out, e, __func__);
+	return record_end_encode(&tmp, out, e);
 }
 
 static enum record_error

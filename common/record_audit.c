@@ -195,7 +195,7 @@ record_audit_event_encode(const struct record_audit_event *in,
 
 	if ((e = record_begin_encode(&tmp, RECORD_AUDIT_EVENT)) == RECORD_OK)
 		e = record_audit_put(&tmp, in, limits);
-	return record_end_encode(&tmp, out, e, __func__);
+	return record_end_encode(&tmp, out, e);
 }
 
 /* A u32 on the wire is an int32 in two's complement. */

@@ -42,7 +42,7 @@ record_confirm_challenge_encode(const struct record_confirm_challenge_msg *in,
 	if ((e = record_begin_encode(&tmp, RECORD_CONFIRM_CHALLENGE)) ==
 	    RECORD_OK && (e = buf_put_u64(&tmp, in->call_id)) == RECORD_OK)
 		e = record_challenge_put(&tmp, &in->challenge);
-	return record_end_encode(&tmp, out, e, __func__);
+	return record_end_encode(&tmp, out, e);
 }
 
 enum record_error
@@ -111,7 +111,7 @@ record_confirm_answer_encode(const struct record_confirm_answer *in,
 
 	if ((e = record_begin_encode(&tmp, RECORD_CONFIRM_ANSWER)) == RECORD_OK)
 		e = record_answer_put(&tmp, in, limits);
-	return record_end_encode(&tmp, out, e, __func__);
+	return record_end_encode(&tmp, out, e);
 }
 
 static enum record_error

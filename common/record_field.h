@@ -30,11 +30,11 @@ size_t record_limit(size_t asked, size_t cap);
 enum record_error record_begin_encode(struct buf *tmp, enum record_type type);
 
 /*
- * Appends tmp to out when e is RECORD_OK, logs a line naming func
- * otherwise; frees tmp either way and returns the final status.
+ * Appends tmp to out when e is RECORD_OK, logs one line otherwise; frees
+ * tmp either way and returns the final status.
  */
 enum record_error record_end_encode(struct buf *tmp, struct buf *out,
-    enum record_error e, const char *func);
+    enum record_error e);
 
 /* A reader over data positioned after a checked header of this type. */
 enum record_error record_begin_decode(struct buf *in, const uint8_t *data,

@@ -202,7 +202,7 @@ record_result_encode(const struct record_result *in,
 
 	if ((e = record_begin_encode(&tmp, RECORD_RESULT)) == RECORD_OK)
 		e = record_result_put(&tmp, in, limits);
-	return record_end_encode(&tmp, out, e, __func__);
+	return record_end_encode(&tmp, out, e);
 }
 
 static enum record_error
