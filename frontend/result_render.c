@@ -239,14 +239,16 @@ render_envelope(const struct jsonrpc_id *id)
 	return msg;
 }
 
-char *
-result_render_notification(const char *method, cJSON *params)
+/* A request (id set) or a notification (id NULL) to the client. */
+static char *
+render_outgoing(const char *id, const char *method, cJSON *params)
 {
 	cJSON *msg = cJSON_CreateObject();
 	char *line;
 
 	if (params == NULL || msg == NULL ||
 	    cJSON_AddStringToObject(msg, "jsonrpc", "2.0") == NULL ||
+	    (id != NULL && cJSON_AddStringToObject(msg, "id", id) == NULL) ||
 	    cJSON_AddStringToObject(msg, "method", method) == NULL ||
 	    !cJSON_AddItemToObject(msg, "params", params)) {
 		log_error("out of memory");
@@ -260,24 +262,15 @@ result_render_notification(const char *method, cJSON *params)
 }
 
 char *
+result_render_notification(const char *method, cJSON *params)
+{
+	return render_outgoing(NULL, method, params);
+}
+
+char *
 result_render_request(const char *id, const char *method, cJSON *params)
 {
-	cJSON *msg = cJSON_CreateObject();
-	char *line;
-
-	if (params == NULL || msg == NULL ||
-	    cJSON_AddStringToObject(msg, "jsonrpc", "2.0") == NULL ||
-	    cJSON_AddStringToObject(msg, "id", id) == NULL ||
-	    cJSON_AddStringToObject(msg, "method", method) == NULL ||
-	    !cJSON_AddItemToObject(msg, "params", params)) {
-		log_error("out of memory");
-		cJSON_Delete(msg);
-		cJSON_Delete(params);
-		return NULL;
-	}
-	line = render_line(msg);
-	cJSON_Delete(msg);
-	return line;
+	return render_outgoing(id, method, params);
 }
 
 char *
