@@ -11,6 +11,8 @@
 
 #include "broker/limits.h"
 #include "broker/state_dir.h"
+#include "common/hex.h"
+#include "common/json_number.h"
 #include "common/log.h"
 
 #define LIMITS_DAY_MS	86400000u
@@ -37,6 +39,14 @@ struct limits_recent {
 	bool open;
 };
 
+/* A call of any session of the host, read from state_dir for
+ * min_interval_ms: one per key, the latest start. */
+struct limits_shared {
+	uint8_t key[HASH_SHA256_LEN];
+	uint32_t tool_index;
+	uint64_t started_ms;		/* wall clock: other processes' too */
+};
+
 struct limits {
 	const struct policy *policy;
 	struct state_file *state;	/* borrowed; NULL: per_day in memory */
@@ -44,6 +54,12 @@ struct limits {
 	struct limits_tool *tools;	/* owned, one per policy tool */
 	struct limits_recent *recent;	/* owned, LIMITS_RECENT_MAX */
 	size_t n_recent;
+	struct limits_shared *shared;	/* owned, LIMITS_RECENT_MAX */
+	size_t n_shared;
+	/* a call read from state_dir found the table full: until then
+	 * every min_interval_ms call is refused, since it may be that one */
+	uint64_t shared_lost_until;	/* wall ms */
+	uint64_t wall_ms;		/* of the decision reading lines */
 };
 
 struct limits *
@@ -57,7 +73,8 @@ limits_new(const struct policy *policy, struct state_file *state,
 	    (l->tools = calloc(policy->tool_count + 1,
 	    sizeof(*l->tools))) == NULL ||
 	    (l->recent = calloc(LIMITS_RECENT_MAX, sizeof(*l->recent))) ==
-	    NULL)
+	    NULL || (state != NULL && (l->shared = calloc(LIMITS_RECENT_MAX,
+	    sizeof(*l->shared))) == NULL))
 		goto fail;
 	l->policy = policy;
 	l->state = state;
@@ -89,6 +106,7 @@ limits_free(struct limits *l)
 	}
 	free(l->tools);
 	free(l->recent);
+	free(l->shared);
 	free(l);
 }
 
@@ -215,7 +233,8 @@ limits_check_recent(struct limits *l, const struct policy_tool *tool,
 	return LIMITS_PASS;
 }
 
-/* state_dir's lines: {"day":D,"tool":"name","who":"uid:1001"}. */
+/* state_dir's lines (their format: broker/limits.h), read under the
+ * lock: the file starts over. */
 static void
 limits_state_reset(void *arg)
 {
@@ -226,6 +245,85 @@ limits_state_reset(void *arg)
 		l->tools[i].day = 0;
 		l->tools[i].day_count = 0;
 	}
+	l->n_shared = 0;
+	l->shared_lost_until = 0;
+}
+
+/* A start later than now (the clock was set back) has not passed. */
+static bool
+limits_shared_expired(const struct limits *l, const struct limits_shared *r,
+    uint64_t wall_ms)
+{
+	return r->started_ms <= wall_ms && wall_ms - r->started_ms >=
+	    l->policy->tools[r->tool_index].limits.min_interval_ms;
+}
+
+static struct limits_shared *
+limits_shared_find(struct limits *l, const uint8_t key[HASH_SHA256_LEN])
+{
+	size_t i;
+
+	for (i = 0; i < l->n_shared; i++)
+		if (memcmp(l->shared[i].key, key, HASH_SHA256_LEN) == 0)
+			return &l->shared[i];
+	return NULL;
+}
+
+static void
+limits_shared_prune(struct limits *l, uint64_t wall_ms)
+{
+	size_t i = 0;
+
+	while (i < l->n_shared)
+		if (limits_shared_expired(l, &l->shared[i], wall_ms))
+			l->shared[i] = l->shared[--l->n_shared];
+		else
+			i++;
+}
+
+/* A call of tool_index with key started at started_ms, by any session. */
+static void
+limits_shared_note(struct limits *l, uint32_t tool_index,
+    const uint8_t key[HASH_SHA256_LEN], uint64_t started_ms)
+{
+	struct limits_shared *r, note = { .tool_index = tool_index,
+	    .started_ms = started_ms };
+	uint64_t until;
+
+	memcpy(note.key, key, HASH_SHA256_LEN);
+	if (limits_shared_expired(l, &note, l->wall_ms))
+		return;
+	if ((r = limits_shared_find(l, key)) != NULL) {
+		if (started_ms > r->started_ms)
+			r->started_ms = started_ms;
+		return;
+	}
+	if (l->n_shared == LIMITS_RECENT_MAX)
+		limits_shared_prune(l, l->wall_ms);
+	if (l->n_shared < LIMITS_RECENT_MAX) {
+		l->shared[l->n_shared++] = note;
+		return;
+	}
+	until = started_ms + l->policy->tools[tool_index].limits.min_interval_ms;
+	if (until > l->shared_lost_until)
+		l->shared_lost_until = until;
+}
+
+static void
+limits_state_line_key(struct limits *l, uint32_t tool_index, const cJSON *o)
+{
+	const cJSON *key = cJSON_GetObjectItemCaseSensitive(o, "key");
+	const cJSON *start = cJSON_GetObjectItemCaseSensitive(o, "start");
+	uint8_t digest[HASH_SHA256_LEN];
+
+	if (l->policy->tools[tool_index].limits.min_interval_ms == 0 ||
+	    !cJSON_IsString(key) || !cJSON_IsNumber(start) ||
+	    start->valuedouble < 0 || start->valuedouble >= 9007199254740992.0 ||
+	    strlen(key->valuestring) != 2 * HASH_SHA256_LEN ||
+	    !hex_is_lowercase(key->valuestring, 2 * HASH_SHA256_LEN) ||
+	    !hex_decode_bytes(key->valuestring, digest, HASH_SHA256_LEN))
+		return;		/* an old line, or not ours to read */
+	limits_shared_note(l, tool_index, digest, (uint64_t)start->valuedouble);
 }
 
 static void
@@ -256,23 +354,28 @@ limits_state_line(void *arg, const char *line, size_t len)
 	}
 	if ((uint64_t)day->valuedouble == lt->day)
 		lt->day_count++;
+	limits_state_line_key(l, (uint32_t)i, o);
 out:
 	cJSON_Delete(o);
 }
 
-/* With state_dir the count is the file's: this call's line goes in now,
- * under the same lock it was decided by. */
+/* This call's line goes in now, under the lock it was decided by. */
 static bool
-limits_state_count(struct limits *l, const struct policy_tool *tool,
-    uint64_t day)
+limits_state_append(struct limits *l, const struct policy_tool *tool,
+    uint64_t day, uint64_t wall_ms, const struct limits_decision *d)
 {
+	char key[2 * HASH_SHA256_LEN + 1];
 	cJSON *o = cJSON_CreateObject();
 	char *line = NULL;
 	bool ok;
 
-	ok = o != NULL && cJSON_AddNumberToObject(o, "day", (double)day) &&
+	hash_hex(d->key, HASH_SHA256_LEN, key);
+	ok = o != NULL && json_add_uint64(o, "day", day) &&
 	    cJSON_AddStringToObject(o, "tool", tool->name) &&
 	    cJSON_AddStringToObject(o, "who", l->who) &&
+	    (tool->limits.min_interval_ms == 0 ||
+	    (cJSON_AddStringToObject(o, "key", key) &&
+	    json_add_uint64(o, "start", wall_ms))) &&
 	    (line = cJSON_PrintUnformatted(o)) != NULL &&
 	    state_file_append(l->state, line, strlen(line));
 	cJSON_free(line);
@@ -281,52 +384,10 @@ limits_state_count(struct limits *l, const struct policy_tool *tool,
 }
 
 static enum limits_verdict
-limits_check_day(struct limits *l, struct limits_tool *lt,
-    const struct policy_tool *tool, uint64_t wall_ms,
-    struct limits_decision *d)
+limits_deny_day(const struct limits *l, const struct limits_tool *lt,
+    const struct policy_tool *tool, struct limits_decision *d)
 {
-	const struct state_reader reader = { limits_state_reset,
-	    limits_state_line, l };
-	uint64_t day = wall_ms / LIMITS_DAY_MS;
-	bool locked = false;
-
-	if (tool->limits.per_day == 0)
-		return LIMITS_PASS;
-	if (l->state != NULL) {
-		if (!state_file_lock(l->state, &reader)) {
-			snprintf(d->resets, sizeof(d->resets), "unknown");
-			snprintf(d->message, sizeof(d->message), "denied: the "
-			    "per_day count of %s could not be read from "
-			    "state_dir", tool->name);
-			return limits_deny(d, "per_day", 0,
-			    tool->limits.per_day);
-		}
-		locked = true;
-	}
-	if (lt->day != day) {
-		lt->day = day;
-		lt->day_count = 0;
-	}
-	if (lt->day_count < tool->limits.per_day) {
-		if (locked && !limits_state_count(l, tool, day)) {
-			state_file_unlock(l->state);
-			snprintf(d->resets, sizeof(d->resets), "unknown");
-			snprintf(d->message, sizeof(d->message), "denied: the "
-			    "per_day count of %s could not be written to "
-			    "state_dir", tool->name);
-			return limits_deny(d, "per_day", lt->day_count,
-			    tool->limits.per_day);
-		}
-		if (locked) {
-			lt->day_count++;	/* our line is not read back */
-			d->counted = true;
-			state_file_unlock(l->state);
-		}
-		return LIMITS_PASS;
-	}
-	if (locked)
-		state_file_unlock(l->state);
-	limits_format_time((day + 1) * LIMITS_DAY_MS, d->resets,
+	limits_format_time((lt->day + 1) * LIMITS_DAY_MS, d->resets,
 	    sizeof(d->resets));
 	snprintf(d->message, sizeof(d->message), "denied by limit per_day of "
 	    "%s: %" PRIu64 " of %" PRIu32 " calls made today (UTC)%s%s; resets "
@@ -334,6 +395,113 @@ limits_check_day(struct limits *l, struct limits_tool *lt,
 	    l->state != NULL ? " by " : "", l->state != NULL ? l->who : "",
 	    d->resets);
 	return limits_deny(d, "per_day", lt->day_count, tool->limits.per_day);
+}
+
+static enum limits_verdict
+limits_deny_state(const struct policy_tool *tool, const char *what,
+    struct limits_decision *d)
+{
+	snprintf(d->resets, sizeof(d->resets), "unknown");
+	snprintf(d->message, sizeof(d->message), "denied: the limits of %s "
+	    "could not be %s state_dir", tool->name, what);
+	return limits_deny(d, tool->limits.per_day != 0 ? "per_day" :
+	    "min_interval_ms", 0, tool->limits.per_day);
+}
+
+/* Under the lock: an identical call of any session too close to this. */
+static enum limits_verdict
+limits_check_shared_interval(struct limits *l, const struct policy_tool *tool,
+    uint64_t wall_ms, struct limits_decision *d)
+{
+	const struct limits_shared *r;
+	uint64_t ago;
+
+	if (tool->limits.min_interval_ms == 0)
+		return LIMITS_PASS;
+	if ((r = limits_shared_find(l, d->key)) != NULL &&
+	    !limits_shared_expired(l, r, wall_ms)) {
+		ago = r->started_ms <= wall_ms ? wall_ms - r->started_ms : 0;
+		limits_format_time(r->started_ms + tool->limits.min_interval_ms,
+		    d->resets, sizeof(d->resets));
+		snprintf(d->message, sizeof(d->message), "denied by limit "
+		    "min_interval_ms of %s: an identical call was made %" PRIu64
+		    " ms ago by %s, and %" PRIu32 " ms must pass between two; "
+		    "allowed again at %s", tool->name, ago, l->who,
+		    tool->limits.min_interval_ms, d->resets);
+		return limits_deny(d, "min_interval_ms", 1, 1);
+	}
+	if (r == NULL && wall_ms < l->shared_lost_until) {
+		limits_format_time(l->shared_lost_until, d->resets,
+		    sizeof(d->resets));
+		snprintf(d->message, sizeof(d->message), "denied: more than %d "
+		    "recent calls in state_dir for min_interval_ms, the most "
+		    "this session holds; allowed again at %s",
+		    LIMITS_RECENT_MAX, d->resets);
+		return limits_deny(d, "recent_calls", LIMITS_RECENT_MAX,
+		    LIMITS_RECENT_MAX);
+	}
+	return LIMITS_PASS;
+}
+
+/* per_day and min_interval_ms with state_dir: decided, and the call's
+ * line appended, under one lock, so two sessions never both pass. */
+static enum limits_verdict
+limits_check_state(struct limits *l, struct limits_tool *lt,
+    const struct policy_tool *tool, uint64_t wall_ms,
+    struct limits_decision *d)
+{
+	const struct state_reader reader = { limits_state_reset,
+	    limits_state_line, l };
+	uint64_t day = wall_ms / LIMITS_DAY_MS;
+	enum limits_verdict v;
+
+	l->wall_ms = wall_ms;
+	if (!state_file_lock(l->state, &reader))
+		return limits_deny_state(tool, "read from", d);
+	limits_shared_prune(l, wall_ms);
+	if (lt->day != day) {
+		lt->day = day;
+		lt->day_count = 0;
+	}
+	if ((v = limits_check_shared_interval(l, tool, wall_ms, d)) !=
+	    LIMITS_PASS || (tool->limits.per_day != 0 &&
+	    lt->day_count >= tool->limits.per_day &&
+	    (v = limits_deny_day(l, lt, tool, d)) != LIMITS_PASS)) {
+		state_file_unlock(l->state);
+		return v;
+	}
+	if (!limits_state_append(l, tool, day, wall_ms, d)) {
+		state_file_unlock(l->state);
+		return limits_deny_state(tool, "written to", d);
+	}
+	lt->day_count++;	/* our line is not read back */
+	if (tool->limits.min_interval_ms != 0)
+		limits_shared_note(l, (uint32_t)(tool - l->policy->tools),
+		    d->key, wall_ms);
+	d->counted = true;
+	state_file_unlock(l->state);
+	return LIMITS_PASS;
+}
+
+static enum limits_verdict
+limits_check_day(struct limits *l, struct limits_tool *lt,
+    const struct policy_tool *tool, uint64_t wall_ms,
+    struct limits_decision *d)
+{
+	uint64_t day = wall_ms / LIMITS_DAY_MS;
+
+	if (l->state != NULL && (tool->limits.per_day != 0 ||
+	    tool->limits.min_interval_ms != 0))
+		return limits_check_state(l, lt, tool, wall_ms, d);
+	if (tool->limits.per_day == 0)
+		return LIMITS_PASS;
+	if (lt->day != day) {
+		lt->day = day;
+		lt->day_count = 0;
+	}
+	if (lt->day_count < tool->limits.per_day)
+		return LIMITS_PASS;
+	return limits_deny_day(l, lt, tool, d);
 }
 
 static bool

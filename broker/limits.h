@@ -20,10 +20,15 @@
  *   acts and counts against no limit.
  *
  * Without state_dir everything lives in the broker's memory and ends
- * with the session.  With it, per_day is counted in state_dir's
- * limits.jsonl (broker/state_dir.h), decided and appended under its lock,
- * so every sp mcp of the host shares one count per uid (or profile);
- * min_interval_ms, max_distinct and duplicates stay per session.
+ * with the session.  With it, per_day and min_interval_ms are kept in
+ * state_dir's limits.jsonl (broker/state_dir.h), decided and appended
+ * under its lock, so every sp mcp of the host shares one count, and one
+ * last start per call key, per uid (or profile); max_distinct and
+ * duplicates stay per session.  One line per call that passed:
+ *   {"day":D,"tool":"name","who":"uid:1001"}
+ * with ,"key":"<64 hex>","start":MS added when the tool has
+ * min_interval_ms (the call's key; CLOCK_REALTIME ms, which the
+ * processes of a host share).  A line without key counts for per_day.
  * A refused or duplicate call changes no count.  The calls remembered for
  * min_interval_ms and dedupe_ms are at most LIMITS_RECENT_MAX; past that,
  * with none expired, a call is refused rather than let through unchecked.
