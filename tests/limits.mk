@@ -42,3 +42,14 @@ tests_unit_test_limits_SOURCES = tests/unit/test_limits.c \
 tests_unit_test_limits_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_limits_LDADD = libsppolicy.a libspcommon.a $(UNIT_LDADD) \
 	$(SP_LIBS)
+
+# broker/journal.c in memory, on given clocks
+if HAVE_CRITERION
+check_PROGRAMS += tests/unit/test_journal
+TESTS += tests/unit/test_journal
+endif
+tests_unit_test_journal_SOURCES = tests/unit/test_journal.c \
+	broker/journal.c broker/journal.h broker/state_dir.c broker/state_dir.h
+tests_unit_test_journal_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_journal_LDADD = libsppolicy.a libspcommon.a $(UNIT_LDADD) \
+	$(SP_LIBS)
