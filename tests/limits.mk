@@ -5,6 +5,7 @@ LIMITS_TESTS = \
 	tests/integration/limits_memory.py \
 	tests/integration/limits_state.py \
 	tests/integration/limits_interval.py \
+	tests/integration/limits_dup_ring.py \
 	tests/integration/limits_journal.py
 TESTS += $(LIMITS_TESTS)
 EXTRA_DIST += $(LIMITS_TESTS)
