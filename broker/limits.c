@@ -16,6 +16,7 @@
 #include "common/log.h"
 
 #define LIMITS_DAY_MS	86400000u
+#define LIMITS_EXACT_MAX 9007199254740992.0	/* 2^53: a double's integers */
 
 /* One param's digests seen this session: at most its max_distinct. */
 struct limits_seen {
@@ -304,7 +305,8 @@ limits_shared_note(struct limits *l, uint32_t tool_index,
 		l->shared[l->n_shared++] = note;
 		return;
 	}
-	until = started_ms + l->policy->tools[tool_index].limits.min_interval_ms;
+	until = started_ms +
+	    l->policy->tools[tool_index].limits.min_interval_ms;
 	if (until > l->shared_lost_until)
 		l->shared_lost_until = until;
 }
@@ -318,7 +320,7 @@ limits_state_line_key(struct limits *l, uint32_t tool_index, const cJSON *o)
 
 	if (l->policy->tools[tool_index].limits.min_interval_ms == 0 ||
 	    !cJSON_IsString(key) || !cJSON_IsNumber(start) ||
-	    start->valuedouble < 0 || start->valuedouble >= 9007199254740992.0 ||
+	    start->valuedouble < 0 || start->valuedouble >= LIMITS_EXACT_MAX ||
 	    strlen(key->valuestring) != 2 * HASH_SHA256_LEN ||
 	    !hex_is_lowercase(key->valuestring, 2 * HASH_SHA256_LEN) ||
 	    !hex_decode_bytes(key->valuestring, digest, HASH_SHA256_LEN))

@@ -17,7 +17,8 @@ static const char journal_policy[] =
 	"\"tools\": [{\"name\": \"put\", \"description\": \"d\", "
 	"\"mutating\": true, \"target\": \"api\", \"scope\": \"rw\",\n"
 	"\"http\": {\"method\": \"PUT\", \"path\": \"/p/{id}\"},\n"
-	"\"idempotency\": {\"window_s\": 60, \"header\": \"Idempotency-Key\"},\n"
+	"\"idempotency\": {\"window_s\": 60, "
+	"\"header\": \"Idempotency-Key\"},\n"
 	"\"params\": {\"id\": {\"type\": \"integer\"}}}],\n"
 	"\"profiles\": {\"default\": {\"scopes\": [\"rw\"]}}}\n";
 
