@@ -11,6 +11,7 @@
 #include "broker/audit_anchors.h"
 #include "common/audit_chain.h"
 #include "common/hash.h"
+#include "common/hex.h"
 #include "common/json.h"
 #include "common/log.h"
 
@@ -242,7 +243,7 @@ fields_valid(const struct anchor_fields *f, struct anchor *a)
 	if (errno != 0 || *end != '\0' || a->seq >= AUDIT_SEQ_MAX)
 		return false;
 	if (strlen(f->hash) != HASH_SHA256_HEX_LEN ||
-	    strspn(f->hash, "0123456789abcdef") != HASH_SHA256_HEX_LEN ||
+	    !hex_is_lowercase(f->hash, HASH_SHA256_HEX_LEN) ||
 	    !hash_parse_hex_sha256(f->hash, HASH_SHA256_HEX_LEN, a->hash))
 		return false;
 	memcpy(a->session, f->session, n + 1);

@@ -10,6 +10,7 @@
 
 #include "broker/audit_event.h"
 #include "common/hash.h"
+#include "common/json_number.h"
 #include "common/log.h"
 
 static const char *
@@ -113,16 +114,6 @@ audit_event_plan(const struct policy *policy, const char *role,
 	return true;
 }
 
-/* A u64 as an exact JSON integer (a double would round above 2^53). */
-static bool
-audit_event_add_u64(cJSON *m, const char *name, uint64_t v)
-{
-	char text[24];
-
-	(void)snprintf(text, sizeof(text), "%" PRIu64, v);
-	return cJSON_AddRawToObject(m, name, text) != NULL;
-}
-
 /*
  * One shape: the compact JSON of audit_args.h's rendering, a string, a
  * number or a boolean, nothing else (an object could pose as more).
@@ -189,7 +180,7 @@ audit_event_add_call(cJSON *m, const struct policy *policy,
 {
 	const struct policy_tool *tool = &policy->tools[ev->tool_index];
 
-	if (!audit_event_add_u64(m, "call", ev->call_id) ||
+	if (!json_add_uint64(m, "call", ev->call_id) ||
 	    cJSON_AddStringToObject(m, "tool", tool->name) == NULL ||
 	    cJSON_AddStringToObject(m, "target",
 	    policy->targets[tool->target_index].name) == NULL)
@@ -203,7 +194,7 @@ audit_event_add_call(cJSON *m, const struct policy *policy,
 		    audit_event_outcome_name(ev->outcome)) != NULL &&
 		    cJSON_AddNumberToObject(m, tool->kind == TOOL_SSH ?
 		    "exit_status" : "http_status", ev->status) != NULL &&
-		    audit_event_add_u64(m, "duration_us", ev->duration_us) &&
+		    json_add_uint64(m, "duration_us", ev->duration_us) &&
 		    audit_event_add_args(m, tool, ev);
 	case RECORD_AUDIT_CONFIRMATION:
 		return audit_event_add_confirmation(m, ev);
@@ -255,7 +246,7 @@ static bool
 audit_event_add_rejected(cJSON *m, const struct policy *policy,
     const struct record_audit_event *ev)
 {
-	if (!audit_event_add_u64(m, "frame", ev->frame_no) ||
+	if (!json_add_uint64(m, "frame", ev->frame_no) ||
 	    cJSON_AddNumberToObject(m, "code", ev->code) == NULL)
 		return false;
 	if (ev->method.len > 0 &&
@@ -281,7 +272,7 @@ audit_event_add_refusal(cJSON *m, const struct policy *policy,
 	    !audit_event_add_rejected(m, policy, ev))
 		return false;
 	if (ev->kind == RECORD_AUDIT_VIOLATION && ev->call_id != 0 &&
-	    !audit_event_add_u64(m, "call", ev->call_id))
+	    !json_add_uint64(m, "call", ev->call_id))
 		return false;
 	if (ev->reason.len > 0 &&
 	    cJSON_AddStringToObject(m, "reason", ev->reason.ptr) == NULL)
@@ -444,7 +435,7 @@ audit_event_flush(struct audit_event_session *as, struct audit_log *log,
 	memcpy(ev.sha256, as->run_sha256, sizeof(ev.sha256));
 	/* the run's shapes differ call to call: the count stands for them */
 	m = audit_event_members(policy, "frontend", &ev);
-	ok = m != NULL && audit_event_add_u64(m, "repeated", as->run_folded) &&
+	ok = m != NULL && json_add_uint64(m, "repeated", as->run_folded) &&
 	    audit_event_append(as, log, plan.kind, m, &plan);
 	cJSON_Delete(m);
 	if (!ok)

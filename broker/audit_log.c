@@ -15,6 +15,8 @@
 
 #include "broker/audit_log.h"
 #include "common/audit_chain.h"
+#include "common/clock.h"
+#include "common/json_number.h"
 #include "common/log.h"
 
 #define TAIL_BLOCK 4096
@@ -60,15 +62,6 @@ static const char *const audit_log_reserved[] = {
 	"seq", "ts", "session", "kind", "prev", "torn_tail", "rotated_from",
 	"hash", "hmac",
 };
-
-uint64_t
-audit_log_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static bool
 audit_log_session_ok(const char *session)
@@ -170,7 +163,7 @@ audit_log_open(const char *path, const uint8_t *key, size_t key_len,
 	}
 	memcpy(log->session, session, strlen(session) + 1);	/* checked above */
 	audit_chain_genesis(log->last_hash);
-	log->last_sync_ms = audit_log_now_ms();
+	log->last_sync_ms = clock_monotonic_ms();
 	/* glibc's gmtime_r() reads the zone file at its first call: make
 	 * that call now, since the first record may come after the broker's
 	 * confinement (session-start is written late). */
@@ -399,10 +392,7 @@ static bool
 audit_log_add_header(cJSON *rec, const struct audit_log *log,
     const char *kind, const struct audit_tail *tail)
 {
-	char seq[24];
-
-	snprintf(seq, sizeof(seq), "%" PRIu64, tail->seq + 1);
-	return cJSON_AddRawToObject(rec, "seq", seq) != NULL &&
+	return json_add_uint64(rec, "seq", tail->seq + 1) &&
 	    audit_log_add_ts(rec) &&
 	    cJSON_AddStringToObject(rec, "session", log->session) != NULL &&
 	    cJSON_AddStringToObject(rec, "kind", kind) != NULL &&
@@ -428,14 +418,12 @@ static bool
 audit_log_add_rotated(cJSON *rec, const struct audit_tail *tail)
 {
 	cJSON *from;
-	char seq[24];
 
 	if (!tail->rotated)
 		return true;
-	snprintf(seq, sizeof(seq), "%" PRIu64, tail->seq);
 	if ((from = cJSON_AddObjectToObject(rec, "rotated_from")) == NULL)
 		return false;
-	return cJSON_AddRawToObject(from, "seq", seq) != NULL &&
+	return json_add_uint64(from, "seq", tail->seq) &&
 	    cJSON_AddStringToObject(from, "hash", tail->hash) != NULL;
 }
 
@@ -762,8 +750,8 @@ audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
 		log->pending = true;
 		/* Syncing after unlocking keeps other writers from waiting on
 		 * the disk. */
-		ok = durable ? audit_log_sync(log, audit_log_now_ms()) :
-		    audit_log_tick(log, audit_log_now_ms());
+		ok = durable ? audit_log_sync(log, clock_monotonic_ms()) :
+		    audit_log_tick(log, clock_monotonic_ms());
 	}
 	/* Both records are told, in order, once they are in the file. */
 	if (ok && start != NULL)
@@ -855,7 +843,7 @@ audit_log_close(struct audit_log *log)
 		return true;
 	if (log->fd != -1) {
 		if (log->pending)
-			ok = audit_log_sync(log, audit_log_now_ms());
+			ok = audit_log_sync(log, clock_monotonic_ms());
 		close(log->fd);
 	}
 	if (log->dirfd != -1)

@@ -86,12 +86,9 @@ bool audit_log_begin(struct audit_log *log);
 bool audit_log_start_held(const struct audit_log *log);
 
 /* Syncs when records are pending and AUDIT_LOG_SYNC_MS have passed since
- * the last sync; now_ms is CLOCK_MONOTONIC in milliseconds.  false if the
- * sync failed. */
+ * the last sync; now_ms is clock_monotonic_ms() (common/clock.h).  false
+ * if the sync failed. */
 bool audit_log_tick(struct audit_log *log, uint64_t now_ms);
-
-/* CLOCK_MONOTONIC in milliseconds, for audit_log_tick(). */
-uint64_t audit_log_now_ms(void);
 
 /* The hash of this handle's last record (the session anchor to print at
  * session end), or 64 zeros before the first; owned by log. */

@@ -34,6 +34,8 @@
 
 #include "broker/commands.h"
 #include "broker/demo_target.h"
+#include "common/clock.h"
+#include "common/hash.h"
 #include "common/log.h"
 
 #define DEMO_TOKEN_BYTES 24
@@ -91,8 +93,7 @@ demo_root_run_as(void)
 static bool
 demo_make_token(struct demo *d)
 {
-	unsigned char raw[DEMO_TOKEN_BYTES];
-	size_t i;
+	uint8_t raw[DEMO_TOKEN_BYTES];
 	int fd;
 
 	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) == -1 ||
@@ -103,8 +104,7 @@ demo_make_token(struct demo *d)
 		return false;
 	}
 	(void)close(fd);
-	for (i = 0; i < sizeof(raw); i++)
-		(void)snprintf(d->token + 2 * i, 3, "%02x", raw[i]);
+	hash_hex(raw, sizeof(raw), d->token);
 	return true;
 }
 
@@ -290,17 +290,13 @@ demo_mcp_start(struct demo *d)
 	return true;
 }
 
-/* Milliseconds left until deadline (CLOCK_MONOTONIC), at least 0. */
+/* Milliseconds left until deadline_ms (clock_monotonic_ms()), >= 0. */
 static int
-demo_ms_left(const struct timespec *deadline)
+demo_ms_left(uint64_t deadline_ms)
 {
-	struct timespec now;
-	long long ms;
+	uint64_t now = clock_monotonic_ms();
 
-	(void)clock_gettime(CLOCK_MONOTONIC, &now);
-	ms = (long long)(deadline->tv_sec - now.tv_sec) * 1000 +
-	    (deadline->tv_nsec - now.tv_nsec) / 1000000;
-	return ms < 0 ? 0 : (int)ms;
+	return now >= deadline_ms ? 0 : (int)(deadline_ms - now);
 }
 
 /*
@@ -311,16 +307,15 @@ static char *
 demo_read_line(struct demo *d)
 {
 	struct pollfd pfd = { .fd = d->from_mcp, .events = POLLIN };
-	struct timespec deadline;
+	uint64_t deadline;
 	char *nl, *line, *grown;
 	ssize_t n;
 
-	(void)clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += DEMO_REPLY_MS / 1000;
+	deadline = clock_monotonic_ms() + DEMO_REPLY_MS;
 	while (d->pending_len == 0 ||
 	    (nl = memchr(d->pending, '\n', d->pending_len)) == NULL) {
 		if (d->pending_len >= DEMO_LINE_MAX ||
-		    poll(&pfd, 1, demo_ms_left(&deadline)) <= 0 ||
+		    poll(&pfd, 1, demo_ms_left(deadline)) <= 0 ||
 		    (grown = realloc(d->pending, d->pending_len + 65536)) ==
 		    NULL)
 			return NULL;

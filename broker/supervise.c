@@ -26,6 +26,7 @@
 #include "broker/supervise.h"
 #include "child/test_hook.h"
 #include "common/channel.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/spawn.h"
 
@@ -270,7 +271,7 @@ supervise_on_tick(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (sv->log != NULL && !audit_log_tick(sv->log, audit_log_now_ms()))
+	if (sv->log != NULL && !audit_log_tick(sv->log, clock_monotonic_ms()))
 		sv->sum->audit_failures++;
 }
 
@@ -433,7 +434,7 @@ supervise_limit_intent(struct supervisor *sv, const struct child *c,
 		if ((key = journal_key_of(sv->journal, ev->call_id)) != NULL)
 			(void)snprintf(d->journal, sizeof(d->journal), "%s",
 			    key);
-		limits_end(sv->lim, ev->call_id, audit_log_now_ms());
+		limits_end(sv->lim, ev->call_id, clock_monotonic_ms());
 		(void)clock_gettime(CLOCK_REALTIME, &wall);
 		journal_end(sv->journal, ev->call_id, ev->outcome, ev->status,
 		    (uint64_t)wall.tv_sec * 1000 +
@@ -449,7 +450,7 @@ supervise_limit_intent(struct supervisor *sv, const struct child *c,
 	    sizeof(d->message));
 	if (j == JOURNAL_REPLAY || j == JOURNAL_REFUSED)
 		limits_journal_verdict(d, j == JOURNAL_REPLAY);
-	else if (limits_decide(sv->lim, ev, audit_log_now_ms(), wall_ms, d) ==
+	else if (limits_decide(sv->lim, ev, clock_monotonic_ms(), wall_ms, d) ==
 	    LIMITS_PASS) {
 		if (j == JOURNAL_PASS)
 			journal_begin(sv->journal, ev, d->journal, wall_ms);
@@ -503,7 +504,7 @@ supervise_call_written(struct supervisor *sv,
 {
 	if (ev->kind == RECORD_AUDIT_INTENT)
 		open_calls_open(&sv->open, ev->call_id, ev->tool_index,
-		    audit_log_now_ms());
+		    clock_monotonic_ms());
 }
 
 /*
@@ -561,7 +562,7 @@ supervise_record_event(struct supervisor *sv, const struct child *c,
 		supervise_count(sv->sum, ev->kind);
 		supervise_call_written(sv, ev);
 		if (ev->kind == RECORD_AUDIT_INTENT)
-			limits_commit(sv->lim, ev, &d, audit_log_now_ms());
+			limits_commit(sv->lim, ev, &d, clock_monotonic_ms());
 	}
 	if (plan.acked)
 		supervise_ack(sv, c, ev, fate == AUDIT_EVENT_WRITTEN);
@@ -798,7 +799,7 @@ supervise_write_unknown(struct supervisor *sv, const struct open_call *oc,
 static void
 supervise_end_open_calls(struct supervisor *sv)
 {
-	uint64_t now_ms = audit_log_now_ms();
+	uint64_t now_ms = clock_monotonic_ms();
 	struct timespec wall;
 	size_t i;
 
