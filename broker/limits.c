@@ -432,7 +432,7 @@ limits_check_shared_interval(struct limits *l, const struct policy_tool *tool,
 		    tool->limits.min_interval_ms, d->resets);
 		return limits_deny(d, "min_interval_ms", 1, 1);
 	}
-	if (r == NULL && wall_ms < l->shared_lost_until) {
+	if (wall_ms < l->shared_lost_until) {
 		limits_format_time(l->shared_lost_until, d->resets,
 		    sizeof(d->resets));
 		snprintf(d->message, sizeof(d->message), "denied: more than %d "
