@@ -1,7 +1,8 @@
 /*
  * broker/limits.h, without processes: what an intent that cannot be told
- * apart gets, and the windows of min_interval_ms and dedupe_ms measured
- * on the clocks given, not on the machine's.
+ * apart gets, the windows of min_interval_ms and dedupe_ms measured on
+ * the clocks given, not on the machine's, min_interval_ms shared through
+ * a state_dir, and the recent-calls caps in memory and from state_dir.
  */
 #include "config.h"
 
