@@ -95,6 +95,7 @@ def main():
 
 def torn_mid_session(tmp, cfg, log):
     """A torn tail appears while a confined broker runs."""
+    earlier = len(read_log(log)[0])
     p = start(cfg)
     p.stdin.write(calls(1).split(b"\n")[0] + b"\n")	# initialize only
     p.stdin.flush()
@@ -112,6 +113,16 @@ def torn_mid_session(tmp, cfg, log):
     else:
         skip("the broker runs under its seccomp filter",
              "sanitizer build: the normal build asserts it")
+    # The torn bytes must not land between the broker's look at the tail
+    # and its append: that would glue them to its record (a line that
+    # does not parse, which no writer killed in write(2) leaves).  After
+    # the client record the broker writes nothing until the next call.
+    deadline = time.monotonic() + 30.0
+    while time.monotonic() < deadline:
+        recs, _ = read_log(log)
+        if "client" in [r["kind"] for r in recs[earlier:]]:
+            break
+        time.sleep(0.01)
     torn = b'{"seq":999999,"ts":"2026-11-30T23:59:59.000Z","kind":"exe'
     with open(log, "ab") as f:
         f.write(torn)
