@@ -187,6 +187,14 @@ static bool
 mcp_call_within_limits(struct mcp_session *s, char *msg, size_t size,
     const char **reason)
 {
+	if (s->inflight >= s->call_slots && mcp_confirm_awaits_client(s)) {
+		snprintf(msg, size, "%zu calls are in flight, the most this "
+		    "session allows, and a human's confirmation is awaited; "
+		    "answer it or wait for a result, then retry",
+		    s->call_slots);
+		*reason = "too-many-inflight";
+		return false;
+	}
 	if (s->inflight >= s->call_slots) {
 		snprintf(msg, size, "%zu calls are already running, the most "
 		    "this session allows; wait for a result and retry",

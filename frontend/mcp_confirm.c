@@ -264,6 +264,7 @@ mcp_confirm_answer(struct mcp_session *s, struct mcp_call *call,
 	}
 	call->confirm.challenged = false;
 	call->confirm.asked = false;
+	call->confirm.answered = true;
 	buf_init_writer(&b, RECORD_MAX_BYTES);
 	ok = record_confirm_answer_encode(&a, &s->limits, &b) == RECORD_OK &&
 	    mcp_output_add(out, MCP_ITEM_EXECUTOR, buf_ptr(&b), buf_len(&b));
@@ -510,6 +511,29 @@ mcp_confirm_response(struct mcp_session *s, const struct jsonrpc_message *msg,
 		verdict = mcp_confirm_verdict(&s->policy->tools[call->tool_index],
 		    msg->result, &retyped);
 	return mcp_confirm_answer(s, call, verdict, retyped, out);
+}
+
+/*
+ * A legacy call that will ask or has asked: its challenge may still be on
+ * its way from the executor, and then the question goes out at once.  A
+ * modern session's question goes back as a result, answered by a retry.
+ */
+bool
+mcp_confirm_awaits_client(const struct mcp_session *s)
+{
+	const struct mcp_call *call;
+	size_t i;
+
+	if (s->era == MCP_ERA_MODERN)
+		return false;
+	for (i = 0; i < s->call_slots; i++) {
+		call = &s->calls[i];
+		if (call->used && !call->cancelled &&
+		    call->confirm.message != NULL && call->confirm.can_ask &&
+		    !call->confirm.answered)
+			return true;
+	}
+	return false;
 }
 
 bool
