@@ -458,7 +458,7 @@ mcp_session_executor_lost(struct mcp_session *s, struct mcp_output *out)
 {
 	char msg[256];
 	size_t i;
-	bool ok = true;
+	bool ok = true, unconfirmed;
 
 	for (i = 0; i < s->call_slots; i++) {
 		struct mcp_call *call = &s->calls[i];
@@ -469,9 +469,18 @@ mcp_session_executor_lost(struct mcp_session *s, struct mcp_output *out)
 		    "answering; the request may have reached the target; "
 		    "check %s's effect before retrying",
 		    s->policy->tools[call->tool_index].name);
+		/* unanswered, the executor acts on nothing (design.md 8.1) */
+		unconfirmed = call->confirm.message != NULL &&
+		    !call->confirm.answered;
+		ok = mcp_confirm_withdraw(call, out) && ok;
 		if (call->cancelled)
-			ok = mcp_call_audit_cancellation(s, call, true, out) &&
-			    ok;
+			ok = mcp_call_audit_cancellation(s, call, !unconfirmed,
+			    out) && ok;
+		else if (unconfirmed)
+			ok = mcp_call_local_result(s, &call->id,
+			    RECORD_OUTCOME_FAILED, "the executor ended while "
+			    "this call waited for a human's confirmation; "
+			    "nothing was sent", out) && ok;
 		else
 			ok = mcp_call_local_result(s, &call->id,
 			    RECORD_OUTCOME_UNKNOWN, msg, out) && ok;

@@ -6,16 +6,20 @@ answers.  The frontend must still read the human's answers, which come
 after that call on stdin: a call kept back until a slot frees stops the
 reading, and then no answer could arrive before the questions expire.
 So the extra call is refused at once, saying why, and the two accepted
-calls reach the target, once each, well before their expiry."""
+calls reach the target, once each, well before their expiry.  And the
+executor killed while a question is out: the call never had an answer,
+so the client hears that nothing was sent."""
 import json
 import os
+import signal
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from confirm_lib import ConfirmSession, decisions, write_policy  # noqa: E402
+from confirm_lib import (ConfirmSession, audit_records,  # noqa: E402
+                         decisions, write_policy)
 from front_lib import Target  # noqa: E402
-from proc_lib import check, done, tmpdir  # noqa: E402
+from proc_lib import SP_TEST, check, done, tmpdir  # noqa: E402
 
 # The questions' expiry: far above what the answers need, and what a
 # frontend that stopped reading would make every call wait for.
@@ -102,7 +106,47 @@ def test_full_table_of_running_calls():
     target.stop()
 
 
+def test_executor_dies_while_asking():
+    """The executor killed while a question is out: it never had an
+    answer, so it cannot have acted; the client hears that nothing was
+    sent (not "check its effect") and that the question is moot."""
+    tmp = tmpdir()
+    target = Target(tmp, lifetime=120)
+    path = write_policy(tmp, target.port, timeout_s=TIMEOUT_S)
+    s = ConfirmSession(path, lambda req: None, binary=SP_TEST)
+    s.call(1, "create_item", {"name": NAMES[0], "qty": 3})
+    s.call(2, "get_item", {"id": "y \"2\""})
+    start = time.monotonic()
+    while len(s.asked) < 1 and time.monotonic() - start < 30:
+        time.sleep(0.02)
+    first = s.wait([2], 30)
+    os.kill(s.executor_pid(), signal.SIGKILL)
+    got = s.wait([1], 30)
+    status = s.close()
+    r = structured(got, 1)
+    check("executor killed while a question waits: the call is failed, "
+          "saying nothing was sent",
+          r.get("outcome") == "failed" and
+          "nothing was sent" in r.get("message", "") and
+          structured(first, 2).get("outcome") == "ok", (r, first))
+    asked = s.asked[0]["id"] if s.asked else None
+    moot = [n for n in s.notes if n.get("method") ==
+            "notifications/cancelled" and
+            n.get("params", {}).get("requestId") == asked]
+    check("... the client is told the question is moot", len(moot) == 1,
+          s.notes)
+    posts = [q for q in target.requests() if q["method"] == "POST"]
+    intents = [a for a in audit_records(tmp) if a.get("kind") == "intent"
+               and a.get("tool") == "create_item"]
+    check("... nothing reached the target, no intent, the audit has "
+          "asked alone; the session ends 70",
+          posts == [] and intents == [] and decisions(tmp) == ["asked"] and
+          status == 70, (posts, intents, decisions(tmp), status))
+    target.stop()
+
+
 def main():
+    test_executor_dies_while_asking()
     test_full_table_of_questions()
     test_full_table_of_running_calls()
     done()
