@@ -6,8 +6,8 @@
  * answer with the challenge.  A legacy session whose client declared
  * form elicitation in initialize gets one elicitation/create per
  * challenge, id "sallyport-confirm-CALL", with the message built from the
- * tool's template and its validated values (each sanitized as target
- * text is and cut at MCP_CONFIRM_VALUE_CHARS, the whole at
+ * tool's template and its validated values (each on one line, sanitized
+ * as target text is and cut at MCP_CONFIRM_VALUE_CHARS, the whole at
  * MCP_CONFIRM_MESSAGE_CHARS) and a schema of one field: the retype
  * param's value, typed again as a string, or a boolean "confirm".  A
  * client without the capability is not asked: the executor is told at
@@ -83,7 +83,23 @@ mcp_confirm_capability(struct mcp_session *s, const cJSON *params)
 	    cJSON_GetObjectItemCaseSensitive(params, "capabilities"));
 }
 
-/* The value as text, sanitized and cut; absent values add nothing. */
+/*
+ * A value sits inside the template's sentence: its line breaks and tabs
+ * (the two controls the sanitizer keeps) become spaces, so a value cannot
+ * write lines that read as the template's own.
+ */
+static void
+mcp_confirm_one_line(struct policy_buf *text)
+{
+	size_t i;
+
+	for (i = 0; i < text->len; i++)
+		if (text->data[i] == '\n' || text->data[i] == '\t')
+			text->data[i] = ' ';
+}
+
+/* The value as text, on one line, sanitized and cut; absent values add
+ * nothing. */
 static bool
 mcp_confirm_add_value(struct policy_buf *b, const struct policy_param *p,
     const struct value *v)
@@ -95,8 +111,10 @@ mcp_confirm_add_value(struct policy_buf *b, const struct policy_param *p,
 	if (v->kind == VALUE_ABSENT)
 		return true;
 	policy_buf_init(&text, MCP_CONFIRM_MESSAGE_BYTES);
-	ok = expand_value_text(p, v, &text) &&
-	    sanitize_external_text((const uint8_t *)(text.data != NULL ?
+	ok = expand_value_text(p, v, &text);
+	if (ok)
+		mcp_confirm_one_line(&text);
+	ok = ok && sanitize_external_text((const uint8_t *)(text.data != NULL ?
 	    text.data : ""), text.len, text.len, MCP_CONFIRM_VALUE_CHARS,
 	    &clean);
 	policy_buf_free(&text);
