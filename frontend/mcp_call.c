@@ -331,9 +331,9 @@ mcp_call_id_from_json(const cJSON *j, struct jsonrpc_id *id)
 	return true;
 }
 
-/* A cancel record for call; no response will be sent for it. */
+/* A cancel record for call to the executor, and its question withdrawn. */
 static bool
-mcp_call_cancel(struct mcp_call *call, struct mcp_output *out)
+mcp_call_send_cancel(struct mcp_call *call, struct mcp_output *out)
 {
 	struct record_cancel c;
 	struct buf b;
@@ -345,9 +345,37 @@ mcp_call_cancel(struct mcp_call *call, struct mcp_output *out)
 	    mcp_output_add(out, MCP_ITEM_EXECUTOR, buf_ptr(&b), buf_len(&b)) &&
 	    mcp_confirm_withdraw(call, out);
 	buf_free(&b);
-	if (ok)
-		call->cancelled = true;
 	return ok;
+}
+
+/* A cancel record for call; no response will be sent for it. */
+static bool
+mcp_call_cancel(struct mcp_call *call, struct mcp_output *out)
+{
+	if (!mcp_call_send_cancel(call, out))
+		return false;
+	call->cancelled = true;
+	return true;
+}
+
+bool
+mcp_call_withdraw_questions(struct mcp_session *s, struct mcp_output *out)
+{
+	struct mcp_call *call;
+	size_t i;
+
+	if (!mcp_confirm_awaits_client(s))
+		return true;
+	for (i = 0; i < s->call_slots; i++) {
+		call = &s->calls[i];
+		if (!call->used || call->cancelled ||
+		    call->confirm.message == NULL || call->confirm.answered)
+			continue;
+		if (!mcp_call_send_cancel(call, out))
+			return false;
+		call->confirm.answered = true;
+	}
+	return true;
 }
 
 bool

@@ -428,6 +428,9 @@ mcp_session_handle_challenge(struct mcp_session *s,
 	/* Cancelled meanwhile: the executor has the cancel and ends it. */
 	if (call == NULL)
 		return true;
+	/* withdrawn at the end of input: the executor has the cancel */
+	if (call->confirm.answered)
+		return true;
 	if (call->confirm.message == NULL || call->confirm.challenged ||
 	    call->confirm.asked) {
 		log_error("a challenge for call %" PRIu64 ", which does not "

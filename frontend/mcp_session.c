@@ -435,6 +435,8 @@ mcp_session_end_input(struct mcp_session *s, struct mcp_output *out)
 	struct json_error err;
 	bool ok = true;
 
+	if (!mcp_call_withdraw_questions(s, out))
+		return false;
 	if (s->deferred == NULL)
 		return true;
 	memset(&doc, 0, sizeof(doc));

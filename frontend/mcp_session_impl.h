@@ -189,6 +189,13 @@ bool mcp_confirm_withdraw(struct mcp_call *call, struct mcp_output *out);
  * finds every slot taken is refused, not kept back).
  */
 bool mcp_confirm_awaits_client(const struct mcp_session *s);
+/*
+ * The client's input ended: no answer can come, so each such call is
+ * cancelled at the executor (which ends it "withdrawn") and its question
+ * withdrawn; unlike a client's cancel, its result still goes out.
+ */
+bool mcp_call_withdraw_questions(struct mcp_session *s,
+    struct mcp_output *out);
 
 /* What initialize and server/discover say about external_data. */
 extern const char mcp_instructions[];

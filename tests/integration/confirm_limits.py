@@ -8,7 +8,8 @@ reading, and then no answer could arrive before the questions expire.
 So the extra call is refused at once, saying why, and the two accepted
 calls reach the target, once each, well before their expiry.  And the
 executor killed while a question is out: the call never had an answer,
-so the client hears that nothing was sent."""
+so the client hears that nothing was sent; the client gone while one
+is out: withdrawn."""
 import json
 import os
 import signal
@@ -145,7 +146,35 @@ def test_executor_dies_while_asking():
     target.stop()
 
 
+def test_client_gone_while_asking():
+    """The client's input ends while a question is out: the call is
+    withdrawn, audited so, and never acts."""
+    tmp = tmpdir()
+    target = Target(tmp, lifetime=120)
+    path = write_policy(tmp, target.port, timeout_s=TIMEOUT_S)
+    s = ConfirmSession(path, lambda req: None)
+    s.call(1, "create_item", {"name": NAMES[1], "qty": 5})
+    start = time.monotonic()
+    while len(s.asked) < 1 and time.monotonic() - start < 30:
+        time.sleep(0.02)
+    status = s.close()
+    took = time.monotonic() - start
+    r = structured(s.wait([1], 5), 1)
+    posts = [q for q in target.requests() if q["method"] == "POST"]
+    check("the client's input ends while a question waits: withdrawn, "
+          "nothing sent, the session ends 0 in %.1f s (the question would "
+          "expire after %d s)" % (took, TIMEOUT_S),
+          decisions(tmp) == ["asked", "withdrawn"] and posts == [] and
+          took < TIMEOUT_S / 2 and status == 0,
+          (decisions(tmp), posts, took, status))
+    check("... the call is still answered: denied, nothing was sent",
+          r.get("outcome") == "denied" and
+          "nothing was sent" in r.get("message", ""), r)
+    target.stop()
+
+
 def main():
+    test_client_gone_while_asking()
     test_executor_dies_while_asking()
     test_full_table_of_questions()
     test_full_table_of_running_calls()
