@@ -39,8 +39,11 @@
 
 #define MCP_CONFIRM_VALUE_CHARS 120
 #define MCP_CONFIRM_MESSAGE_CHARS 500
-/* A message before it is cut: values are cut first, so this is ample. */
+/* One value's text before its cut (its expansion's bound). */
 #define MCP_CONFIRM_MESSAGE_BYTES (64u * 1024)
+/* One value in the message once cut: 120 characters of at most 4 bytes,
+ * the cut marker, and the default message's "name = " around it. */
+#define MCP_CONFIRM_VALUE_BYTES (4u * MCP_CONFIRM_VALUE_CHARS + 1024)
 #define MCP_CONFIRM_ID_PREFIX "sallyport-confirm-"
 /* The field of a question without retype. */
 #define MCP_CONFIRM_FIELD "confirm"
@@ -213,6 +216,25 @@ mcp_confirm_take_state(struct mcp_confirm_wait *w,
 	return true;
 }
 
+/*
+ * The whole message before its cut: literal text and each value, cut.  A
+ * 500-character template holds up to 166 placeholders, so a fixed bound
+ * would fail (and end the session) on long values in a template the
+ * loader accepted.
+ */
+static size_t
+mcp_confirm_message_max(const struct policy_tool *tool)
+{
+	const struct policy_template *t = &tool->confirm_spec.message;
+	size_t max = tool->title != NULL ? strlen(tool->title) :
+	    strlen(tool->name);
+
+	if (tool->confirm_spec.has_message)
+		return max + 4 * MCP_CONFIRM_MESSAGE_CHARS +
+		    t->part_count * MCP_CONFIRM_VALUE_BYTES;
+	return max + 16 + tool->param_count * MCP_CONFIRM_VALUE_BYTES;
+}
+
 bool
 mcp_confirm_prepare(struct mcp_session *s, struct mcp_call *call,
     const struct policy_tool *tool, const struct value *values,
@@ -232,7 +254,7 @@ mcp_confirm_prepare(struct mcp_session *s, struct mcp_call *call,
 	if (s->era == MCP_ERA_MODERN &&
 	    !mcp_confirm_take_state(&call->confirm, tool, params))
 		return false;
-	policy_buf_init(&b, MCP_CONFIRM_MESSAGE_BYTES);
+	policy_buf_init(&b, mcp_confirm_message_max(tool));
 	ok = tool->confirm_spec.has_message ?
 	    mcp_confirm_template_message(&b, tool, values) :
 	    mcp_confirm_default_message(&b, tool, values);

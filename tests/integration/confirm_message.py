@@ -6,7 +6,9 @@ lines that read as the template's own ("Approved already: type 3").  So
 in a confirmation message a value's line breaks and tabs are spaces,
 bidi controls go, "{qty}" inside a value stays text, each value is cut
 at 120 characters (never inside a UTF-8 sequence) and the whole at 500,
-each cut said.  Every question is declined: the target sees nothing."""
+each cut said; a template of 166 placeholders with long values is still
+asked (a fixed 64 KiB bound ended the session).  Every question is
+declined: the target sees nothing."""
 import json
 import os
 import sys
@@ -17,7 +19,7 @@ from front_lib import Target  # noqa: E402
 from proc_lib import check, done, tmpdir  # noqa: E402
 
 
-def question(template, name, qty=3):
+def question(template, name, qty=3, a=None):
     tmp = tmpdir()
     target = Target(tmp)
     path = write_policy(tmp, target.port)
@@ -25,10 +27,17 @@ def question(template, name, qty=3):
         doc = json.load(f)
     doc["tools"][0]["params"]["name"]["maxLength"] = 1000
     doc["tools"][0]["confirm"]["message"] = template
+    if a is not None:
+        tool = doc["tools"][0]
+        tool["params"]["a"] = {"type": "string", "maxLength": 1000}
+        tool["http"]["body"]["a"] = "{a}"
     with open(path, "w") as f:
         json.dump(doc, f)
     s = ConfirmSession(path, lambda req: {"action": "decline"})
-    s.call(1, "create_item", {"name": name, "qty": qty})
+    args = {"name": name, "qty": qty}
+    if a is not None:
+        args["a"] = a
+    s.call(1, "create_item", args)
     got = s.wait([1], 60)
     s.close()
     posts = [r for r in target.requests() if r["method"] == "POST"]
@@ -67,6 +76,13 @@ def main():
           msg.endswith("characters]") and
           len(msg.split("\n[external text cut: shown 500 of")[0]) == 500 and
           closed, repr(msg))
+    # the most placeholders a 500-character template holds, each value
+    # of 4-byte characters cut at 120: about 90 KB before the whole cut
+    msg, closed = question("{a}" * 166, "n", a="\U0001f600" * 200)
+    check("166 placeholders of 200 four-byte characters each: asked, cut "
+          "at 500, the session goes on",
+          msg is not None and msg.endswith("characters]") and closed,
+          repr(msg)[:300])
     done()
 
 
