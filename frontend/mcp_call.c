@@ -187,6 +187,14 @@ static bool
 mcp_call_within_limits(struct mcp_session *s, char *msg, size_t size,
     const char **reason)
 {
+	if (s->inflight >= s->call_slots && mcp_confirm_awaits_client(s)) {
+		snprintf(msg, size, "%zu calls are in flight, the most this "
+		    "session allows, and a human's confirmation is awaited; "
+		    "answer it or wait for a result, then retry",
+		    s->call_slots);
+		*reason = "too-many-inflight";
+		return false;
+	}
 	if (s->inflight >= s->call_slots) {
 		snprintf(msg, size, "%zu calls are already running, the most "
 		    "this session allows; wait for a result and retry",
@@ -323,9 +331,9 @@ mcp_call_id_from_json(const cJSON *j, struct jsonrpc_id *id)
 	return true;
 }
 
-/* A cancel record for call; no response will be sent for it. */
+/* A cancel record for call to the executor, and its question withdrawn. */
 static bool
-mcp_call_cancel(struct mcp_call *call, struct mcp_output *out)
+mcp_call_send_cancel(struct mcp_call *call, struct mcp_output *out)
 {
 	struct record_cancel c;
 	struct buf b;
@@ -337,9 +345,37 @@ mcp_call_cancel(struct mcp_call *call, struct mcp_output *out)
 	    mcp_output_add(out, MCP_ITEM_EXECUTOR, buf_ptr(&b), buf_len(&b)) &&
 	    mcp_confirm_withdraw(call, out);
 	buf_free(&b);
-	if (ok)
-		call->cancelled = true;
 	return ok;
+}
+
+/* A cancel record for call; no response will be sent for it. */
+static bool
+mcp_call_cancel(struct mcp_call *call, struct mcp_output *out)
+{
+	if (!mcp_call_send_cancel(call, out))
+		return false;
+	call->cancelled = true;
+	return true;
+}
+
+bool
+mcp_call_withdraw_questions(struct mcp_session *s, struct mcp_output *out)
+{
+	struct mcp_call *call;
+	size_t i;
+
+	if (!mcp_confirm_awaits_client(s))
+		return true;
+	for (i = 0; i < s->call_slots; i++) {
+		call = &s->calls[i];
+		if (!call->used || call->cancelled ||
+		    call->confirm.message == NULL || call->confirm.answered)
+			continue;
+		if (!mcp_call_send_cancel(call, out))
+			return false;
+		call->confirm.answered = true;
+	}
+	return true;
 }
 
 bool
@@ -450,7 +486,7 @@ mcp_session_executor_lost(struct mcp_session *s, struct mcp_output *out)
 {
 	char msg[256];
 	size_t i;
-	bool ok = true;
+	bool ok = true, unconfirmed;
 
 	for (i = 0; i < s->call_slots; i++) {
 		struct mcp_call *call = &s->calls[i];
@@ -461,9 +497,18 @@ mcp_session_executor_lost(struct mcp_session *s, struct mcp_output *out)
 		    "answering; the request may have reached the target; "
 		    "check %s's effect before retrying",
 		    s->policy->tools[call->tool_index].name);
+		/* unanswered, the executor acts on nothing (design.md 8.1) */
+		unconfirmed = call->confirm.message != NULL &&
+		    !call->confirm.answered;
+		ok = mcp_confirm_withdraw(call, out) && ok;
 		if (call->cancelled)
-			ok = mcp_call_audit_cancellation(s, call, true, out) &&
-			    ok;
+			ok = mcp_call_audit_cancellation(s, call, !unconfirmed,
+			    out) && ok;
+		else if (unconfirmed)
+			ok = mcp_call_local_result(s, &call->id,
+			    RECORD_OUTCOME_FAILED, "the executor ended while "
+			    "this call waited for a human's confirmation; "
+			    "nothing was sent", out) && ok;
 		else
 			ok = mcp_call_local_result(s, &call->id,
 			    RECORD_OUTCOME_UNKNOWN, msg, out) && ok;

@@ -6,8 +6,8 @@
  * answer with the challenge.  A legacy session whose client declared
  * form elicitation in initialize gets one elicitation/create per
  * challenge, id "sallyport-confirm-CALL", with the message built from the
- * tool's template and its validated values (each sanitized as target
- * text is and cut at MCP_CONFIRM_VALUE_CHARS, the whole at
+ * tool's template and its validated values (each on one line, sanitized
+ * as target text is and cut at MCP_CONFIRM_VALUE_CHARS, the whole at
  * MCP_CONFIRM_MESSAGE_CHARS) and a schema of one field: the retype
  * param's value, typed again as a string, or a boolean "confirm".  A
  * client without the capability is not asked: the executor is told at
@@ -39,8 +39,11 @@
 
 #define MCP_CONFIRM_VALUE_CHARS 120
 #define MCP_CONFIRM_MESSAGE_CHARS 500
-/* A message before it is cut: values are cut first, so this is ample. */
+/* One value's text before its cut (its expansion's bound). */
 #define MCP_CONFIRM_MESSAGE_BYTES (64u * 1024)
+/* One value in the message once cut: 120 characters of at most 4 bytes,
+ * the cut marker, and the default message's "name = " around it. */
+#define MCP_CONFIRM_VALUE_BYTES (4u * MCP_CONFIRM_VALUE_CHARS + 1024)
 #define MCP_CONFIRM_ID_PREFIX "sallyport-confirm-"
 /* The field of a question without retype. */
 #define MCP_CONFIRM_FIELD "confirm"
@@ -83,7 +86,23 @@ mcp_confirm_capability(struct mcp_session *s, const cJSON *params)
 	    cJSON_GetObjectItemCaseSensitive(params, "capabilities"));
 }
 
-/* The value as text, sanitized and cut; absent values add nothing. */
+/*
+ * A value sits inside the template's sentence: its line breaks and tabs
+ * (the two controls the sanitizer keeps) become spaces, so a value cannot
+ * write lines that read as the template's own.
+ */
+static void
+mcp_confirm_one_line(struct policy_buf *text)
+{
+	size_t i;
+
+	for (i = 0; i < text->len; i++)
+		if (text->data[i] == '\n' || text->data[i] == '\t')
+			text->data[i] = ' ';
+}
+
+/* The value as text, on one line, sanitized and cut; absent values add
+ * nothing. */
 static bool
 mcp_confirm_add_value(struct policy_buf *b, const struct policy_param *p,
     const struct value *v)
@@ -95,8 +114,10 @@ mcp_confirm_add_value(struct policy_buf *b, const struct policy_param *p,
 	if (v->kind == VALUE_ABSENT)
 		return true;
 	policy_buf_init(&text, MCP_CONFIRM_MESSAGE_BYTES);
-	ok = expand_value_text(p, v, &text) &&
-	    sanitize_external_text((const uint8_t *)(text.data != NULL ?
+	ok = expand_value_text(p, v, &text);
+	if (ok)
+		mcp_confirm_one_line(&text);
+	ok = ok && sanitize_external_text((const uint8_t *)(text.data != NULL ?
 	    text.data : ""), text.len, text.len, MCP_CONFIRM_VALUE_CHARS,
 	    &clean);
 	policy_buf_free(&text);
@@ -195,6 +216,25 @@ mcp_confirm_take_state(struct mcp_confirm_wait *w,
 	return true;
 }
 
+/*
+ * The whole message before its cut: literal text and each value, cut.  A
+ * 500-character template holds up to 166 placeholders, so a fixed bound
+ * would fail (and end the session) on long values in a template the
+ * loader accepted.
+ */
+static size_t
+mcp_confirm_message_max(const struct policy_tool *tool)
+{
+	const struct policy_template *t = &tool->confirm_spec.message;
+	size_t max = tool->title != NULL ? strlen(tool->title) :
+	    strlen(tool->name);
+
+	if (tool->confirm_spec.has_message)
+		return max + 4 * MCP_CONFIRM_MESSAGE_CHARS +
+		    t->part_count * MCP_CONFIRM_VALUE_BYTES;
+	return max + 16 + tool->param_count * MCP_CONFIRM_VALUE_BYTES;
+}
+
 bool
 mcp_confirm_prepare(struct mcp_session *s, struct mcp_call *call,
     const struct policy_tool *tool, const struct value *values,
@@ -214,7 +254,7 @@ mcp_confirm_prepare(struct mcp_session *s, struct mcp_call *call,
 	if (s->era == MCP_ERA_MODERN &&
 	    !mcp_confirm_take_state(&call->confirm, tool, params))
 		return false;
-	policy_buf_init(&b, MCP_CONFIRM_MESSAGE_BYTES);
+	policy_buf_init(&b, mcp_confirm_message_max(tool));
 	ok = tool->confirm_spec.has_message ?
 	    mcp_confirm_template_message(&b, tool, values) :
 	    mcp_confirm_default_message(&b, tool, values);
@@ -264,6 +304,7 @@ mcp_confirm_answer(struct mcp_session *s, struct mcp_call *call,
 	}
 	call->confirm.challenged = false;
 	call->confirm.asked = false;
+	call->confirm.answered = true;
 	buf_init_writer(&b, RECORD_MAX_BYTES);
 	ok = record_confirm_answer_encode(&a, &s->limits, &b) == RECORD_OK &&
 	    mcp_output_add(out, MCP_ITEM_EXECUTOR, buf_ptr(&b), buf_len(&b));
@@ -409,6 +450,9 @@ mcp_session_handle_challenge(struct mcp_session *s,
 	/* Cancelled meanwhile: the executor has the cancel and ends it. */
 	if (call == NULL)
 		return true;
+	/* withdrawn at the end of input: the executor has the cancel */
+	if (call->confirm.answered)
+		return true;
 	if (call->confirm.message == NULL || call->confirm.challenged ||
 	    call->confirm.asked) {
 		log_error("a challenge for call %" PRIu64 ", which does not "
@@ -510,6 +554,29 @@ mcp_confirm_response(struct mcp_session *s, const struct jsonrpc_message *msg,
 		verdict = mcp_confirm_verdict(&s->policy->tools[call->tool_index],
 		    msg->result, &retyped);
 	return mcp_confirm_answer(s, call, verdict, retyped, out);
+}
+
+/*
+ * A legacy call that will ask or has asked: its challenge may still be on
+ * its way from the executor, and then the question goes out at once.  A
+ * modern session's question goes back as a result, answered by a retry.
+ */
+bool
+mcp_confirm_awaits_client(const struct mcp_session *s)
+{
+	const struct mcp_call *call;
+	size_t i;
+
+	if (s->era == MCP_ERA_MODERN)
+		return false;
+	for (i = 0; i < s->call_slots; i++) {
+		call = &s->calls[i];
+		if (call->used && !call->cancelled &&
+		    call->confirm.message != NULL && call->confirm.can_ask &&
+		    !call->confirm.answered)
+			return true;
+	}
+	return false;
 }
 
 bool

@@ -325,9 +325,14 @@ mcp_request(struct mcp_session *s, const struct mcp_frame *frame,
 	if (s->state == MCP_STATE_OPEN && !m->when_open)
 		return mcp_session_error(s, &msg->id, JSONRPC_INVALID_REQUEST,
 		    "Invalid Request: the session is already initialized", out);
-	/* a loop that ignored may_read gets the "too many" denial instead */
+	/*
+	 * A loop that ignored may_read gets the "too many" denial instead; so
+	 * does a call while a question is out: the human's answer comes
+	 * after it on stdin, and a kept-back call stops the reading, so every
+	 * question would expire unread (docs/design.md section 8.2).
+	 */
 	if (m->handle == mcp_call_tools_call && s->inflight >= s->call_slots &&
-	    s->deferred == NULL)
+	    s->deferred == NULL && !mcp_confirm_awaits_client(s))
 		return mcp_session_defer(s, frame);
 	return m->handle(s, frame, msg, out);
 }
@@ -430,6 +435,8 @@ mcp_session_end_input(struct mcp_session *s, struct mcp_output *out)
 	struct json_error err;
 	bool ok = true;
 
+	if (!mcp_call_withdraw_questions(s, out))
+		return false;
 	if (s->deferred == NULL)
 		return true;
 	memset(&doc, 0, sizeof(doc));

@@ -195,7 +195,9 @@ bool mcp_session_executor_lost(struct mcp_session *s,
  * No frame will be handled any more (end of input, termination, an
  * internal error): a tools/call still waiting for a slot is answered
  * "failed" and dropped, never sent, so the calls left to drain are only
- * those already running.
+ * those already running; a call waiting for the client's answer to its
+ * confirmation question is withdrawn (no answer can come) and answered
+ * "denied" as the executor ends it.
  */
 bool mcp_session_end_input(struct mcp_session *s, struct mcp_output *out);
 

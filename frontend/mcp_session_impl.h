@@ -39,6 +39,7 @@ struct mcp_confirm_wait {
 	bool challenged;	/* the executor's challenge is held */
 	struct record_confirm_challenge challenge;
 	bool asked;		/* an elicitation/create is out to the client */
+	bool answered;		/* the answer record went to the executor */
 	bool relayed;		/* 2026-07-28: asked in an input_required
 				 * result; this call's own result is dropped */
 	/* 2026-07-28 retry: requestState and inputResponses as sent */
@@ -182,6 +183,19 @@ void mcp_confirm_free(struct mcp_confirm_wait *w);
 bool mcp_confirm_response(struct mcp_session *s,
     const struct jsonrpc_message *msg, struct mcp_output *out);
 bool mcp_confirm_withdraw(struct mcp_call *call, struct mcp_output *out);
+/*
+ * Some call in flight waits for an answer that only the client can bring,
+ * on stdin: while one does, reading must never stop (so a tools/call that
+ * finds every slot taken is refused, not kept back).
+ */
+bool mcp_confirm_awaits_client(const struct mcp_session *s);
+/*
+ * The client's input ended: no answer can come, so each such call is
+ * cancelled at the executor (which ends it "withdrawn") and its question
+ * withdrawn; unlike a client's cancel, its result still goes out.
+ */
+bool mcp_call_withdraw_questions(struct mcp_session *s,
+    struct mcp_output *out);
 
 /* What initialize and server/discover say about external_data. */
 extern const char mcp_instructions[];

@@ -5,7 +5,12 @@
 # a real HTTP target.
 CONFIRM_TESTS = tests/sdk/sdk_confirm.mjs \
 	tests/integration/confirm_hooks.py \
-	tests/integration/confirm_modern.py
+	tests/integration/confirm_modern.py \
+	tests/integration/confirm_limits.py \
+	tests/integration/confirm_leak.py \
+	tests/integration/confirm_message.py \
+	tests/integration/confirm_retype.py \
+	tests/integration/confirm_answers.py
 TESTS += $(CONFIRM_TESTS)
 EXTRA_DIST += $(CONFIRM_TESTS) tests/integration/confirm_lib.py
 

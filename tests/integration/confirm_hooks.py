@@ -3,7 +3,8 @@
 section 8.1): through tests/sp-test's frontend:confirm-* hooks
 (child/test_hook.h) the frontend relays an answer whose challenge was
 forged (a MAC bit flipped), replayed (spent on an earlier identical
-call), issued for other values, or expired -- each after the client's
+call), issued for other values or another tool with the same values, or
+expired -- each after the client's
 human accepted with the right retyped value -- and the HTTP target, which
 logs every request, sees nothing; the call is denied saying why and the
 audit log's confirmation record names the decision.  A control run of
@@ -136,6 +137,40 @@ def test_other_values():
     target.stop()
 
 
+def test_other_tool():
+    """The same values, another confirm tool: the MAC covers the tool."""
+    tmp = tmpdir()
+    target = Target(tmp)
+    path = write_policy(tmp, target.port)
+    with open(path) as f:
+        doc = json.load(f)
+    other = json.loads(json.dumps(doc["tools"][0]))
+    other["name"] = "create_item_b"
+    other["http"]["path"] = "/items-b"
+    doc["tools"].append(other)
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    s = ConfirmSession(path, accept(3), binary=SP_TEST,
+                       hook="frontend:confirm-stale")
+    s.call(1, "create_item", {"name": NAME, "qty": 3})
+    end = time.monotonic() + 60
+    while len(s.asked) < 1 and time.monotonic() < end:
+        time.sleep(0.02)
+    s.call(2, "create_item_b", {"name": NAME, "qty": 3})
+    got = s.wait([2], 60)
+    r = result(got, 2)
+    s.send(b'{"jsonrpc":"2.0","method":"notifications/cancelled",'
+           b'"params":{"requestId":1}}\n')
+    s.close()
+    check("create_item's unspent challenge answering create_item_b with "
+          "the same values (the retyped 3 right): denied, nothing reached "
+          "the target", r.get("outcome") == "denied" and
+          target.requests() == [], (r, target.requests()))
+    check("... audited as forged", "forged" in decisions(tmp) and
+          "accepted" not in decisions(tmp), decisions(tmp))
+    target.stop()
+
+
 def test_expired():
     tmp, target, s = session("frontend:confirm-stale", timeout_s=1)
     s.call(1, "create_item", {"name": NAME, "qty": 3})
@@ -167,6 +202,7 @@ def main():
     test_mac()
     test_replay()
     test_other_values()
+    test_other_tool()
     test_expired()
     return done()
 

@@ -70,13 +70,13 @@ class ConfirmSession(Session):
     asked, the notifications in notes."""
 
     def __init__(self, config, answer, binary=None, hook=None,
-                 elicitation=True):
+                 elicitation=True, env=None):
         self.answer = answer
         self.asked = []
         self.notes = []
         self.lock = threading.Lock()
         self._init = initialize(elicitation)
-        super().__init__(config, binary=binary, hook=hook)
+        super().__init__(config, binary=binary, hook=hook, env=env)
 
     def send(self, data):
         # Session.__init__ sends proc_lib's INITIALIZE first: ours instead
