@@ -44,7 +44,7 @@ def attempts(retype, cases, args):
     for i, (text, _) in enumerate(cases, 1):
         typed["now"] = text
         before = len(target.requests())
-        s.call(i, "create_item", args)
+        s.call(i, "create_item", args(i))
         got = s.wait([i], 60)
         out = got.get(i, ({},))[0].get("result", {}).get(
             "structuredContent", {})
@@ -56,14 +56,17 @@ def attempts(retype, cases, args):
 
 
 def main():
-    got = attempts("qty", INTEGER, {"name": "w", "qty": 42})
+    # Each attempt differs in the value not retyped: an identical
+    # mutating call within limits.dedupe_ms would be a duplicate of the
+    # one before (docs/sp-policy.5), answered without a request.
+    got = attempts("qty", INTEGER, lambda i: {"name": "w%d" % i, "qty": 42})
     for (text, same), (_, outcome, reached) in zip(INTEGER, got):
         check("qty 42, the human types %r: %s" % (
             text, "accepted, one request" if same else
             "denied, nothing sent"),
             (outcome, reached) == (("ok", 1) if same else ("denied", 0)),
             (outcome, reached))
-    got = attempts("name", STRING, {"name": NAME, "qty": 1})
+    got = attempts("name", STRING, lambda i: {"name": NAME, "qty": i})
     for (text, same), (_, outcome, reached) in zip(STRING, got):
         check("name %r, the human types %r: %s" % (
             NAME, text, "accepted" if same else "denied, nothing sent"),

@@ -78,6 +78,8 @@ function connect(elicitation) {
 let answer = () => ({ action: 'decline' });
 const asked = [];
 const name = 'widget "$(id)"\n-x \u00e9t\u00e9';
+// As the question shows it: a value's line breaks are spaces there.
+const shown = name.replace(/\n/g, ' ');
 const call = (client, tool, tag, qty, opts) => client.callTool({ name: tool,
   arguments: { tag, name, qty } }, undefined, opts);
 
@@ -95,7 +97,7 @@ try {
     'the target', r.structuredContent?.outcome === 'ok' &&
     posts('right').length === 1, [r, posts('right')]);
   check('... the question was the policy\'s message with the values, and ' +
-    'asked for qty', asked[0]?.message === `Create 7 x ${name} (right)` &&
+    'asked for qty', asked[0]?.message === `Create 7 x ${shown} (right)` &&
     asked[0]?.requestedSchema?.required?.[0] === 'qty', asked[0]);
   check('... the body the target got carries the confirmed values',
     JSON.parse(posts('right')[0]?.body ?? '{}').qty === 7, posts('right'));
@@ -226,7 +228,7 @@ async function modern() {
     check('v2 client, 2026-07-28: the human\'s accept comes back through ' +
       'input_required, one request', r.structuredContent?.outcome === 'ok' &&
       posts('v2-right').length === 1 &&
-      seen[0]?.message === `Create 4 x ${name} (v2-right)`, [r, seen]);
+      seen[0]?.message === `Create 4 x ${shown} (v2-right)`, [r, seen]);
     reply = { action: 'accept', content: { qty: '5' } };
     r = await c.callTool({ name: 'create_item',
       arguments: { tag: 'v2-wrong', name, qty: 4 } });
