@@ -189,7 +189,7 @@ demo_confirm_tool(cJSON *tools)
 
 /*
  * contrib/examples/demo.json with this run's port, token file and audit
- * log (tests/integration/front_demo.py keeps the two the same).  Caller
+ * log (tests/integration/demo_transcript.py keeps the two the same).  Caller
  * frees with cJSON_free().
  */
 static char *

@@ -39,7 +39,7 @@
  * (closed channel) is then not mistaken for the cause.
  */
 #define SUPERVISE_SETTLE_MS 50
-#define SUPERVISE_LATE_ACK_MS 3000	/* test hook broker:late-ack; tests/integration/auditint_intent.py */
+#define SUPERVISE_LATE_ACK_MS 3000	/* test hook broker:late-ack; tests/integration/no_intent_no_action.py */
 /* Records taken per wake-up: a busy child cannot starve the signals. */
 #define SUPERVISE_RECORDS_PER_WAKEUP 64
 

@@ -73,7 +73,7 @@ void test_hook_forge(const struct child_context *ctx);
  * what it owns, each of the three processes logs one line
  * "heap-report ROLE N", N the bytes its heap still has in use (glibc
  * mallinfo2(): uordblks + hblkhd), so a test can compare a long session
- * with a short one (tests/integration/proc_leak.py).  The role "all"
+ * with a short one (tests/integration/long_session_heap_stays_flat.py).  The role "all"
  * names all three, since SP_TEST_HOOK holds one hook and the three
  * processes share it.  Once malloc has been used, mallinfo2() only reads
  * the allocator's counters under its arena locks: no system call (seen

@@ -32,8 +32,8 @@ tests_unit_test_audit_args_SOURCES = tests/unit/test_audit_args.c \
 tests_unit_test_audit_args_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_audit_args_LDADD = $(AUDIT_TEST_LDADD)
 
-TESTS += tests/integration/audit_verify.py
-EXTRA_DIST += tests/integration/audit_verify.py
+TESTS += tests/integration/audit_verify_finds_tampering.py
+EXTRA_DIST += tests/integration/audit_verify_finds_tampering.py
 
 if HAVE_CRITERION
 check_PROGRAMS += tests/unit/test_audit_sync
@@ -63,5 +63,5 @@ tests/fuzz/fuzz_audit_line: $(srcdir)/tests/fuzz/fuzz_audit_line.c \
 
 # audit anchors off the host: journald's (or syslog's) socket stood in
 # for by the test, in a private mount namespace; sp audit verify --anchors
-TESTS += tests/integration/audit_journal.py
-EXTRA_DIST += tests/integration/audit_journal.py
+TESTS += tests/integration/anchors_reach_the_journal.py
+EXTRA_DIST += tests/integration/anchors_reach_the_journal.py

@@ -22,13 +22,13 @@ tests_unit_test_open_calls_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_open_calls_LDADD = $(UNIT_LDADD)
 
 AUDITINT_TESTS = \
-	tests/integration/auditint_sessions.py \
-	tests/integration/auditint_kill.py \
-	tests/integration/auditint_secrets.py \
-	tests/integration/auditint_intent.py \
-	tests/integration/auditint_records.py \
-	tests/integration/auditint_orphan.py \
-	tests/integration/auditint_review.py
+	tests/integration/sessions_share_one_audit_log.py \
+	tests/integration/killed_writers_leave_a_torn_tail_at_most.py \
+	tests/integration/audit_log_holds_no_secret.py \
+	tests/integration/no_intent_no_action.py \
+	tests/integration/session_records_and_verify.py \
+	tests/integration/killed_executor_leaves_unknown_records.py \
+	tests/integration/audit_trail_for_a_reviewer.py
 TESTS += $(AUDITINT_TESTS)
 EXTRA_DIST += $(AUDITINT_TESTS) tests/integration/auditint_lib.py
 

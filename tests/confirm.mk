@@ -4,13 +4,13 @@
 # forged answers through tests/sp-test's hooks; each counts what reached
 # a real HTTP target.
 CONFIRM_TESTS = tests/sdk/sdk_confirm.mjs \
-	tests/integration/confirm_hooks.py \
-	tests/integration/confirm_modern.py \
-	tests/integration/confirm_limits.py \
-	tests/integration/confirm_leak.py \
-	tests/integration/confirm_message.py \
-	tests/integration/confirm_retype.py \
-	tests/integration/confirm_answers.py
+	tests/integration/forged_confirmations_reach_nothing.py \
+	tests/integration/confirmation_through_input_required.py \
+	tests/integration/confirmations_keep_stdin_read.py \
+	tests/integration/confirmations_do_not_leak.py \
+	tests/integration/confirmation_question_one_line_per_value.py \
+	tests/integration/retyped_value_compared_canonically.py \
+	tests/integration/hostile_elicitation_answers_act_on_nothing.py
 TESTS += $(CONFIRM_TESTS)
 EXTRA_DIST += $(CONFIRM_TESTS) tests/integration/confirm_lib.py
 

@@ -2,14 +2,14 @@
 # through the real `sp mcp` (issues 6 and 7), against http_target.py and
 # the sshd fixture on loopback.
 EXEC_TESTS = \
-	tests/integration/exec_http.py \
-	tests/integration/exec_ssh.py \
-	tests/integration/exec_limits.py \
-	tests/integration/exec_credentials.py \
-	tests/integration/exec_literals.py \
-	tests/integration/exec_redact.py \
-	tests/integration/exec_metadata.py \
-	tests/integration/exec_redact_ssh.py
+	tests/integration/http_actions_end_to_end.py \
+	tests/integration/ssh_actions_end_to_end.py \
+	tests/integration/executor_enforces_session_limits.py \
+	tests/integration/credential_symlink_refused_at_start.py \
+	tests/integration/executor_shortcuts_seen_from_outside.py \
+	tests/integration/reflected_credential_withheld.py \
+	tests/integration/metadata_stays_closed_with_link_local.py \
+	tests/integration/credential_in_ssh_output_withheld.py
 TESTS += $(EXEC_TESTS)
 EXTRA_DIST += $(EXEC_TESTS) tests/integration/exec_lib.py
 
@@ -76,8 +76,8 @@ tests_unit_test_http_reuse_LDADD = $(tests_unit_test_http_LDADD)
 
 # SSH outcomes when the session breaks after the exec request was sent
 # (docs/internals/executor-engines.md): a relay damages, holds or cuts the server's bytes.
-TESTS += tests/integration/exec_ssh_outcomes.py
-EXTRA_DIST += tests/integration/exec_ssh_outcomes.py
+TESTS += tests/integration/ssh_outcomes_when_things_break.py
+EXTRA_DIST += tests/integration/ssh_outcomes_when_things_break.py
 
 # redact_bytes(): credentials a target reflects, withheld from results.
 if HAVE_CRITERION
@@ -90,5 +90,5 @@ tests_unit_test_redact_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_redact_LDADD = libspcommon.a $(UNIT_LDADD)
 
 # known_hosts marker lines (@cert-authority, @revoked) verify nothing
-TESTS += tests/integration/exec_ssh_markers.py
-EXTRA_DIST += tests/integration/exec_ssh_markers.py
+TESTS += tests/integration/known_hosts_markers_refused.py
+EXTRA_DIST += tests/integration/known_hosts_markers_refused.py

@@ -1,14 +1,14 @@
 # the frontend end to end: hostile lines, noise, backpressure, the SDK
 # client, the sanitizer and cancellation through the real sp mcp
-FRONT_TESTS = tests/integration/front_hostile.py \
-	tests/integration/front_backpressure.py \
+FRONT_TESTS = tests/integration/hostile_lines_reach_nothing.py \
+	tests/integration/unread_stdout_stops_reading.py \
 	tests/sdk/sdk_client.mjs \
-	tests/integration/front_demo.py \
-	tests/integration/front_results.py \
-	tests/integration/front_inflight.py \
-	tests/integration/front_hello.py \
-	tests/integration/front_budget.py \
-	tests/integration/front_client_gone.py
+	tests/integration/demo_transcript.py \
+	tests/integration/results_sanitized_and_cut.py \
+	tests/integration/inflight_bound_holds_frames_back.py \
+	tests/integration/calls_wait_for_the_executor_hello.py \
+	tests/integration/refused_calls_spend_the_budget.py \
+	tests/integration/lost_client_ends_the_session.py
 TESTS += $(FRONT_TESTS)
 EXTRA_DIST += $(FRONT_TESTS) tests/integration/front_lib.py \
 	tests/integration/front_target.py
@@ -38,8 +38,8 @@ tests_unit_test_writer_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
 # cancel and ping with a full in-flight table, ids of every kind, version
 # answers, and the official SDK client's interop (ping, errors, abort,
 # close).
-FRONT_MCP_TESTS = tests/integration/front_mcp_surface.py \
-	tests/integration/front_modern.py \
+FRONT_MCP_TESTS = tests/integration/mcp_surface_as_a_client_sees_it.py \
+	tests/integration/mcp_2026_on_raw_frames.py \
 	tests/sdk/sdk_interop.mjs tests/sdk/sdk_v2.mjs
 TESTS += $(FRONT_MCP_TESTS)
 EXTRA_DIST += $(FRONT_MCP_TESTS) tests/sdk/sdk_lib.mjs

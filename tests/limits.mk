@@ -2,11 +2,11 @@
 # the broker at each intent: the real sp mcp against http_target.py,
 # counting what reached the target.
 LIMITS_TESTS = \
-	tests/integration/limits_memory.py \
-	tests/integration/limits_state.py \
-	tests/integration/limits_interval.py \
-	tests/integration/limits_dup_ring.py \
-	tests/integration/limits_journal.py
+	tests/integration/tool_limits_and_duplicates_in_memory.py \
+	tests/integration/per_day_shared_through_state_dir.py \
+	tests/integration/min_interval_shared_through_state_dir.py \
+	tests/integration/duplicate_after_the_result_ring.py \
+	tests/integration/idempotency_journal.py
 TESTS += $(LIMITS_TESTS)
 EXTRA_DIST += $(LIMITS_TESTS)
 

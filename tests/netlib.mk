@@ -4,7 +4,7 @@
 # children start (broker/mcp.c), still stops the session when it fails.
 
 # A libssh2.so.1 lacking libssh2_knownhost_readline, found first through
-# LD_LIBRARY_PATH by netlib_missing.py.  Built as a shared object: the
+# LD_LIBRARY_PATH by missing_netlib_function_stops_start.py.  Built as a shared object: the
 # per-target flags replace the -fPIE/-pie of the programs.
 check_PROGRAMS += tests/netlib/libssh2.so.1
 tests_netlib_libssh2_so_1_SOURCES = tests/netlib/fake_libssh2.c
@@ -15,9 +15,9 @@ tests_netlib_libssh2_so_1_CFLAGS = $(AM_CFLAGS) -fPIC \
 tests_netlib_libssh2_so_1_LDFLAGS = -shared -Wl,-z,relro,-z,now
 
 NETLIB_TESTS = \
-	tests/integration/netlib_maps.py \
-	tests/integration/netlib_missing.py \
-	tests/integration/start_audit_fail.py
+	tests/integration/only_the_executor_maps_netlibs.py \
+	tests/integration/missing_netlib_function_stops_start.py \
+	tests/integration/failed_session_start_stops_calls.py
 TESTS += $(NETLIB_TESTS)
 EXTRA_DIST += $(NETLIB_TESTS)
 

@@ -83,16 +83,16 @@ tests_unit_test_policy_load_files_LDADD = libsppolicy.a libspcommon.a \
 	$(UNIT_LDADD) $(SP_LIBS)
 
 # sp check as a user runs it, on the shipped examples and on broken policies.
-TESTS += tests/integration/sp_check.py
-EXTRA_DIST += tests/integration/sp_check.py contrib/examples/design.json \
+TESTS += tests/integration/sp_check_examples_and_errors.py
+EXTRA_DIST += tests/integration/sp_check_examples_and_errors.py contrib/examples/design.json \
 	contrib/examples/http-readonly.json contrib/examples/ssh-ops.json
 
 TESTS += tests/policy_catalog.py
 EXTRA_DIST += tests/policy_catalog.py
 
 # docs/sp-policy.5 names every member the loader accepts.
-TESTS += tests/integration/sp_policy_man.py
-EXTRA_DIST += tests/integration/sp_policy_man.py
+TESTS += tests/integration/sp_policy_man_page_covers_keys.py
+EXTRA_DIST += tests/integration/sp_policy_man_page_covers_keys.py
 
 # libFuzzer: policy_load() on arbitrary bytes (seeds: the shipped examples).
 # Built from the whole policy and common libraries' sources, so a new
@@ -125,14 +125,14 @@ tests_unit_test_policy_pattern_LDADD = libsppolicy.a libspcommon.a \
 
 # Param patterns under `sp check` with a 1 GB address-space limit, and
 # matched by the sandboxed children (issue 14 finding 4).
-TESTS += tests/integration/sp_check_pattern.py
-EXTRA_DIST += tests/integration/sp_check_pattern.py
+TESTS += tests/integration/patterns_bounded.py
+EXTRA_DIST += tests/integration/patterns_bounded.py
 
 # sp check runs sp mcp's start-up checks; a broken start answers the client
-TESTS += tests/integration/sp_check_start.py
-EXTRA_DIST += tests/integration/sp_check_start.py
+TESTS += tests/integration/sp_check_runs_the_start_checks.py
+EXTRA_DIST += tests/integration/sp_check_runs_the_start_checks.py
 
 # ssh.argv: a value may not begin an element with '-' (issue 14 finding
 # 3), against the throwaway sshd.
-TESTS += tests/integration/exec_ssh_dash.py
-EXTRA_DIST += tests/integration/exec_ssh_dash.py
+TESTS += tests/integration/leading_dash_value_refused.py
+EXTRA_DIST += tests/integration/leading_dash_value_refused.py

@@ -9,12 +9,12 @@ tests_sp_test_CFLAGS = $(AM_CFLAGS) -DSP_TEST_HOOKS=1
 tests_sp_test_LDADD = $(sp_LDADD)
 
 PROC_TESTS = \
-	tests/integration/proc_start.py \
-	tests/integration/proc_sandbox.py \
-	tests/integration/proc_kill.py \
-	tests/integration/proc_executor.py \
-	tests/integration/proc_peer.py \
-	tests/integration/proc_channel.py
+	tests/integration/three_processes_start_and_end.py \
+	tests/integration/forbidden_syscall_kills_the_child.py \
+	tests/integration/one_killed_process_ends_the_session.py \
+	tests/integration/executor_trusts_no_record.py \
+	tests/integration/profile_chosen_by_peer.py \
+	tests/integration/unpermitted_records_are_fatal.py
 TESTS += $(PROC_TESTS)
 EXTRA_DIST += $(PROC_TESTS) tests/integration/proc_lib.py
 
@@ -61,22 +61,22 @@ tests_unit_test_child_stderr_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_child_stderr_LDADD = libspcommon.a $(UNIT_LDADD) $(SP_LIBS)
 
 # sp mcp with fd 2 the same open file as fd 1
-TESTS += tests/integration/proc_stderr_shared.py
-EXTRA_DIST += tests/integration/proc_stderr_shared.py
+TESTS += tests/integration/stderr_shared_with_stdout.py
+EXTRA_DIST += tests/integration/stderr_shared_with_stdout.py
 
 # the children's stderr through the broker: each line with its true role
-TESTS += tests/integration/proc_stderr_relay.py
-EXTRA_DIST += tests/integration/proc_stderr_relay.py
+TESTS += tests/integration/child_stderr_relayed_with_role.py
+EXTRA_DIST += tests/integration/child_stderr_relayed_with_role.py
 
 # shared hosts: a socket peer without credentials, server.run_as
-TESTS += tests/integration/proc_host.py
-EXTRA_DIST += tests/integration/proc_host.py
+TESTS += tests/integration/peerless_socket_and_run_as.py
+EXTRA_DIST += tests/integration/peerless_socket_and_run_as.py
 
 # leaks over a long session: each process's heap at its end
 # (SP_TEST_HOOK=all:heap-report), a short and a long session compared
-TESTS += tests/integration/proc_leak.py
-EXTRA_DIST += tests/integration/proc_leak.py
+TESTS += tests/integration/long_session_heap_stays_flat.py
+EXTRA_DIST += tests/integration/long_session_heap_stays_flat.py
 
 # the real executor is not dumpable: its own uid cannot read or trace it
-TESTS += tests/integration/proc_nodump.py
-EXTRA_DIST += tests/integration/proc_nodump.py
+TESTS += tests/integration/children_refuse_memory_reads.py
+EXTRA_DIST += tests/integration/children_refuse_memory_reads.py

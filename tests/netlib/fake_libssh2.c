@@ -1,5 +1,5 @@
 /*
- * A stand-in libssh2.so.1 for tests/integration/netlib_missing.py: it
+ * A stand-in libssh2.so.1 for tests/integration/missing_netlib_function_stops_start.py: it
  * defines every libssh2 function sp binds (executor/netlib_list.h) but
  * one, which the build renames away with -D so the library lacks that
  * symbol.  Nothing here is ever meant to run: the executor must stop at

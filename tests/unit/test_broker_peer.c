@@ -89,7 +89,7 @@ Test(peer, a_matched_default_is_only_for_its_match)
 
 /*
  * docs/design.md section 7: a socket peer of another uid nobody matches gets no
- * tools (tests/integration/ops_connect.py connects as uid 65534 for that);
+ * tools (tests/integration/sp_connect_relays_unchanged.py connects as uid 65534 for that);
  * a socket peer of our own uid is the local user (a socketpair here, as
  * Node's stdio is) and gets the local rule.
  */

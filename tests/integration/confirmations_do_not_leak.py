@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Leaks over a long session of confirmations (docs/design.md section 8),
-measured as proc_leak.py measures them: tests/sp-test with
+measured as long_session_heap_stays_flat.py measures them: tests/sp-test with
 SP_TEST_HOOK="all:heap-report" makes each of the three processes log the
 heap it still has in use at its clean end, the same mix runs in a short
 and a long session, and what is left may not grow with the rounds.
@@ -27,7 +27,7 @@ from proc_lib import SP_TEST, check, done, run_as_root, skip, tmpdir  # noqa
 from sptest.run import sanitized_build  # noqa: E402
 
 ROUNDS_SMALL, ROUNDS_LARGE = 40, 400
-# proc_leak.py's bound, for the same allocator (tcache off): a 16-byte
+# long_session_heap_stays_flat.py's bound, for the same allocator (tcache off): a 16-byte
 # leak once a round costs 32 x 360 = 11520 bytes.
 THRESHOLD_BYTES = 4096
 assert 32 * (ROUNDS_LARGE - ROUNDS_SMALL) > 2 * THRESHOLD_BYTES
@@ -121,7 +121,7 @@ def modes(r):
 def run(tmp, rounds):
     """Rounds sent while the calls in flight leave room for one more:
     a call that finds every slot taken while a question is out is
-    refused (confirm_limits.py), which this test is not about."""
+    refused (confirmations_keep_stdin_read.py), which this test is not about."""
     target = Target(tmp, lifetime=1800)
     cfg = write_policy(tmp, target.port)
     answerer = Answerer()

@@ -106,7 +106,7 @@ def test_verify():
           (p.returncode, p.stdout, p.stderr))
 
 
-if __name__ == "__main__":  # ops_socket.py reads the units with settings()
+if __name__ == "__main__":  # socket_admits_its_group_only.py reads the units with settings()
     test_contents()
     test_verify()
     done()

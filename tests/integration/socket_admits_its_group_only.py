@@ -21,7 +21,7 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ops_units import UNITS, one, settings  # noqa: E402
+from systemd_units_verify import UNITS, one, settings  # noqa: E402
 from sptest.mcp import INITIALIZE, request  # noqa: E402
 from sptest.run import SP, sp_env, tmpdir  # noqa: E402
 from sptest.tap import check, done, skip  # noqa: E402

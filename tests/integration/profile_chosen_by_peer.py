@@ -132,7 +132,7 @@ def main():
     # The socketpair's peer is this process's own uid: the local user, who
     # could have started sp itself (Node's stdio is a socketpair), gets the
     # local rule.  A socket peer of ANOTHER uid that nobody matches gets no
-    # tools: ops_connect.py connects as uid 65534 for that.
+    # tools: sp_connect_relays_unchanged.py connects as uid 65534 for that.
     check("a socket peer of our own uid nobody matches is the local user: "
           "'default'", status == 0 and names == ["get_item"], (names, err))
     cfg = policy(tmp, tools=TOOLS, profiles={

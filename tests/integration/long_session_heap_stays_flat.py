@@ -217,7 +217,7 @@ def mix(r, ssh):
     # Refusals every other round: each is audited (an unknown tool too,
     # sp-audit(5)), and a session's rejection records stop at 1 MiB
     # (sp(1)); at every round the long session would reach that bound,
-    # which this leak test is not about (front_budget.py is).
+    # which this leak test is not about (refused_calls_spend_the_budget.py is).
     if r % 2 == 0:
         calls += [
             ("get_item", {"id": "\u00e9" * (65 + r % 3)},
