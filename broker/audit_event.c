@@ -24,6 +24,7 @@ audit_event_kind_name(enum record_audit_kind kind)
 	case RECORD_AUDIT_OPENED: return "session-start";
 	case RECORD_AUDIT_CLIENT: return "client";
 	case RECORD_AUDIT_CONFIRMATION: return "confirmation";
+	case RECORD_AUDIT_LIMIT: return "limit";
 	}
 	return NULL;
 }
@@ -474,7 +475,9 @@ audit_event_write(struct audit_event_session *as, struct audit_log *log,
 		(void)audit_event_flush(as, log, policy);
 	if ((m = audit_event_members(policy, role, ev)) == NULL)
 		return AUDIT_EVENT_FAILED;
-	ok = audit_event_append(as, log, plan->kind, m, plan);
+	ok = (plan->journal == NULL ||
+	    cJSON_AddStringToObject(m, "journal", plan->journal) != NULL) &&
+	    audit_event_append(as, log, plan->kind, m, plan);
 	cJSON_Delete(m);
 	if (!ok)
 		return AUDIT_EVENT_FAILED;

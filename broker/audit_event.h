@@ -52,6 +52,9 @@ struct audit_event_plan {
 	bool opens;		/* OPENED: write the held session-start
 				 * (audit_log_begin()), no record of its own */
 	bool note;		/* a rejection or violation: may be dropped */
+	const char *journal;	/* an intent's or execution's idempotency
+				 * key (broker/journal.h), set by the
+				 * caller; NULL for none */
 };
 
 /*

@@ -35,6 +35,7 @@ check_policy(const char *path, const char *bytes, size_t len)
 	if (policy != NULL) {
 		policy_check_catalog_pin(policy, path, &diags);
 		policy_check_credential_files(policy, path, &diags);
+		policy_check_state_dir(policy, path, &diags);
 	}
 	check_print(&diags);
 	if (policy != NULL && diags.errors == 0) {

@@ -13,6 +13,9 @@ int cmd_audit(int argc, char **argv);
 /* sp check [--config FILE]: validate a policy (broker/cmd_check.c). */
 int cmd_check(int argc, char **argv);
 
+/* sp journal [--config FILE] [resolve KEY done|failed] (broker/cmd_journal.c). */
+int cmd_journal(int argc, char **argv);
+
 /* sp catalog [--config FILE] [--profile NAME] (broker/cmd_catalog.c). */
 int cmd_catalog(int argc, char **argv);
 

@@ -27,6 +27,9 @@
 #include "broker/cmd_args.h"
 #include "broker/commands.h"
 #include "broker/peer.h"
+#include "broker/journal.h"
+#include "broker/limits.h"
+#include "broker/state_dir.h"
 #include "broker/supervise.h"
 #include "child/test_hook.h"
 #include "common/log.h"
@@ -57,6 +60,9 @@ struct mcp_session {
 	struct record_limits limits;
 	char id[MCP_SESSION_BYTES * 2 + 1];
 	struct audit_log *log;
+	struct state_file *state;	/* state_dir's limits file, or NULL */
+	struct state_file *journal_file;	/* its journal, or NULL */
+	char who[80];			/* whose per_day counts: broker/limits.h */
 	struct audit_journal *journal;	/* NULL: audit.journal false */
 	struct event_base *base;
 	struct supervisor *sv;
@@ -262,6 +268,28 @@ mcp_audit_end(struct mcp_session *s, const struct supervise_summary *sum)
 	    audit_log_last_hash(s->log));
 }
 
+/*
+ * state_dir's file, opened before confinement as the audit log is; the
+ * per_day counts are kept per peer uid, per profile when it is unknown
+ * (docs/design.md section 9).
+ */
+static bool
+mcp_open_state(struct mcp_session *s)
+{
+	if (s->has_peer_ids)
+		(void)snprintf(s->who, sizeof(s->who), "uid:%u",
+		    (unsigned)s->peer_uid);
+	else
+		(void)snprintf(s->who, sizeof(s->who), "profile:%s",
+		    s->profile != NULL ? s->profile->name : "");
+	if (s->policy->state_dir == NULL)
+		return true;
+	return (s->state = state_file_open(s->policy->state_dir,
+	    LIMITS_STATE_FILE)) != NULL &&
+	    (s->journal_file = state_file_open_beside(s->state,
+	    JOURNAL_STATE_FILE)) != NULL;
+}
+
 /* The broker's own filter: no exec, no open, no new sockets. */
 static bool
 mcp_confine(struct mcp_session *s)
@@ -275,7 +303,8 @@ mcp_confine(struct mcp_session *s)
 	if (!sandbox_no_new_privs())
 		missing = "no-new-privs";
 	else if (!sandbox_load_broker_filter(pids, CHILD_COUNT,
-	    s->log != NULL ? audit_log_dir_fd(s->log) : -1))
+	    s->log != NULL ? audit_log_dir_fd(s->log) : -1,
+	    s->state != NULL ? state_file_dir_fd(s->state) : -1))
 		missing = "seccomp filter";
 	if (missing == NULL)
 		return true;
@@ -293,6 +322,8 @@ static void
 mcp_session_free(struct mcp_session *s)
 {
 	supervise_free(s->sv);
+	state_file_free(s->journal_file);
+	state_file_free(s->state);
 	if (s->base != NULL)
 		event_base_free(s->base);
 	if (s->log != NULL && !audit_log_close(s->log))
@@ -306,6 +337,7 @@ mcp_session_free(struct mcp_session *s)
 static int
 mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
 {
+	struct supervise_scope scope;
 	uid_t uid;
 	gid_t gid;
 	int status;
@@ -333,12 +365,17 @@ mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
 		s->peer_gid = gid;
 	} else
 		(void)snprintf(s->peer, sizeof(s->peer), "no peer credentials");
-	if (!mcp_session_id(s) || !mcp_open_audit(s))
+	if (!mcp_session_id(s) || !mcp_open_audit(s) || !mcp_open_state(s))
 		return SP_EXIT_INTERNAL;
+	limits_say_scope(s->policy);
+	scope.limits = s->state;
+	scope.journal = s->journal_file;
+	scope.who = s->who;
+	scope.profile = s->profile != NULL ? s->profile->name : "";
 	if ((s->base = event_base_new()) == NULL ||
 	    (s->sv = supervise_new(s->base, s->log, s->policy,
 	    &s->limits, s->fingerprint,
-	    s->policy->limits.call_timeout_ms)) == NULL)
+	    s->policy->limits.call_timeout_ms, &scope)) == NULL)
 		return SP_EXIT_INTERNAL;
 	return SP_EXIT_OK;
 }

@@ -37,6 +37,8 @@ static const struct sp_command sp_commands[] = {
 	    "Print the tools a profile is offered, as an MCP client sees them." },
 	{ "mcp", cmd_mcp, "mcp [--config FILE] [--profile NAME]",
 	    "Serve MCP on stdin and stdout (what an MCP client starts)." },
+	{ "journal", cmd_journal, "journal [--config FILE] [resolve KEY done|failed]",
+	    "Print the idempotency journal, or record a call's real outcome." },
 	{ "demo", cmd_demo, "demo",
 	    "Run a short MCP session against a local target and print it." },
 	{ "connect", cmd_connect, "connect SOCKET",

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -18,6 +19,8 @@
 #include "broker/audit_event.h"
 #include "child/child.h"
 #include "broker/child_stderr.h"
+#include "broker/journal.h"
+#include "broker/limits.h"
 #include "broker/open_calls.h"
 #include "broker/commands.h"
 #include "broker/supervise.h"
@@ -65,6 +68,8 @@ struct supervisor {
 	struct audit_event_session audit;	/* folding, the note budget */
 	struct child_stderr err[CHILD_COUNT];	/* children's stderr relays */
 	struct open_calls open;		/* intents without an execution */
+	struct limits *lim;		/* per-tool limits, duplicates; owned */
+	struct journal *journal;	/* idempotency journal; owned */
 };
 
 static void
@@ -329,8 +334,16 @@ static void
 supervise_ack(struct supervisor *sv, const struct child *c,
     const struct record_audit_event *ev, bool written)
 {
-	struct record_audit_ack ack = { ev->call_id, written ?
-	    RECORD_AUDIT_WRITTEN : RECORD_AUDIT_FAILED };
+	struct record_audit_ack ack = { .call_id = ev->call_id,
+	    .status = written ? RECORD_AUDIT_WRITTEN : RECORD_AUDIT_FAILED };
+	const char *key = ev->kind == RECORD_AUDIT_INTENT && written ?
+	    journal_key_of(sv->journal, ev->call_id) : NULL;
+
+	/* the target's Idempotency-Key header (docs/design.md section 9) */
+	if (key != NULL) {
+		ack.message.ptr = (char *)key;
+		ack.message.len = strlen(key);
+	}
 
 	if (test_hook_is("broker", "no-ack"))	/* a broker that hangs */
 		return;
@@ -339,6 +352,113 @@ supervise_ack(struct supervisor *sv, const struct child *c,
 	if (supervise_ack_late(sv, c, ev, &ack))
 		return;
 	supervise_send_ack(sv, c->role, &ack);
+}
+
+/* An intent a limit refused, or a duplicate: its own answer. */
+static void
+supervise_ack_decision(struct supervisor *sv, const struct child *c,
+    const struct record_audit_event *ev, const struct limits_decision *d)
+{
+	struct record_audit_ack ack;
+
+	memset(&ack, 0, sizeof(ack));
+	ack.call_id = ev->call_id;
+	if (d->verdict == LIMITS_DUPLICATE) {
+		ack.status = RECORD_AUDIT_DUPLICATE;
+		ack.first_call_id = d->first_call;
+	} else if (d->replay) {
+		ack.status = RECORD_AUDIT_REPLAY;
+		ack.message.ptr = (char *)d->message;
+		ack.message.len = strlen(d->message);
+	} else {
+		ack.status = RECORD_AUDIT_DENIED;
+		ack.message.ptr = (char *)d->message;
+		ack.message.len = strlen(d->message);
+	}
+	if (c->pid != 0)
+		supervise_send_ack(sv, c->role, &ack);
+}
+
+/*
+ * The record of a refused intent ("limit") or of a duplicate (an
+ * "intent" with duplicate_of, which no execution record follows).
+ */
+static void
+supervise_write_decision(struct supervisor *sv, const struct child *c,
+    const struct record_audit_event *ev, const struct limits_decision *d)
+{
+	const struct policy_tool *tool = &sv->policy->tools[ev->tool_index];
+	cJSON *m;
+	bool ok;
+
+	if (sv->log == NULL)
+		return;
+	m = audit_event_members(sv->policy, record_role_name(c->role), ev);
+	if (d->verdict == LIMITS_DUPLICATE)
+		ok = m != NULL && cJSON_AddNumberToObject(m, "duplicate_of",
+		    (double)d->first_call) != NULL &&
+		    audit_log_append(sv->log, "intent", m, tool->mutating);
+	else if (d->replay)
+		ok = m != NULL && cJSON_AddStringToObject(m, "journal",
+		    d->journal) != NULL &&
+		    cJSON_AddTrueToObject(m, "replay") != NULL &&
+		    audit_log_append(sv->log, "intent", m, tool->mutating);
+	else if (d->journal[0] != '\0')
+		ok = m != NULL && cJSON_AddStringToObject(m, "journal",
+		    d->journal) != NULL && limits_add_members(m, d) &&
+		    audit_log_append(sv->log, "limit", m, false);
+	else
+		ok = m != NULL && limits_add_members(m, d) &&
+		    audit_log_append(sv->log, "limit", m, false);
+	cJSON_Delete(m);
+	if (!ok)
+		sv->sum->audit_failures++;
+}
+
+/*
+ * Limits and duplicates are decided with the intent (docs/design.md
+ * section 9): true when the intent is answered here, written as a limit
+ * or a duplicate, and never acted on.
+ */
+static bool
+supervise_limit_intent(struct supervisor *sv, const struct child *c,
+    const struct record_audit_event *ev, struct limits_decision *d)
+{
+	struct timespec wall;
+	enum journal_verdict j;
+	const char *key;
+	uint64_t wall_ms;
+
+	if (ev->kind == RECORD_AUDIT_EXECUTION) {
+		if ((key = journal_key_of(sv->journal, ev->call_id)) != NULL)
+			(void)snprintf(d->journal, sizeof(d->journal), "%s",
+			    key);
+		limits_end(sv->lim, ev->call_id, audit_log_now_ms());
+		(void)clock_gettime(CLOCK_REALTIME, &wall);
+		journal_end(sv->journal, ev->call_id, ev->outcome, ev->status,
+		    (uint64_t)wall.tv_sec * 1000 +
+		    (uint64_t)wall.tv_nsec / 1000000);
+	}
+	d->verdict = LIMITS_PASS;
+	if (ev->kind != RECORD_AUDIT_INTENT)
+		return false;
+	(void)clock_gettime(CLOCK_REALTIME, &wall);
+	wall_ms = (uint64_t)wall.tv_sec * 1000 +
+	    (uint64_t)wall.tv_nsec / 1000000;
+	j = journal_check(sv->journal, ev, wall_ms, d->journal, d->message,
+	    sizeof(d->message));
+	if (j == JOURNAL_REPLAY || j == JOURNAL_REFUSED)
+		limits_journal_verdict(d, j == JOURNAL_REPLAY);
+	else if (limits_decide(sv->lim, ev, audit_log_now_ms(), wall_ms, d) ==
+	    LIMITS_PASS) {
+		if (j == JOURNAL_PASS)
+			journal_begin(sv->journal, ev, d->journal, wall_ms);
+		return false;
+	} else if (j == JOURNAL_PASS)
+		journal_abandon(sv->journal);
+	supervise_write_decision(sv, c, ev, d);
+	supervise_ack_decision(sv, c, ev, d);
+	return true;
 }
 
 static void
@@ -353,6 +473,7 @@ supervise_count(struct supervise_summary *sum, enum record_audit_kind kind)
 	case RECORD_AUDIT_OPENED: break;
 	case RECORD_AUDIT_CLIENT: break;
 	case RECORD_AUDIT_CONFIRMATION: break;
+	case RECORD_AUDIT_LIMIT: break;
 	}
 }
 
@@ -413,22 +534,34 @@ supervise_record_event(struct supervisor *sv, const struct child *c,
     const struct record_audit_event *ev)
 {
 	struct audit_event_plan plan;
+	struct limits_decision d = { .verdict = LIMITS_PASS };
 	enum audit_event_fate fate = AUDIT_EVENT_WRITTEN;
 
 	if (!audit_event_plan(sv->policy, record_role_name(c->role), ev,
 	    &plan) || !supervise_call_admit(sv, ev))
 		fate = AUDIT_EVENT_FAILED;
+	else if (supervise_limit_intent(sv, c, ev, &d))
+		return;
 	else if (plan.opens) {
 		supervise_opened(sv);
 		return;
-	} else if (sv->log != NULL)
+	} else if (sv->log != NULL) {
+		if (d.journal[0] != '\0')
+			plan.journal = d.journal;
 		fate = audit_event_write(&sv->audit, sv->log, sv->policy,
 		    record_role_name(c->role), ev, &plan);
-	if (fate == AUDIT_EVENT_FAILED)
+	}
+	if (fate == AUDIT_EVENT_FAILED) {
 		sv->sum->audit_failures++;
+		if (ev->kind == RECORD_AUDIT_INTENT)	/* it will not run */
+			journal_end(sv->journal, ev->call_id,
+			    RECORD_OUTCOME_FAILED, 0, 0);
+	}
 	else {
 		supervise_count(sv->sum, ev->kind);
 		supervise_call_written(sv, ev);
+		if (ev->kind == RECORD_AUDIT_INTENT)
+			limits_commit(sv->lim, ev, &d, audit_log_now_ms());
 	}
 	if (plan.acked)
 		supervise_ack(sv, c, ev, fate == AUDIT_EVENT_WRITTEN);
@@ -586,7 +719,8 @@ supervise_on_control(evutil_socket_t fd, short what, void *arg)
 struct supervisor *
 supervise_new(struct event_base *base, struct audit_log *log,
     const struct policy *policy, const struct record_limits *limits,
-    const uint8_t fingerprint[HASH_SHA256_LEN], uint32_t call_timeout_ms)
+    const uint8_t fingerprint[HASH_SHA256_LEN], uint32_t call_timeout_ms,
+    const struct supervise_scope *scope)
 {
 	struct channel_config chan = {
 		.peers = supervise_peers,
@@ -621,7 +755,10 @@ supervise_new(struct event_base *base, struct audit_log *log,
 	sv->chan = channel_new(&chan);
 	if (sv->ev_grace != NULL && sv->ev_settle != NULL &&
 	    sv->ev_tick != NULL && sv->chan != NULL &&
-	    open_calls_init(&sv->open, policy->limits.max_inflight))
+	    open_calls_init(&sv->open, policy->limits.max_inflight) &&
+	    (sv->lim = limits_new(policy, scope->limits, scope->who)) != NULL &&
+	    (sv->journal = journal_new(policy, scope->journal,
+	    scope->profile)) != NULL)
 		return sv;
 fail:
 	log_error("cannot set up the supervision loop");
@@ -662,8 +799,14 @@ static void
 supervise_end_open_calls(struct supervisor *sv)
 {
 	uint64_t now_ms = audit_log_now_ms();
+	struct timespec wall;
 	size_t i;
 
+	(void)clock_gettime(CLOCK_REALTIME, &wall);
+	for (i = 0; i < sv->open.n; i++)
+		journal_end(sv->journal, sv->open.calls[i].call_id,
+		    RECORD_OUTCOME_UNKNOWN, 0, (uint64_t)wall.tv_sec * 1000 +
+		    (uint64_t)wall.tv_nsec / 1000000);
 	if (sv->open.n == 0 || sv->log == NULL)
 		return;
 	log_warn("the executor ended with %zu calls unreported: audited as "
@@ -770,5 +913,7 @@ supervise_free(struct supervisor *sv)
 		event_free(sv->ev_tick);
 	channel_free(sv->chan);
 	open_calls_free(&sv->open);
+	limits_free(sv->lim);
+	journal_free(sv->journal);
 	free(sv);
 }

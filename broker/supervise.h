@@ -49,12 +49,22 @@ struct supervise_summary {
  * any child exists so no exit goes unseen.  log may be NULL (nothing is
  * audited); it, policy (whose catalog names the tools of audit events),
  * limits and fingerprint are borrowed and must outlive the
- * supervisor.  NULL after logging.  Free with supervise_free().
+ * supervisor, as must what *scope points to.  NULL after logging.  Free
+ * with supervise_free().
  */
+struct state_file;
+/* Where limits and the journal are kept, and for whom (borrowed). */
+struct supervise_scope {
+	struct state_file *limits;	/* state_dir's files, or NULL: */
+	struct state_file *journal;	/* in memory (broker/limits.h) */
+	const char *who;		/* per_day's requester */
+	const char *profile;		/* the journal keys' profile */
+};
 struct supervisor *supervise_new(struct event_base *base,
     struct audit_log *log, const struct policy *policy,
     const struct record_limits *limits,
-    const uint8_t fingerprint[HASH_SHA256_LEN], uint32_t call_timeout_ms);
+    const uint8_t fingerprint[HASH_SHA256_LEN], uint32_t call_timeout_ms,
+    const struct supervise_scope *scope);
 
 /*
  * Watches kids (borrowed; pids and control fds filled by

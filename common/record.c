@@ -328,7 +328,29 @@ record_cancel_decode(const uint8_t *data, size_t len, struct record_cancel *out)
 static bool
 record_ack_status_valid(unsigned status)
 {
-	return status == RECORD_AUDIT_WRITTEN || status == RECORD_AUDIT_FAILED;
+	return status >= RECORD_AUDIT_WRITTEN &&
+	    status <= RECORD_AUDIT_REPLAY;
+}
+
+/* Only a refusal says why, and only a duplicate names another call. */
+static enum record_error
+record_ack_check(const struct record_audit_ack *a)
+{
+	bool says = a->status == RECORD_AUDIT_DENIED ||
+	    a->status == RECORD_AUDIT_REPLAY;
+
+	if (!record_ack_status_valid(a->status))
+		return RECORD_ERR_RANGE;
+	if (says && a->message.len == 0)
+		return RECORD_ERR_INCONSISTENT;
+	if (!says && a->message.len != 0 &&
+	    (a->status != RECORD_AUDIT_WRITTEN ||
+	    a->message.len != 2 * HASH_SHA256_LEN))
+		return RECORD_ERR_INCONSISTENT;
+	if ((a->status == RECORD_AUDIT_DUPLICATE) !=
+	    (a->first_call_id != 0) || a->first_call_id == a->call_id)
+		return RECORD_ERR_INCONSISTENT;
+	return RECORD_OK;
 }
 
 enum record_error
@@ -337,14 +359,12 @@ record_audit_ack_encode(const struct record_audit_ack *in, struct buf *out)
 	struct buf tmp;
 	enum record_error e;
 
-	if ((e = record_begin_encode(&tmp, RECORD_AUDIT_ACK)) == RECORD_OK) {
-		if (!record_ack_status_valid(in->status))
-			e = RECORD_ERR_RANGE;
-		else if ((e = buf_put_u64(&tmp,
-		    in->call_id)) == RECORD_OK)
-			e = buf_put_u8(&tmp,
-			    (uint8_t)in->status);
-	}
+	if ((e = record_begin_encode(&tmp, RECORD_AUDIT_ACK)) == RECORD_OK &&
+	    (e = record_ack_check(in)) == RECORD_OK &&
+	    (e = buf_put_u64(&tmp, in->call_id)) == RECORD_OK &&
+	    (e = buf_put_u8(&tmp, (uint8_t)in->status)) == RECORD_OK &&
+	    (e = buf_put_u64(&tmp, in->first_call_id)) == RECORD_OK)
+		e = record_put_text(&tmp, &in->message, RECORD_TEXT_CAP);
 	return record_end_encode(&tmp, out, e, __func__);
 }
 
@@ -361,16 +381,23 @@ record_audit_ack_decode(const uint8_t *data, size_t len,
 	    RECORD_OK)
 		return e;
 	if ((e = buf_get_u64(&in, &out->call_id)) != RECORD_OK ||
-	    (e = buf_get_u8(&in, &status)) != RECORD_OK)
+	    (e = buf_get_u8(&in, &status)) != RECORD_OK ||
+	    (e = buf_get_u64(&in, &out->first_call_id)) != RECORD_OK ||
+	    (e = record_get_text(&in, RECORD_TEXT_CAP, &out->message)) !=
+	    RECORD_OK)
 		goto fail;
-	if (!record_ack_status_valid(status)) {
-		e = RECORD_ERR_RANGE;
-		goto fail;
-	}
 	out->status = (enum record_audit_ack_status)status;
-	if ((e = record_end_decode(&in)) == RECORD_OK)
+	if ((e = record_ack_check(out)) == RECORD_OK &&
+	    (e = record_end_decode(&in)) == RECORD_OK)
 		return RECORD_OK;
 fail:
-	memset(out, 0, sizeof(*out));
+	record_audit_ack_free(out);
 	return e;
+}
+
+void
+record_audit_ack_free(struct record_audit_ack *a)
+{
+	record_text_free(&a->message);
+	memset(a, 0, sizeof(*a));
 }

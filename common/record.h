@@ -19,7 +19,8 @@
  *                value_kind) and its payload: ABSENT nothing; STRING a text;
  *                INTEGER and DECIMAL u64 (two's complement); BOOLEAN u8 0|1
  *   CANCEL       u64 call id
- *   RESULT       u64 call id, u8 outcome, u8 kind, u32 flags,
+ *   RESULT       u64 call id, u8 outcome, u8 kind, u32 flags, u64 first
+ *                call id only when RESULT_DUPLICATE,
  *                u64 duration µs, text message, then by kind:
  *                NONE  nothing
  *                HTTP  u16 status, u32 Retry-After s, text content type,
@@ -33,8 +34,14 @@
  *                token of [A-Za-z0-9/_-]), 32 bytes sha256 only
  *                when AUDIT_HAS_SHA256, u64 call id, u32 tool index,
  *                u8 outcome (0 or enum record_outcome), u32 status (two's
- *                complement), u64 duration µs, u16 shape count, texts
- *   AUDIT_ACK    u64 call id, u8 status
+ *                complement), u64 duration µs, u16 shape count, texts,
+ *                u16 digest count (0, or for an INTENT the shape count),
+ *                32 bytes each: SHA-256 of each canonical value
+ *                (common/value.h, value_digest())
+ *   AUDIT_ACK    u64 call id, u8 status, u64 first call id (DUPLICATE
+ *                only, else 0), text message (DENIED and REPLAY: for the
+ *                client, never empty; WRITTEN: the idempotency key, 64
+ *                hex digits, or empty; else empty)
  *   CONFIRM_CHALLENGE  u64 call id, then the challenge: 16 bytes nonce,
  *                u64 expiry (ms, the executor's clock), 32
  *                bytes HMAC-SHA-256
@@ -137,7 +144,11 @@ enum record_result_kind {
 #define RESULT_HAS_RETRY_AFTER	0x04u	/* http.retry_after_s is meaningful */
 #define RESULT_WITHHELD		0x08u	/* a credential the target reflected was
 					 * replaced by a marker (any kind) */
-#define RESULT_FLAGS_ALL	0x0fu
+#define RESULT_DUPLICATE	0x10u	/* the answer of call duplicate_of,
+					 * not an action of its own */
+#define RESULT_REPLAY		0x20u	/* the journal's recorded outcome of an
+					 * identical call: nothing was sent */
+#define RESULT_FLAGS_ALL	0x3fu
 
 enum record_ssh_end {
 	RECORD_SSH_END_NONE = 0,	/* no command ran to an end */
@@ -166,6 +177,9 @@ enum record_audit_kind {
 	 * forged, replayed, withdrawn); shapes: none, or one, the retyped
 	 * value's shape */
 	RECORD_AUDIT_CONFIRMATION = 8,
+	/* 9: a limit refused an intent: never on the wire, the broker
+	 * writes it itself (broker/limits.h) */
+	RECORD_AUDIT_LIMIT = 9,
 };
 
 #define RECORD_AUDIT_CLIENT_TEXTS 3
@@ -179,6 +193,12 @@ enum record_audit_kind {
 enum record_audit_ack_status {
 	RECORD_AUDIT_WRITTEN = 1,	/* durable as the policy requires */
 	RECORD_AUDIT_FAILED = 2,	/* not written: the action must not run */
+	RECORD_AUDIT_DENIED = 3,	/* a limit refused it: the message says
+					 * which, the count and when it resets */
+	RECORD_AUDIT_DUPLICATE = 4,	/* written as a duplicate of first_call:
+					 * answer with that call's result */
+	RECORD_AUDIT_REPLAY = 5,	/* the journal holds an identical call
+					 * done: the message is its outcome */
 };
 
 /*
@@ -196,7 +216,7 @@ struct record_bytes {
 	size_t len;
 };
 
-/* Hello, cancel and audit ack own nothing and have no free function. */
+/* Hello and cancel own nothing and have no free function. */
 struct record_hello {
 	enum record_role role;
 	uint8_t fingerprint[HASH_SHA256_LEN];
@@ -242,6 +262,7 @@ struct record_result {
 	enum record_outcome outcome;	/* never NONE */
 	enum record_result_kind kind;
 	uint32_t flags;			/* RESULT_* */
+	uint64_t duplicate_of;		/* with RESULT_DUPLICATE, else 0 */
 	uint64_t duration_us;
 	struct record_text message;
 	struct record_http_result http;	/* zero unless kind is HTTP */
@@ -271,11 +292,17 @@ struct record_audit_event {
 	uint64_t duration_us;
 	struct record_text *shapes;	/* one per param, "string(36)", "***1234" */
 	size_t shape_count;
+	uint8_t (*digests)[HASH_SHA256_LEN];	/* INTENT: one per param */
+	size_t digest_count;
 };
 
+/* Owns message; free with record_audit_ack_free(). */
 struct record_audit_ack {
 	uint64_t call_id;
 	enum record_audit_ack_status status;
+	uint64_t first_call_id;		/* DUPLICATE: the call it repeats */
+	struct record_text message;	/* DENIED, REPLAY: for the client;
+					 * WRITTEN: idempotency key or empty */
 };
 
 #define RECORD_CONFIRM_NONCE_LEN 16
@@ -381,6 +408,7 @@ enum record_error record_audit_ack_encode(const struct record_audit_ack *in,
     struct buf *out);
 enum record_error record_audit_ack_decode(const uint8_t *data, size_t len,
     struct record_audit_ack *out);
+void record_audit_ack_free(struct record_audit_ack *a);
 
 enum record_error record_confirm_challenge_encode(
     const struct record_confirm_challenge_msg *in, struct buf *out);

@@ -39,6 +39,10 @@ record_audit_check(const struct record_audit_event *ev)
 	if (ev->kind == RECORD_AUDIT_CLIENT &&
 	    ev->shape_count != RECORD_AUDIT_CLIENT_TEXTS)
 		return RECORD_ERR_INCONSISTENT;
+	/* Only an intent carries digests, one per shape. */
+	if (ev->digest_count != 0 && (ev->kind != RECORD_AUDIT_INTENT ||
+	    ev->digest_count != ev->shape_count))
+		return RECORD_ERR_INCONSISTENT;
 	return RECORD_OK;
 }
 
@@ -106,6 +110,45 @@ record_shapes_get(struct buf *in, const struct record_limits *limits,
 }
 
 static enum record_error
+record_digests_put(struct buf *b, const struct record_audit_event *ev)
+{
+	enum record_error e;
+	size_t i;
+
+	if ((e = buf_put_u16(b, (uint16_t)ev->digest_count)) != RECORD_OK)
+		return e;
+	for (i = 0; i < ev->digest_count; i++)
+		if ((e = buf_put_raw(b, ev->digests[i], HASH_SHA256_LEN)) !=
+		    RECORD_OK)
+			return e;
+	return RECORD_OK;
+}
+
+/* At most one per shape: record_audit_check() says exactly. */
+static enum record_error
+record_digests_get(struct buf *in, struct record_audit_event *ev)
+{
+	uint16_t count;
+	enum record_error e;
+	size_t i;
+
+	if ((e = buf_get_u16(in, &count)) != RECORD_OK)
+		return e;
+	if (count > ev->shape_count)
+		return RECORD_ERR_TOO_LONG;
+	if (count == 0)
+		return RECORD_OK;
+	if ((ev->digests = calloc(count, sizeof(*ev->digests))) == NULL)
+		return RECORD_ERR_NOMEM;
+	ev->digest_count = count;
+	for (i = 0; i < count; i++)
+		if ((e = buf_get_raw(in, ev->digests[i], HASH_SHA256_LEN)) !=
+		    RECORD_OK)
+			return e;
+	return RECORD_OK;
+}
+
+static enum record_error
 record_audit_put(struct buf *b, const struct record_audit_event *ev,
     const struct record_limits *limits)
 {
@@ -138,7 +181,9 @@ record_audit_put(struct buf *b, const struct record_audit_event *ev,
 	    RECORD_OK ||
 	    (e = buf_put_u64(b, ev->duration_us)) != RECORD_OK)
 		return e;
-	return record_shapes_put(b, ev, limits);
+	if ((e = record_shapes_put(b, ev, limits)) != RECORD_OK)
+		return e;
+	return record_digests_put(b, ev);
 }
 
 enum record_error
@@ -201,7 +246,9 @@ record_audit_get(struct buf *in, const struct record_limits *limits,
 	    RECORD_OK)
 		return e;
 	ev->outcome = (enum record_outcome)outcome;
-	return record_shapes_get(in, limits, ev);
+	if ((e = record_shapes_get(in, limits, ev)) != RECORD_OK)
+		return e;
+	return record_digests_get(in, ev);
 }
 
 enum record_error
@@ -235,5 +282,6 @@ record_audit_event_free(struct record_audit_event *e)
 	for (i = 0; i < e->shape_count; i++)
 		record_text_free(&e->shapes[i]);
 	free(e->shapes);
+	free(e->digests);
 	memset(e, 0, sizeof(*e));
 }

@@ -61,6 +61,9 @@ record_result_check(const struct record_result *r)
 	if (!record_outcome_valid(r->outcome) ||
 	    (r->flags & ~RESULT_FLAGS_ALL) != 0)
 		return RECORD_ERR_RANGE;
+	if (((r->flags & RESULT_DUPLICATE) != 0) != (r->duplicate_of != 0) ||
+	    (r->duplicate_of != 0 && r->duplicate_of == r->call_id))
+		return RECORD_ERR_INCONSISTENT;
 	switch (r->kind) {
 	case RECORD_RESULT_NONE:
 		return retry ? RECORD_ERR_INCONSISTENT : RECORD_OK;
@@ -178,6 +181,8 @@ record_result_put(struct buf *b, const struct record_result *r,
 	    RECORD_OK ||
 	    (e = buf_put_u8(b, (uint8_t)r->kind)) != RECORD_OK ||
 	    (e = buf_put_u32(b, r->flags)) != RECORD_OK ||
+	    ((r->flags & RESULT_DUPLICATE) != 0 &&
+	    (e = buf_put_u64(b, r->duplicate_of)) != RECORD_OK) ||
 	    (e = buf_put_u64(b, r->duration_us)) != RECORD_OK ||
 	    (e = record_put_text(b, &r->message, text_max)) != RECORD_OK)
 		return e;
@@ -212,6 +217,8 @@ record_result_get(struct buf *in, const struct record_limits *limits,
 	    (e = buf_get_u8(in, &outcome)) != RECORD_OK ||
 	    (e = buf_get_u8(in, &kind)) != RECORD_OK ||
 	    (e = buf_get_u32(in, &r->flags)) != RECORD_OK ||
+	    ((r->flags & RESULT_DUPLICATE) != 0 &&
+	    (e = buf_get_u64(in, &r->duplicate_of)) != RECORD_OK) ||
 	    (e = buf_get_u64(in, &r->duration_us)) !=
 	    RECORD_OK ||
 	    (e = record_get_text(in, text_max, &r->message)) != RECORD_OK)

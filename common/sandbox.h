@@ -124,11 +124,12 @@ bool sandbox_load_filter(enum record_role role, const pid_t *children,
  * The broker's filter, as sandbox_load_filter(RECORD_ROLE_BROKER, ...)
  * plus, when audit_dir is not -1, openat(2) relative to that directory
  * fd with exactly SANDBOX_AUDIT_LOG_FLAGS and fstatat(2) in it: what
- * following a rotated audit log needs (broker/audit_log.h), and no other
+ * following a rotated audit log needs (broker/audit_log.h); the same in
+ * state_dir when state_dir is not -1 (broker/state_dir.h); no other
  * directory.
  */
 bool sandbox_load_broker_filter(const pid_t *children, size_t n_children,
-    int audit_dir);
+    int audit_dir, int state_dir);
 
 /*
  * Creates a fresh empty directory under parent (mkdtemp), owned by root

@@ -52,7 +52,8 @@ enum filter_pid {
 	PID_NONE,
 	PID_SELF,
 	PID_EACH_CHILD,
-	FD_AUDIT_DIR,		/* args[0] is the broker's audit directory fd */
+	FD_AUDIT_DIR,		/* args[0] is one of the broker's directory
+				 * fds: the audit log's, state_dir */
 };
 
 struct filter_rule {
@@ -218,7 +219,10 @@ static const struct filter_rule broker_rules[] = {
 	 * so no other file can be opened or created; the name inside it
 	 * cannot be inspected, so a broker could create another file in the
 	 * log's directory, which its owner can do anyway.  Added only when
-	 * the session has a log (sandbox_load_broker_filter()).
+	 * the session has a log (sandbox_load_broker_filter()).  The same two
+	 * rules again for state_dir's directory fd, when the policy names
+	 * one: its limits file is followed the same way when replaced
+	 * (broker/state_dir.h), opened with the same flags.
 	 */
 	{ SCMP_SYS(openat), SCMP_ACT_ALLOW, FD_AUDIT_DIR, 2,
 	  { CMP(0, SCMP_CMP_EQ, 0, 0),
@@ -259,29 +263,43 @@ filter_add_pid_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
 }
 
 /* r with args[0] comparing to the audit directory fd; none without one. */
+/* The broker's directories, -1 for one it does not hold. */
+struct filter_dirs {
+	int audit;
+	int state;
+};
+
 static int
 filter_add_dir_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
-    int audit_dir)
+    const struct filter_dirs *dirs)
 {
 	struct scmp_arg_cmp args[FILTER_MAX_ARGS];
+	const int fds[] = { dirs->audit, dirs->state };
+	size_t i;
+	int rc;
 
-	if (audit_dir < 0)
-		return 0;
-	memcpy(args, r->args, sizeof(args));
-	args[0].datum_a = (scmp_datum_t)audit_dir;
-	return seccomp_rule_add_array(ctx, r->action, r->nr, r->n_args, args);
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (fds[i] < 0)
+			continue;
+		memcpy(args, r->args, sizeof(args));
+		args[0].datum_a = (scmp_datum_t)fds[i];
+		if ((rc = seccomp_rule_add_array(ctx, r->action, r->nr,
+		    r->n_args, args)) < 0)
+			return rc;
+	}
+	return 0;
 }
 
 static int
 filter_add_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
-    const pid_t *children, size_t n_children, int audit_dir)
+    const pid_t *children, size_t n_children, const struct filter_dirs *dirs)
 {
 	size_t i;
 	int rc;
 
 	switch (r->pid_arg0) {
 	case FD_AUDIT_DIR:
-		return filter_add_dir_rule(ctx, r, audit_dir);
+		return filter_add_dir_rule(ctx, r, dirs);
 	case PID_NONE:
 		return seccomp_rule_add_array(ctx, r->action, r->nr,
 		    r->n_args, r->args);
@@ -301,7 +319,7 @@ filter_add_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
 
 static int
 filter_build(scmp_filter_ctx ctx, enum record_role role,
-    const pid_t *children, size_t n_children, int audit_dir)
+    const pid_t *children, size_t n_children, const struct filter_dirs *dirs)
 {
 	const struct filter_rule *rules;
 	size_t i, n;
@@ -318,14 +336,14 @@ filter_build(scmp_filter_ctx ctx, enum record_role role,
 		return rc;
 	for (i = 0; i < n; i++)
 		if ((rc = filter_add_rule(ctx, &rules[i], children,
-		    n_children, audit_dir)) < 0)
+		    n_children, dirs)) < 0)
 			return rc;
 	return 0;
 }
 
 static bool
 filter_load(enum record_role role, const pid_t *children, size_t n_children,
-    int audit_dir)
+    const struct filter_dirs *dirs)
 {
 	scmp_filter_ctx ctx;
 	int rc, saved;
@@ -335,7 +353,7 @@ filter_load(enum record_role role, const pid_t *children, size_t n_children,
 		return false;
 	}
 	if ((rc = filter_build(ctx, role, children, n_children,
-	    audit_dir)) < 0) {
+	    dirs)) < 0) {
 		seccomp_release(ctx);
 		errno = -rc;
 		return false;
@@ -359,13 +377,16 @@ bool
 sandbox_load_filter(enum record_role role, const pid_t *children,
     size_t n_children)
 {
-	return filter_load(role, children, n_children, -1);
+	const struct filter_dirs none = { -1, -1 };
+
+	return filter_load(role, children, n_children, &none);
 }
 
 bool
 sandbox_load_broker_filter(const pid_t *children, size_t n_children,
-    int audit_dir)
+    int audit_dir, int state_dir)
 {
-	return filter_load(RECORD_ROLE_BROKER, children, n_children,
-	    audit_dir);
+	const struct filter_dirs dirs = { audit_dir, state_dir };
+
+	return filter_load(RECORD_ROLE_BROKER, children, n_children, &dirs);
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "common/value.h"
 
 void
@@ -46,4 +47,30 @@ value_set_string(struct value *v, const char *bytes, size_t len)
 	v->u.str.ptr = p;
 	v->u.str.len = len;
 	return true;
+}
+
+void
+value_digest(const struct value *v, uint8_t out[HASH_SHA256_LEN])
+{
+	struct hash_sha256_ctx h;
+	uint8_t kind = (uint8_t)v->kind, n[8];
+	uint64_t u = 0;
+	size_t i;
+
+	hash_sha256_init(&h);
+	hash_sha256_update(&h, &kind, 1);
+	switch (v->kind) {
+	case VALUE_STRING:
+		hash_sha256_update(&h, v->u.str.ptr, v->u.str.len);
+		hash_sha256_final(&h, out);
+		return;
+	case VALUE_INTEGER: u = (uint64_t)v->u.integer; break;
+	case VALUE_DECIMAL: u = (uint64_t)v->u.decimal_minor; break;
+	case VALUE_BOOLEAN: u = v->u.boolean ? 1 : 0; break;
+	case VALUE_ABSENT: break;
+	}
+	for (i = 0; i < sizeof(n); i++)
+		n[i] = (uint8_t)(u >> (56 - 8 * i));
+	hash_sha256_update(&h, n, sizeof(n));
+	hash_sha256_final(&h, out);
 }

@@ -44,4 +44,12 @@ void value_array_free(struct value *values, size_t n);
 /* Makes a VALUE_STRING owning a copy of len bytes; false on allocation failure. */
 bool value_set_string(struct value *v, const char *bytes, size_t len);
 
+/*
+ * SHA-256 of v's canonical form: its kind byte, then a string's bytes or
+ * a number's or boolean's 8 big-endian bytes.  Two values are the same
+ * call's values exactly when their digests are (the broker's limits and
+ * duplicate detection compare these, never the values).
+ */
+void value_digest(const struct value *v, uint8_t out[32]);
+
 #endif

@@ -62,7 +62,7 @@ dispatch_call_find(struct dispatch *d, uint64_t call_id)
 	return NULL;
 }
 
-static void
+void
 dispatch_send_result(struct dispatch_call *c)
 {
 	if (!channel_send_encoded(c->d->ctx->chan, RECORD_ROLE_FRONTEND,
@@ -71,6 +71,7 @@ dispatch_send_result(struct dispatch_call *c)
 		    (unsigned long long)c->call_id);
 		c->d->status = SP_EXIT_INTERNAL;
 	}
+	dispatch_dup_keep(c);
 	dispatch_call_free(c);
 }
 
@@ -204,6 +205,11 @@ dispatch_on_ack_timeout(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	if (c->state == CALL_WAITING_FIRST) {
+		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0, "a duplicate of a "
+		    "call that did not end in time; nothing was sent for it");
+		return;
+	}
 	log_warn("call %llu: no audit acknowledgement in %u ms; not run",
 	    (unsigned long long)c->call_id, c->budget_ms);
 	/*
@@ -322,20 +328,32 @@ dispatch_control_record(struct dispatch *d, const uint8_t *rec, size_t len)
 			log_warn("call %llu: its execution record could not be "
 			    "written", (unsigned long long)ack.call_id);
 		dispatch_send_result(c);
+		record_audit_ack_free(&ack);
 		return;
 	}
 	if (c == NULL || c->state != CALL_WAITING_ACK) {
 		log_warn("audit ack for call %llu, which is not waiting",
 		    (unsigned long long)ack.call_id);
+		record_audit_ack_free(&ack);
 		return;
 	}
-	if (ack.status != RECORD_AUDIT_WRITTEN) {
+	if (ack.status == RECORD_AUDIT_WRITTEN && ack.message.len ==
+	    sizeof(c->idem_key) - 1)
+		memcpy(c->idem_key, ack.message.ptr, sizeof(c->idem_key));
+	if (ack.status == RECORD_AUDIT_DENIED)
+		dispatch_answer(c, RECORD_OUTCOME_DENIED, 0, ack.message.ptr);
+	else if (ack.status == RECORD_AUDIT_REPLAY)
+		dispatch_answer(c, RECORD_OUTCOME_OK, RESULT_REPLAY,
+		    ack.message.ptr);
+	else if (ack.status == RECORD_AUDIT_DUPLICATE)
+		dispatch_dup_wait(c, ack.first_call_id);
+	else if (ack.status != RECORD_AUDIT_WRITTEN)
 		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
 		    "the audit log could not record this call; nothing was "
 		    "sent");
-		return;
-	}
-	dispatch_start(c);
+	else
+		dispatch_start(c);
+	record_audit_ack_free(&ack);
 }
 
 size_t
@@ -397,6 +415,7 @@ dispatch_free(struct dispatch *d)
 		ssh_engine_free(d->ssh);
 	while (d->calls != NULL)
 		dispatch_call_free(d->calls);
+	dispatch_dup_free(d);
 	free(d->ssh_target_ids);
 	confirm_keeper_free(d->confirm);
 	free(d);

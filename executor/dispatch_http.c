@@ -97,17 +97,27 @@ dispatch_http_headers(struct dispatch_call *c, char *why, size_t why_size)
 {
 	const struct policy_http_action *a = &c->tool->http;
 	struct call_http *h = &c->http;
+	/* the journal's key, so a target that knows the header dedupes too */
+	bool idem = c->tool->idem_header != NULL && c->idem_key[0] != '\0';
 	struct policy_buf v;
 	bool omitted;
 	size_t i;
 
-	if (a->header_count == 0)
+	if (a->header_count == 0 && !idem)
 		return true;
-	h->headers = calloc(a->header_count, sizeof(*h->headers));
-	h->header_values = calloc(a->header_count, sizeof(*h->header_values));
+	h->headers = calloc(a->header_count + 1, sizeof(*h->headers));
+	h->header_values = calloc(a->header_count + 1,
+	    sizeof(*h->header_values));
 	if (h->headers == NULL || h->header_values == NULL) {
 		snprintf(why, why_size, "out of memory");
 		return false;
+	}
+	if (idem) {
+		v.data = c->idem_key;
+		if (!dispatch_http_header_add(h, c->tool->idem_header, &v)) {
+			snprintf(why, why_size, "out of memory");
+			return false;
+		}
 	}
 	for (i = 0; i < a->header_count; i++) {
 		policy_buf_init(&v, DISPATCH_HEADER_MAX);

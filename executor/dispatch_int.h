@@ -27,6 +27,19 @@ enum call_state {
 	CALL_RUNNING,		/* handed to an engine */
 	CALL_WAITING_RECORD,	/* mutating: result held until the broker
 				 * acks the execution record as synced */
+	CALL_WAITING_FIRST,	/* a duplicate: answered with the result of
+				 * call dup_of when it comes */
+};
+
+/*
+ * The answers of the last mutating calls, kept for their duplicates
+ * (broker/limits.h decides which call is one, and of which).
+ */
+#define DISPATCH_KEPT_MAX	32
+
+struct dispatch_kept {
+	uint64_t call_id;		/* 0: empty slot */
+	struct buf result;		/* the encoded RESULT; owned */
 };
 
 /* The expanded HTTP request; every pointer owned by the call. */
@@ -60,6 +73,9 @@ struct dispatch_call {
 	struct ssh_call *ssh;		/* engine's handle while running */
 	struct record_text *shapes;	/* the audit's, rendered once; owned */
 	size_t shape_count;
+	uint64_t dup_of;		/* CALL_WAITING_FIRST: the first call */
+	char idem_key[65];		/* the journal's key, for the target's
+					 * idempotency header; "" for none */
 };
 
 struct dispatch {
@@ -71,6 +87,8 @@ struct dispatch {
 	int *ssh_target_ids;		/* per policy target; -1 for none */
 	struct dispatch_call *calls;
 	struct confirm_keeper *confirm;	/* owned */
+	struct dispatch_kept kept[DISPATCH_KEPT_MAX];	/* a ring */
+	size_t kept_next;
 	int status;
 };
 
@@ -83,6 +101,16 @@ struct dispatch {
  */
 void dispatch_finish(struct dispatch_call *c, struct record_result *r,
     int32_t status);
+
+/* Sends c's encoded result to the frontend and frees c. */
+void dispatch_send_result(struct dispatch_call *c);
+
+/* executor/dispatch_dup.c: duplicates (see there).  keep: c's result is
+ * being sent; kept for, and copied to, its duplicates.  wait: the broker
+ * said c duplicates first_id. */
+void dispatch_dup_keep(struct dispatch_call *c);
+void dispatch_dup_wait(struct dispatch_call *c, uint64_t first_id);
+void dispatch_dup_free(struct dispatch *d);
 
 /* Answers without acting: outcome and message only. */
 void dispatch_answer(struct dispatch_call *c, enum record_outcome outcome,

@@ -92,10 +92,16 @@ exec_audit_forget(struct dispatch_call *c)
 	c->shape_count = 0;
 }
 
+/*
+ * The intent also carries each value's digest: the broker decides limits
+ * and duplicates on them (broker/limits.h) without seeing a value.
+ */
 bool
 exec_audit_intent(struct dispatch_call *c)
 {
 	struct record_audit_event ev;
+	bool ok;
+	size_t i;
 
 	if (!exec_audit_shapes_of(c))
 		return false;
@@ -105,7 +111,15 @@ exec_audit_intent(struct dispatch_call *c)
 	ev.tool_index = c->tool_index;
 	ev.shape_count = c->shape_count;
 	ev.shapes = c->shapes;
-	return exec_audit_send(c, &ev);
+	if (c->shape_count > 0 && (ev.digests = calloc(c->shape_count,
+	    sizeof(*ev.digests))) == NULL)
+		return false;
+	ev.digest_count = c->shape_count;
+	for (i = 0; i < c->shape_count; i++)
+		value_digest(&c->args[i], ev.digests[i]);
+	ok = exec_audit_send(c, &ev);
+	free(ev.digests);
+	return ok;
 }
 
 bool

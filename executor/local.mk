@@ -27,7 +27,7 @@ EXECUTOR_MAIN_SOURCES = \
 	executor/credentials.c executor/credentials.h \
 	executor/redact.c executor/redact.h \
 	executor/dispatch.c executor/dispatch.h executor/dispatch_int.h \
-	executor/dispatch_http.c executor/dispatch_ssh.c \
+	executor/dispatch_http.c executor/dispatch_ssh.c executor/dispatch_dup.c \
 	executor/dispatch_confirm.c executor/confirm.c executor/confirm.h \
 	executor/exec_audit.c \
 	executor/netlib.c executor/netlib.h executor/netlib_list.h \

@@ -181,6 +181,13 @@ result_render_structured(const struct result_render_ctx *ctx,
 	/* The executor replaced a credential the target sent back. */
 	if (ok && (r->flags & RESULT_WITHHELD))
 		ok = cJSON_AddTrueToObject(sc, "redacted") != NULL;
+	/* not an action of its own: the answer of an identical call in
+	 * flight or just ended, named by its call number in the audit log */
+	if (ok && (r->flags & RESULT_DUPLICATE))
+		ok = json_add_uint64(sc, "duplicate_of", r->duplicate_of);
+	/* the journal's recorded outcome of an identical call: not sent */
+	if (ok && (r->flags & RESULT_REPLAY))
+		ok = cJSON_AddTrueToObject(sc, "replay") != NULL;
 	ok = ok && json_add_uint64(sc, "duration_ms", r->duration_us / 1000);
 	if (!ok) {
 		log_error("out of memory rendering call %" PRIu64, r->call_id);

@@ -71,3 +71,28 @@ policy_check_credential_files(const struct policy *policy,
 		    diags);
 	return diags->errors == before;
 }
+
+bool
+policy_check_state_dir(const struct policy *policy, const char *display_name,
+    struct policy_diags *diags)
+{
+	char message[CREDFILE_MESSAGE_MAX];
+	struct stat st;
+	const char *why = NULL;
+
+	if (policy->state_dir == NULL)
+		return true;
+	if (stat(policy->state_dir, &st) == -1)
+		why = strerror(errno);
+	else if (!S_ISDIR(st.st_mode))
+		why = "not a directory";
+	else if (access(policy->state_dir, W_OK | X_OK) == -1)
+		why = "the running user cannot create files in it";
+	if (why == NULL)
+		return true;
+	snprintf(message, sizeof(message), "state_dir %s: %s",
+	    policy->state_dir, why);
+	policy_diags_add(diags, POLICY_DIAG_ERROR, display_name,
+	    policy->state_dir_line, policy->state_dir_col, message);
+	return false;
+}

@@ -143,7 +143,8 @@ static void
 load_limits(struct load_ctx *ctx, const cJSON *root)
 {
 	static const char *const keys[] = { "max_frame_bytes", "max_inflight",
-	    "calls_per_session", "result_max_chars", "call_timeout_ms", NULL };
+	    "calls_per_session", "result_max_chars", "call_timeout_ms",
+	    "dedupe_ms", NULL };
 	const cJSON *l = ctx_member(ctx, root, "limits", false);
 	struct policy_limits *lim = &ctx->policy->limits;
 	size_t timeout = lim->call_timeout_ms;
@@ -163,6 +164,9 @@ load_limits(struct load_ctx *ctx, const cJSON *root)
 	load_limit(ctx, l, "call_timeout_ms", LOAD_TIMEOUT_MIN,
 	    LOAD_TIMEOUT_MAX, &timeout);
 	lim->call_timeout_ms = (uint32_t)timeout;
+	timeout = lim->dedupe_ms;
+	load_limit(ctx, l, "dedupe_ms", 0, 3600000, &timeout);
+	lim->dedupe_ms = (uint32_t)timeout;
 }
 
 /* true, false or "all": nothing else, so a typo is not a silent "off". */
@@ -392,18 +396,23 @@ load_profiles(struct load_ctx *ctx, const cJSON *root)
 }
 
 /*
- * Nothing reads or writes state_dir yet (limits that outlive a session
- * are not built), so an operator relying on it is told, not ignored.
+ * Where limits that outlive a session are kept (broker/state_dir.h).  Its
+ * line and column are kept for policy_check_state_dir().
  */
 static void
 load_state_dir(struct load_ctx *ctx, const cJSON *root)
 {
+	struct policy *p = ctx->policy;
 	const cJSON *m = ctx_member(ctx, root, "state_dir", false);
+	const struct json_location *l;
 
-	if (m != NULL)
-		ctx_error_key(ctx, m, "\"state_dir\": nothing in this version "
-		    "uses it (limits and the journal that outlive a session are "
-		    "not built); remove the key");
+	if (m == NULL || !ctx_path(ctx, root, "state_dir", false,
+	    &p->state_dir))
+		return;
+	if ((l = json_locations_find(&ctx->locs, m)) != NULL) {
+		p->state_dir_line = l->line;
+		p->state_dir_col = l->col;
+	}
 }
 
 static void
@@ -464,6 +473,7 @@ policy_free(struct policy *p)
 	free(p->server_name);
 	free(p->run_as);
 	free(p->audit_path);
+	free(p->state_dir);
 	free(p->audit_key_file);
 	free(p);
 }
@@ -484,6 +494,7 @@ policy_new(struct load_ctx *ctx)
 	p->limits.calls_per_session = 200;
 	p->limits.result_max_chars = 16000;
 	p->limits.call_timeout_ms = 30000;
+	p->limits.dedupe_ms = 10000;
 	return p;
 }
 

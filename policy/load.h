@@ -65,6 +65,14 @@ bool policy_check_credential_files(const struct policy *policy,
 bool policy_check_catalog_pin(const struct policy *policy,
     const char *display_name, struct policy_diags *diags);
 
+/*
+ * state_dir, when the policy names one, is a directory the running user
+ * may create files in (what sp mcp will do there); an error otherwise.
+ * Returns false when it appended one.
+ */
+bool policy_check_state_dir(const struct policy *policy,
+    const char *display_name, struct policy_diags *diags);
+
 /* Releases everything the tree owns, then the policy.  NULL is allowed. */
 void policy_free(struct policy *policy);
 

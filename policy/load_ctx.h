@@ -143,6 +143,12 @@ void load_confirm(struct load_ctx *ctx, const cJSON *tool_obj,
 void load_free_credential(struct policy_credential *c);
 void load_free_target(struct policy_target *t);
 void load_free_tool(struct policy_tool *t);
+/* policy/load_limits.c: a tool's "limits" (after its params) */
+void load_tool_limits(struct load_ctx *ctx, const cJSON *tool_obj,
+    struct policy_tool *tool);
+/* ... and its "idempotency" (after its action) */
+void load_tool_idempotency(struct load_ctx *ctx, const cJSON *tool_obj,
+    struct policy_tool *tool);
 void load_free_param(struct policy_param *p);
 
 #endif

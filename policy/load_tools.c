@@ -505,7 +505,8 @@ load_tool(struct load_ctx *ctx, const cJSON *obj, size_t index)
 	static const char *const keys[] = { "name", "title", "description",
 	    "target",
 	    "scope", "mutating", "confirm", "idempotent", "destructive",
-	    "timeout_ms", "params", "http", "ssh", NULL };
+	    "timeout_ms", "params", "http", "ssh", "limits", "idempotency",
+	    NULL };
 	struct policy_tool *tool = &ctx->policy->tools[index];
 	struct template_use use = { .tool = tool };
 	int target_type;
@@ -523,6 +524,7 @@ load_tool(struct load_ctx *ctx, const cJSON *obj, size_t index)
 	if (!load_params(ctx, obj, tool))
 		return;
 	load_confirm(ctx, obj, tool);
+	load_tool_limits(ctx, obj, tool);
 	if ((use.used = calloc(tool->param_count + 1, sizeof(bool))) == NULL) {
 		ctx_out_of_memory(ctx);
 		return;
@@ -533,6 +535,7 @@ load_tool(struct load_ctx *ctx, const cJSON *obj, size_t index)
 	if (ctx->diags->errors == before)
 		tool_unused_params(ctx, obj, tool, use.used);
 	free(use.used);
+	load_tool_idempotency(ctx, obj, tool);
 }
 
 void
@@ -604,4 +607,6 @@ load_free_tool(struct policy_tool *t)
 		load_free_param(&t->params[i]);
 	free(t->params);
 	template_free(&t->confirm_spec.message);
+	free(t->limits.max_distinct);
+	free(t->idem_header);
 }

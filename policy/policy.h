@@ -41,6 +41,19 @@ struct policy_limits {
 	size_t calls_per_session;	/* default 200 */
 	size_t result_max_chars;	/* default 16000 */
 	uint32_t call_timeout_ms;	/* default 30000 */
+	uint32_t dedupe_ms;		/* default 10000; 0: in flight only */
+};
+
+/*
+ * A tool's own limits (docs/sp-policy.5, "limits" of a tool); 0 is
+ * "none".  The broker keeps the counts (broker/limits.h).
+ */
+struct policy_tool_limits {
+	uint32_t min_interval_ms;	/* between two calls of the same values */
+	uint32_t per_day;		/* calls per uid (or profile) per UTC day */
+	uint32_t *max_distinct;		/* per param, NULL when none: values per
+					 * session; owned, param_count entries */
+	bool any;			/* one of them is set */
 };
 
 struct policy_pattern;		/* policy/pattern.h */
@@ -169,6 +182,9 @@ struct policy_tool {
 	struct policy_param *params;	/* in declaration order */
 	size_t param_count;
 	uint32_t timeout_ms;		/* 0: the target's or the limits' */
+	struct policy_tool_limits limits;
+	uint32_t idem_window_s;		/* idempotency.window_s; 0: no journal */
+	char *idem_header;		/* idempotency.header, or NULL */
 };
 
 enum policy_credential_type {
@@ -243,6 +259,8 @@ struct policy {
 	bool strict_credentials;
 	struct policy_limits limits;
 	char *audit_path;		/* NULL: nothing is audited */
+	char *state_dir;		/* NULL: limits end with the session */
+	unsigned state_dir_line, state_dir_col;	/* where it is written */
 	char *audit_key_file;		/* NULL: no HMAC */
 	enum policy_audit_journal audit_journal;
 	bool has_catalog_pin;

@@ -121,6 +121,7 @@ include tests/auditint.mk
 include tests/front.mk
 include tests/confirm.mk
 include tests/exec.mk
+include tests/limits.mk
 include tests/ops.mk
 
 if HAVE_CRITERION

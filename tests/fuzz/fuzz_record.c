@@ -134,6 +134,8 @@ fuzz_ack(const uint8_t *data, size_t size)
 	    RECORD_OK || !record_audit_ack_equal(&a, &b))
 		abort();
 	buf_free(&out);
+	record_audit_ack_free(&a);
+	record_audit_ack_free(&b);
 }
 
 static void

@@ -45,11 +45,27 @@ seeds_small(const char *dir)
 	struct record_cancel cancel = { .call_id = 0x0102030405060708ULL };
 	struct record_audit_ack ack = { .call_id = 3,
 	    .status = RECORD_AUDIT_WRITTEN };
+	struct record_audit_ack denied = { .call_id = 4,
+	    .status = RECORD_AUDIT_DENIED,
+	    .message = text("denied by limit per_day of x: 2 of 2") };
+	struct record_audit_ack dup = { .call_id = 5,
+	    .status = RECORD_AUDIT_DUPLICATE, .first_call_id = 3 };
+	struct record_audit_ack replay = { .call_id = 6,
+	    .status = RECORD_AUDIT_REPLAY,
+	    .message = text("replayed from the idempotency journal") };
+	struct record_audit_ack keyed = { .call_id = 7,
+	    .status = RECORD_AUDIT_WRITTEN,
+	    .message = text("0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef") };
 
 	fingerprint("catalog", hello.fingerprint);
 	return seed_write(dir, "hello", encode_hello(&hello)) |
 	    seed_write(dir, "cancel", encode_cancel(&cancel)) |
-	    seed_write(dir, "audit-ack", encode_ack(&ack));
+	    seed_write(dir, "audit-ack", encode_ack(&ack)) |
+	    seed_write(dir, "audit-ack-denied", encode_ack(&denied)) |
+	    seed_write(dir, "audit-ack-duplicate", encode_ack(&dup)) |
+	    seed_write(dir, "audit-ack-replay", encode_ack(&replay)) |
+	    seed_write(dir, "audit-ack-key", encode_ack(&keyed));
 }
 
 static int
@@ -94,6 +110,8 @@ seeds_event(const char *dir)
 {
 	struct record_limits l = limits_default();
 	struct record_audit_event ev;
+	uint8_t digests[SAMPLE_EVENT_SHAPES][HASH_SHA256_LEN];
+	size_t i;
 	int rc;
 
 	sample_event_fill(&ev);
@@ -102,6 +120,10 @@ seeds_event(const char *dir)
 	ev.outcome = RECORD_OUTCOME_NONE;
 	ev.flags = 0;
 	memset(ev.sha256, 0, sizeof(ev.sha256));
+	ev.digests = digests;
+	ev.digest_count = SAMPLE_EVENT_SHAPES;
+	for (i = 0; i < SAMPLE_EVENT_SHAPES; i++)
+		fingerprint(sample_event_shapes[i].ptr, digests[i]);
 	rc |= seed_write(dir, "event-intent", encode_event(&ev, &l));
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = RECORD_AUDIT_REJECTION;

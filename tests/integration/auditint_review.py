@@ -259,6 +259,8 @@ EXPECT = {
         [json.loads(l).get("reason") for l in out.splitlines()] ==
         ["scope-denied", "unknown-tool", "parse-error"],
     "which mutating calls ended unknown": lambda out: out == "",
+    # limits_memory.py runs it on a session a limit refused calls of
+    "which calls a limit refused": lambda out: out == "",
     "who connected, with which client": lambda out:
         json.loads(out.splitlines()[0]).get("client", {}).get("name") ==
         "review?[31m-client??",

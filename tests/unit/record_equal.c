@@ -120,7 +120,10 @@ record_audit_event_equal(const struct record_audit_event *a,
 	    a->call_id != b->call_id || a->tool_index != b->tool_index ||
 	    a->outcome != b->outcome || a->status != b->status ||
 	    a->duration_us != b->duration_us ||
-	    a->shape_count != b->shape_count)
+	    a->shape_count != b->shape_count ||
+	    a->digest_count != b->digest_count ||
+	    (a->digest_count > 0 && memcmp(a->digests, b->digests,
+	    a->digest_count * HASH_SHA256_LEN) != 0))
 		return false;
 	for (i = 0; i < a->shape_count; i++)
 		if (!text_equal(&a->shapes[i], &b->shapes[i]))
@@ -132,5 +135,7 @@ bool
 record_audit_ack_equal(const struct record_audit_ack *a,
     const struct record_audit_ack *b)
 {
-	return a->call_id == b->call_id && a->status == b->status;
+	return a->call_id == b->call_id && a->status == b->status &&
+	    a->first_call_id == b->first_call_id &&
+	    text_equal(&a->message, &b->message);
 }

@@ -529,3 +529,59 @@ Test(load_argv_dash, allow_leading_dash_is_for_ssh_params_only)
 	    ", \"allow_leading_dash\": 1")), "1}",
 	    "tools[0].params.p.allow_leading_dash: must be true or false");
 }
+
+/* A tool's limits (broker/limits.h): each key, its range, its param. */
+Test(load_tools, limits_keys_ranges_and_params)
+{
+	struct policy *p;
+
+	p = load_ok(TOOL(GET_ID "\"limits\": {\"min_interval_ms\": 5000, "
+	    "\"per_day\": 50, \"max_distinct\": {\"id\": 10}},\n"
+	    "\"params\": {\"id\": {\"type\": \"integer\"}}"));
+	cr_assert_eq(p->tools[0].limits.min_interval_ms, 5000);
+	cr_assert_eq(p->tools[0].limits.per_day, 50);
+	cr_assert_eq(p->tools[0].limits.max_distinct[0], 10);
+	cr_assert(p->tools[0].limits.any);
+	cr_assert_eq(p->limits.dedupe_ms, 10000);
+	policy_free(p);
+	p = load_ok(TOOL(GET_ID "\"params\": {\"id\": {\"type\": \"integer\"}}"));
+	cr_assert_not(p->tools[0].limits.any);
+	cr_assert_null(p->tools[0].limits.max_distinct);
+	policy_free(p);
+	expect_only(TOOL(GET_ID "\"limits\": {\"max_distinct\": {\"idx\": 3}},\n"
+	    "\"params\": {\"id\": {\"type\": \"integer\"}}"), "\"idx\"",
+	    "tools[0].limits.max_distinct: \"idx\" is not a param of this "
+	    "tool");
+	expect_among(TOOL(GET_ID "\"limits\": {\"per_day\": 0},\n"
+	    "\"params\": {\"id\": {\"type\": \"integer\"}}"), "0}",
+	    "tools[0].limits.per_day: must be between 1 and 1000000");
+	expect_among(TOOL(GET_ID "\"limits\": {\"per_hour\": 3},\n"
+	    "\"params\": {\"id\": {\"type\": \"integer\"}}"), "\"per_hour\"",
+	    "tools[0].limits: unknown key \"per_hour\"");
+}
+
+/* idempotency: mutating tools only, a window, a header the request lacks. */
+Test(load_tools, idempotency_window_and_header)
+{
+	struct policy *p;
+
+	p = load_ok(TOOL("\"mutating\": true, \"idempotency\": {\"window_s\": "
+	    "60, \"header\": \"Idempotency-Key\"}, " GET_ID
+	    "\"params\": {\"id\": {\"type\": \"integer\"}}"));
+	cr_assert_eq(p->tools[0].idem_window_s, 60);
+	cr_assert_str_eq(p->tools[0].idem_header, "Idempotency-Key");
+	policy_free(p);
+	expect_only(TOOL("\"idempotency\": {\"window_s\": 60}, " GET_ID
+	    "\"params\": {\"id\": {\"type\": \"integer\"}}"),
+	    "\"idempotency\"", "tools[0]: \"idempotency\" applies only to a "
+	    "mutating tool");
+	expect_only(TOOL("\"mutating\": true, \"idempotency\": {\"header\": "
+	    "\"X-Key\"}, " GET_ID "\"params\": {\"id\": {\"type\": "
+	    "\"integer\"}}"), "{\"header\"", "tools[0].idempotency: missing "
+	    "\"window_s\"");
+	expect_only(TOOL("\"mutating\": true, \"idempotency\": {\"window_s\": "
+	    "60, \"header\": \"Authorization\"}, " GET_ID "\"params\": "
+	    "{\"id\": {\"type\": \"integer\"}}"), "\"Authorization\"",
+	    "tools[0].idempotency.header: must be a header name the policy "
+	    "may set");
+}

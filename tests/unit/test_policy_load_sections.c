@@ -355,11 +355,8 @@ Test(load_top, server_audit_and_paths)
 	    "^[a-z_][a-z0-9_-]{0,31}$");
 	expect_only("{\"sallyport\": 1, \"audit\": {\"key_file\": \"/k\"}}",
 	    "{\"key_file\"", "audit: missing \"path\"");
-	/* accepted and unused would mislead an operator: refused */
-	expect_only("{\"sallyport\": 1, \"state_dir\": \"/var/lib/sp\"}",
-	    "\"state_dir\"", "\"state_dir\": nothing in this version uses it "
-	    "(limits and the journal that outlive a session are not built); "
-	    "remove the key");
+	expect_only("{\"sallyport\": 1, \"state_dir\": \"var/lib/sp\"}",
+	    "\"var/lib/sp\"", "state_dir: must be an absolute path");
 	expect_only("{\"sallyport\": 1, \"strict_credentials\": \"yes\"}",
 	    "\"yes\"", "strict_credentials: must be true or false");
 	expect_only("{\"sallyport\": 1, \"profiles\": {\"Ops Team\": "

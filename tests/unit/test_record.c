@@ -61,7 +61,7 @@ DECODE_WRAPPER(result, struct record_result,
 DECODE_WRAPPER(event, struct record_audit_event,
     record_audit_event_decode(d, n, l, &out), record_audit_event_free(&out))
 DECODE_WRAPPER(ack, struct record_audit_ack,
-    record_audit_ack_decode(d, n, &out), (void)0)
+    record_audit_ack_decode(d, n, &out), record_audit_ack_free(&out))
 DECODE_WRAPPER(challenge, struct record_confirm_challenge_msg,
     record_confirm_challenge_decode(d, n, &out), (void)0)
 DECODE_WRAPPER(answer, struct record_confirm_answer,
@@ -407,11 +407,11 @@ Test(record_cancel, layout_is_as_documented_and_roundtrips)
 
 Test(record_audit_ack, layout_roundtrip_and_status_range)
 {
-	uint8_t want[13] = { 0, 1, 0, 6, 0, 0, 0, 0, 0, 0, 0x30, 0x39,
+	uint8_t want[25] = { 0, 1, 0, 6, 0, 0, 0, 0, 0, 0, 0x30, 0x39,
 	    RECORD_AUDIT_WRITTEN };
 	struct record_audit_ack in = { .call_id = 12345,
 	    .status = RECORD_AUDIT_WRITTEN }, out;
-	static const uint8_t bad[] = { 0, 3, 0xff };
+	static const uint8_t bad[] = { 0, 6, 0xff };
 	struct buf b;
 	size_t i;
 
@@ -437,6 +437,61 @@ Test(record_audit_ack, layout_roundtrip_and_status_range)
 		cr_assert_eq(buf_len(&b), 0);
 		buf_free(&b);
 	}
+}
+
+static enum record_error
+ack_roundtrip(const struct record_audit_ack *in)
+{
+	struct record_audit_ack out;
+	struct buf b;
+	enum record_error e;
+
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	if ((e = record_audit_ack_encode(in, &b)) == RECORD_OK) {
+		cr_assert_eq(record_audit_ack_decode(buf_ptr(&b), buf_len(&b),
+		    &out), RECORD_OK);
+		cr_assert(record_audit_ack_equal(in, &out));
+		record_audit_ack_free(&out);
+	}
+	buf_free(&b);
+	return e;
+}
+
+/* A refusal says why, a duplicate names its first call; nothing else does. */
+Test(record_audit_ack, denied_has_a_message_and_duplicate_a_first_call)
+{
+	struct record_audit_ack a = { .call_id = 9,
+	    .status = RECORD_AUDIT_DENIED,
+	    .message = { .ptr = "denied by limit per_day: 2 of 2 \"q\"\n",
+	    .len = 36 } };
+
+	cr_assert_eq(ack_roundtrip(&a), RECORD_OK);
+	a.message.len = 0;
+	cr_assert_eq(ack_roundtrip(&a), RECORD_ERR_INCONSISTENT);
+	a.status = RECORD_AUDIT_DUPLICATE;
+	a.first_call_id = 3;
+	cr_assert_eq(ack_roundtrip(&a), RECORD_OK);
+	a.first_call_id = 9;
+	cr_assert_eq(ack_roundtrip(&a), RECORD_ERR_INCONSISTENT, "itself");
+	a.first_call_id = 0;
+	cr_assert_eq(ack_roundtrip(&a), RECORD_ERR_INCONSISTENT);
+	a.status = RECORD_AUDIT_WRITTEN;
+	a.first_call_id = 3;
+	cr_assert_eq(ack_roundtrip(&a), RECORD_ERR_INCONSISTENT);
+	a.first_call_id = 0;
+	a.message.len = 6;
+	cr_assert_eq(ack_roundtrip(&a), RECORD_ERR_INCONSISTENT);
+	/* WRITTEN may carry the idempotency key, 64 hex digits */
+	a.message.ptr = "0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef";
+	a.message.len = 64;
+	cr_assert_eq(ack_roundtrip(&a), RECORD_OK);
+	a.status = RECORD_AUDIT_FAILED;
+	cr_assert_eq(ack_roundtrip(&a), RECORD_ERR_INCONSISTENT);
+	a.status = RECORD_AUDIT_REPLAY;
+	cr_assert_eq(ack_roundtrip(&a), RECORD_OK);
+	a.message.len = 0;
+	cr_assert_eq(ack_roundtrip(&a), RECORD_ERR_INCONSISTENT);
 }
 
 

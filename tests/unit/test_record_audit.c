@@ -116,7 +116,7 @@ Test(record_audit_event, kind_flags_and_outcome_out_of_range_are_refused)
 	struct sample s = encode_event(&ev, &l);
 	size_t i;
 
-	cr_assert_eq(s.len, 53);
+	cr_assert_eq(s.len, 55);
 	for (i = 0; i < 3; i++) {
 		s.bytes[4] = kinds[i];
 		cr_assert_eq(record_audit_event_decode(s.bytes, s.len, &l, &out),
@@ -317,4 +317,43 @@ Test(record_audit_event, tool_flag_and_client_texts_are_checked)
 	event_roundtrip(&ev, &l);
 	ev.kind = RECORD_AUDIT_INTENT;
 	cr_assert_eq(encode_event_status(&ev, &l), RECORD_ERR_TOO_LONG);
+}
+
+/* An intent's digests: one per shape or none; no other kind has them. */
+Test(record_audit_event, only_an_intent_carries_one_digest_per_shape)
+{
+	struct record_limits l = limits_default();
+	uint8_t digests[SAMPLE_EVENT_SHAPES][HASH_SHA256_LEN];
+	struct record_audit_event ev;
+	struct sample plain, s;
+	size_t i;
+
+	sample_event_fill(&ev);
+	ev.kind = RECORD_AUDIT_INTENT;
+	ev.outcome = RECORD_OUTCOME_NONE;
+	plain = encode_event(&ev, &l);
+	for (i = 0; i < SAMPLE_EVENT_SHAPES; i++)
+		hash_sha256(&i, sizeof(i), digests[i]);
+	ev.digests = digests;
+	ev.digest_count = SAMPLE_EVENT_SHAPES;
+	event_roundtrip(&ev, &l);
+	s = encode_event(&ev, &l);
+	cr_assert_eq(s.len, plain.len + SAMPLE_EVENT_SHAPES * HASH_SHA256_LEN);
+	/* a count above the shapes' is refused before anything is read */
+	s.bytes[s.len - SAMPLE_EVENT_SHAPES * HASH_SHA256_LEN - 1] =
+	    SAMPLE_EVENT_SHAPES + 1;
+	{
+		struct record_audit_event out;
+
+		cr_assert_eq(record_audit_event_decode(s.bytes, s.len, &l,
+		    &out), RECORD_ERR_TOO_LONG);
+	}
+	ev.digest_count = SAMPLE_EVENT_SHAPES - 1;
+	cr_assert_eq(encode_event_status(&ev, &l), RECORD_ERR_INCONSISTENT);
+	ev.digest_count = SAMPLE_EVENT_SHAPES;
+	ev.kind = RECORD_AUDIT_EXECUTION;
+	ev.outcome = RECORD_OUTCOME_OK;
+	cr_assert_eq(encode_event_status(&ev, &l), RECORD_ERR_INCONSISTENT);
+	free(s.bytes);
+	free(plain.bytes);
 }

@@ -122,7 +122,7 @@ Test(record_result, limits_come_from_the_parameters)
 Test(record_result, outcome_kind_and_flags_out_of_range_are_refused)
 {
 	static const uint8_t outcomes[] = { 0, 6, 0xff };
-	static const uint32_t flags[] = { 0x10, 0x100, 0x80000000U };
+	static const uint32_t flags[] = { 0x40, 0x100, 0x80000000U };
 	struct record_limits l = limits_default();
 	struct record_result r = { .outcome = RECORD_OUTCOME_DENIED }, out;
 	struct sample s = encode_result(&r, &l);
@@ -179,9 +179,38 @@ Test(record_result, withheld_flag_roundtrips_on_every_kind)
 	cr_assert_eq(out.flags, RESULT_WITHHELD | RESULT_STARTED |
 	    RESULT_REQUEST_SENT);
 	record_result_free(&out);
-	r.flags = RESULT_WITHHELD << 1;
+	r.flags = RESULT_FLAGS_ALL + 1;
 	cr_assert_eq(encode_result_status(&r, &l), RECORD_ERR_RANGE);
 	free(s.bytes);
+}
+
+/* A duplicate's answer names the first call, and only it does. */
+Test(record_result, duplicate_of_travels_only_with_its_flag)
+{
+	struct record_limits l = limits_default();
+	struct record_result r, out;
+	struct sample s, plain;
+
+	sample_http_fill(&r);
+	plain = encode_result(&r, &l);
+	r.flags |= RESULT_DUPLICATE;
+	r.duplicate_of = 0x0102030405060708ULL;
+	result_roundtrip(&r, &l);
+	s = encode_result(&r, &l);
+	cr_assert_eq(s.len, plain.len + 8);
+	cr_assert_eq(record_result_decode(s.bytes, s.len, &l, &out), RECORD_OK);
+	cr_assert_eq(out.duplicate_of, r.duplicate_of);
+	record_result_free(&out);
+	r.duplicate_of = 0;
+	cr_assert_eq(encode_result_status(&r, &l), RECORD_ERR_INCONSISTENT);
+	r.flags &= ~RESULT_DUPLICATE;
+	r.duplicate_of = 7;
+	cr_assert_eq(encode_result_status(&r, &l), RECORD_ERR_INCONSISTENT);
+	r.flags |= RESULT_DUPLICATE;
+	r.duplicate_of = r.call_id;
+	cr_assert_eq(encode_result_status(&r, &l), RECORD_ERR_INCONSISTENT);
+	free(s.bytes);
+	free(plain.bytes);
 }
 
 /*
