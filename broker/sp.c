@@ -39,6 +39,8 @@ static const struct sp_command sp_commands[] = {
 	    "Serve MCP on stdin and stdout (what an MCP client starts)." },
 	{ "journal", cmd_journal, "journal [--config FILE] [resolve KEY done|failed]",
 	    "Print the idempotency journal, or record a call's real outcome." },
+	{ "approve", cmd_approve, "approve [--config FILE | --state-dir DIR] --list | ID [--deny]",
+	    "List the calls waiting for an operator, or approve or deny one." },
 	{ "demo", cmd_demo, "demo",
 	    "Run a short MCP session against a local target and print it." },
 	{ "connect", cmd_connect, "connect SOCKET",

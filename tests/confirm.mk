@@ -1,11 +1,13 @@
 # Human confirmation (docs/design.md section 8): the official SDK clients
 # asking a human (elicitation/create, and input_required on 2026-07-28),
 # a modern session's tampered requestState, and a compromised frontend's
-# forged answers through tests/sp-test's hooks; each counts what reached
+# forged answers through tests/sp-test's hooks; out-of-band approval by
+# throwaway users through sp approve (as root); each counts what reached
 # a real HTTP target.
 CONFIRM_TESTS = tests/sdk/sdk_confirm.mjs \
 	tests/integration/confirm_hooks.py \
-	tests/integration/confirm_modern.py
+	tests/integration/confirm_modern.py \
+	tests/integration/approve_operator.py
 TESTS += $(CONFIRM_TESTS)
 EXTRA_DIST += $(CONFIRM_TESTS) tests/integration/confirm_lib.py
 
