@@ -31,7 +31,10 @@ struct record_hello;
  * always false).  The executor's "hold" leaves actions unanswered, as a
  * slow target would; the broker's "no-ack" leaves intents unacked, as a
  * hung broker would, and its "late-ack" acks execution records late, as
- * a slow disk would ("late-intent-ack": intents).
+ * a slow disk would ("late-intent-ack": intents).  The executor's
+ * "operator-leak" also sends the frontend the challenge of a tool with
+ * confirm.via "operator", as a buggy executor might, so a test shows the
+ * frontend's relay of even the real challenge is refused.
  */
 bool test_hook_is(const char *role, const char *action);
 

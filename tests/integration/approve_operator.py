@@ -33,7 +33,8 @@ NAME = "widget \"$(id)\"\n-x \u00e9t\u00e9"
 SUFFIX = "%05d" % random.randrange(100000)
 APPR, SOCK = "spa-appr-" + SUFFIX, "spa-sock-" + SUFFIX
 APPROVER, OUTSIDER = "spa-ok-" + SUFFIX, "spa-out-" + SUFFIX
-CASES = ["approve", "others_only", "outsider", "deny", "timeout",
+CASES = ["approve", "others_only", "outsider", "deny", "wrong value",
+         "timeout",
          "ended", "forged", "two sessions"]
 
 
@@ -220,6 +221,26 @@ def test_refusals():
     target.stop()
 
 
+def test_wrong_value():
+    tmp = tmpdir()
+    target = Target(tmp)
+    cfg, state = operator_policy(tmp, target.port)
+    s = Session(cfg)
+    call_with_progress(s, 1, 3)
+    lines = listed(state)
+    ident = lines[0].split("\t")[0] if lines else "none.1"
+    st, out, err = approve(state, ident, user=APPROVER, stdin=b"-4\n")
+    got = s.wait([1], 60)
+    s.close()
+    r = result(got, 1)
+    check("wrong value: the approver retypes -4 for qty 3: exit 1, "
+          "wrong-value; the call is denied, zero requests",
+          st == 1 and out.strip() == "wrong-value" and
+          r.get("outcome") == "denied" and posts(target) == [],
+          (st, out, err, r, posts(target)))
+    target.stop()
+
+
 def test_timeout():
     tmp = tmpdir()
     target = Target(tmp)
@@ -327,6 +348,7 @@ def main():
     try:
         test_approve()
         test_refusals()
+        test_wrong_value()
         test_timeout()
         test_ended()
         test_forged()
