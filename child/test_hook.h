@@ -57,7 +57,9 @@ void test_hook_hello_to_frontend(struct record_hello *h);
  * header and 8 zero bytes: stray- (greeted true, once ROLE's hello went)
  * a type PEER never takes from ROLE once greeted; version- (greeted
  * true) version RECORD_VERSION + 1; early- (greeted false, before ROLE's
- * hello) a type PEER takes only after the hello.  Otherwise does nothing.
+ * hello) a type PEER takes only after the hello; approval- (greeted true)
+ * OPERATOR_ANSWER, which the executor takes from the broker alone.
+ * Otherwise does nothing.
  */
 void test_hook_stray(struct channel *ch, const char *role, bool greeted);
 
