@@ -468,6 +468,8 @@ audit_event_write(struct audit_event_session *as, struct audit_log *log,
 		return AUDIT_EVENT_FAILED;
 	ok = (plan->journal == NULL ||
 	    cJSON_AddStringToObject(m, "journal", plan->journal) != NULL) &&
+	    (plan->approver_key == NULL || cJSON_AddNumberToObject(m,
+	    plan->approver_key, plan->approver_uid) != NULL) &&
 	    audit_event_append(as, log, plan->kind, m, plan);
 	cJSON_Delete(m);
 	if (!ok)

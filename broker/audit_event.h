@@ -55,6 +55,11 @@ struct audit_event_plan {
 	const char *journal;	/* an intent's or execution's idempotency
 				 * key (broker/journal.h), set by the
 				 * caller; NULL for none */
+	/* a confirmation an operator answered (broker/approvals.h), set by
+	 * the caller: approver_key "approver_uid" or "denied_by_uid", or
+	 * NULL for none */
+	const char *approver_key;
+	uint32_t approver_uid;
 };
 
 /*

@@ -16,6 +16,10 @@ int cmd_check(int argc, char **argv);
 /* sp journal [--config FILE] [resolve KEY done|failed] (broker/cmd_journal.c). */
 int cmd_journal(int argc, char **argv);
 
+/* sp approve [--config FILE | --state-dir DIR] --list | ID [--deny]
+ * (broker/cmd_approve.c) */
+int cmd_approve(int argc, char **argv);
+
 /* sp catalog [--config FILE] [--profile NAME] (broker/cmd_catalog.c). */
 int cmd_catalog(int argc, char **argv);
 

@@ -11,7 +11,7 @@ sp_SOURCES += $(AUDIT_SOURCES) broker/cmd_audit.c
 # audit anchors off the host: sent (journald or syslog), and checked
 sp_SOURCES += broker/audit_journal.c broker/audit_journal.h \
 	broker/audit_anchors.c broker/audit_anchors.h
-sp_SOURCES += broker/cmd_check.c broker/cmd_journal.c
+sp_SOURCES += broker/cmd_check.c broker/cmd_journal.c broker/cmd_approve.c
 # sp call: one tools/call through an sp mcp session
 sp_SOURCES += broker/cmd_call.c
 sp_SOURCES += broker/cmd_catalog.c
@@ -25,6 +25,7 @@ PROC_SOURCES = \
 	broker/open_calls.c broker/open_calls.h \
 	broker/limits.c broker/limits.h broker/journal.c broker/journal.h \
 	broker/state_dir.c broker/state_dir.h \
+	broker/approvals.c broker/approvals.h \
 	broker/peer.c broker/peer.h \
 	$(CHILD_SOURCES) $(FRONTEND_SOURCES) $(EXECUTOR_MAIN_SOURCES)
 sp_SOURCES += $(PROC_SOURCES)

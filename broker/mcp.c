@@ -20,6 +20,7 @@
 
 #include <event2/event.h>
 
+#include "broker/approvals.h"
 #include "broker/audit_journal.h"
 #include "broker/audit_log.h"
 #include "child/child.h"
@@ -65,6 +66,7 @@ struct mcp_session {
 	struct state_file *state;	/* state_dir's limits file, or NULL */
 	struct state_file *journal_file;	/* its journal, or NULL */
 	char who[80];			/* whose per_day counts: broker/limits.h */
+	struct approvals *approvals;	/* via operator's socket, or NULL */
 	struct audit_journal *journal;	/* NULL: audit.journal false */
 	struct event_base *base;
 	struct supervisor *sv;
@@ -318,6 +320,20 @@ mcp_open_state(struct mcp_session *s)
 	    JOURNAL_STATE_FILE)) != NULL;
 }
 
+/*
+ * The approval socket, made before confinement (broker/approvals.h).  The
+ * requester is the peer on stdin, else whoever runs sp mcp.
+ */
+static bool
+mcp_open_approvals(struct mcp_session *s)
+{
+	if (!approvals_needed(s->policy))
+		return true;
+	return (s->approvals = approvals_open(s->policy, s->id,
+	    s->has_peer_ids ? s->peer_uid : getuid(),
+	    s->policy->limits.max_inflight)) != NULL;
+}
+
 /* The broker's own filter: no exec, no open, no new sockets. */
 static bool
 mcp_confine(struct mcp_session *s)
@@ -332,7 +348,8 @@ mcp_confine(struct mcp_session *s)
 		missing = "no-new-privs";
 	else if (!sandbox_load_broker_filter(pids, CHILD_COUNT,
 	    s->log != NULL ? audit_log_dir_fd(s->log) : -1,
-	    s->state != NULL ? state_file_dir_fd(s->state) : -1))
+	    s->state != NULL ? state_file_dir_fd(s->state) : -1,
+	    approvals_dir_fd(s->approvals), approvals_listen_fd(s->approvals)))
 		missing = "seccomp filter";
 	if (missing == NULL)
 		return true;
@@ -350,6 +367,7 @@ static void
 mcp_session_free(struct mcp_session *s)
 {
 	supervise_free(s->sv);
+	approvals_free(s->approvals);	/* its events are on base */
 	state_file_free(s->journal_file);
 	state_file_free(s->state);
 	if (s->base != NULL)
@@ -418,11 +436,17 @@ mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
 		    "cannot be opened");
 		return SP_EXIT_INTERNAL;
 	}
+	if (!mcp_open_approvals(s)) {
+		(void)snprintf(s->refusal, sizeof(s->refusal), "its operator "
+		    "approval socket cannot be made");
+		return SP_EXIT_INTERNAL;
+	}
 	limits_say_scope(s->policy);
 	scope.limits = s->state;
 	scope.journal = s->journal_file;
 	scope.who = s->who;
 	scope.profile = s->profile != NULL ? s->profile->name : "";
+	scope.approvals = s->approvals;
 	if ((s->base = event_base_new()) == NULL ||
 	    (s->sv = supervise_new(s->base, s->log, s->policy,
 	    &s->limits, s->fingerprint,

@@ -41,6 +41,8 @@ static const struct sp_command sp_commands[] = {
 	    "Print the idempotency journal, or record a call's real outcome." },
 	{ "call", cmd_call, "call [--config FILE] [--profile NAME] TOOL [ARGS_JSON]",
 	    "Make one tool call through a full session; its result on stdout." },
+	{ "approve", cmd_approve, "approve [--config FILE | --state-dir DIR] --list | ID [--deny]",
+	    "List the calls waiting for an operator, or approve or deny one." },
 	{ "demo", cmd_demo, "demo",
 	    "Run a short MCP session against a local target and print it." },
 	{ "connect", cmd_connect, "connect SOCKET",

@@ -24,6 +24,7 @@
 #include "broker/open_calls.h"
 #include "broker/commands.h"
 #include "broker/supervise.h"
+#include "broker/approvals.h"
 #include "child/test_hook.h"
 #include "common/channel.h"
 #include "common/clock.h"
@@ -71,6 +72,7 @@ struct supervisor {
 	struct open_calls open;		/* intents without an execution */
 	struct limits *lim;		/* per-tool limits, duplicates; owned */
 	struct journal *journal;	/* idempotency journal; owned */
+	struct approvals *approvals;	/* borrowed, or NULL */
 };
 
 static void
@@ -546,11 +548,14 @@ supervise_record_event(struct supervisor *sv, const struct child *c,
 	else if (plan.opens) {
 		supervise_opened(sv);
 		return;
-	} else if (sv->log != NULL) {
+	} else {
+		/* before the write: the record names the approver */
+		approvals_decided(sv->approvals, ev, &plan);
 		if (d.journal[0] != '\0')
 			plan.journal = d.journal;
-		fate = audit_event_write(&sv->audit, sv->log, sv->policy,
-		    record_role_name(c->role), ev, &plan);
+		if (sv->log != NULL)
+			fate = audit_event_write(&sv->audit, sv->log,
+			    sv->policy, record_role_name(c->role), ev, &plan);
 	}
 	if (fate == AUDIT_EVENT_FAILED) {
 		sv->sum->audit_failures++;
@@ -660,6 +665,36 @@ supervise_on_event(void *arg, enum record_role from, const uint8_t *rec,
 	return true;
 }
 
+/* A call waits for sp approve (broker/approvals.h). */
+static bool
+supervise_on_operator_ask(void *arg, enum record_role from,
+    const uint8_t *rec, size_t len)
+{
+	struct supervisor *sv = arg;
+	struct record_operator_ask a;
+
+	if (record_operator_ask_decode(rec, len, &a) != RECORD_OK ||
+	    sv->approvals == NULL) {
+		log_error("executor sent an approval request the broker cannot "
+		    "take");
+		supervise_broken(sv, from);
+		return false;
+	}
+	approvals_ask(sv->approvals, &a);
+	record_operator_ask_free(&a);
+	return true;
+}
+
+/* An approver's answer, to the executor, which alone decides. */
+static bool
+supervise_send_approval(void *arg, const struct record_operator_answer *a)
+{
+	struct supervisor *sv = arg;
+
+	return channel_send(sv->chan, RECORD_ROLE_EXECUTOR,
+	    RECORD_OPERATOR_ANSWER, a);
+}
+
 /* Each child greets, then sends audit events; it is answered with acks. */
 static const struct channel_peer supervise_peers[] = {
 	{
@@ -680,12 +715,15 @@ static const struct channel_peer supervise_peers[] = {
 		.start = CHANNEL_HELLO,
 		.accept = {
 			[CHANNEL_HELLO] = CHANNEL_TYPE(RECORD_HELLO),
-			[CHANNEL_READY] = CHANNEL_TYPE(RECORD_AUDIT_EVENT),
+			[CHANNEL_READY] = CHANNEL_TYPE(RECORD_AUDIT_EVENT) |
+			    CHANNEL_TYPE(RECORD_OPERATOR_ASK),
 		},
-		.sends = CHANNEL_TYPE(RECORD_AUDIT_ACK),
+		.sends = CHANNEL_TYPE(RECORD_AUDIT_ACK) |
+		    CHANNEL_TYPE(RECORD_OPERATOR_ANSWER),
 		.on = {
 			[RECORD_HELLO] = supervise_hello,
 			[RECORD_AUDIT_EVENT] = supervise_on_event,
+			[RECORD_OPERATOR_ASK] = supervise_on_operator_ask,
 		},
 	},
 };
@@ -759,8 +797,12 @@ supervise_new(struct event_base *base, struct audit_log *log,
 	    open_calls_init(&sv->open, policy->limits.max_inflight) &&
 	    (sv->lim = limits_new(policy, scope->limits, scope->who)) != NULL &&
 	    (sv->journal = journal_new(policy, scope->journal,
-	    scope->profile)) != NULL)
+	    scope->profile)) != NULL &&
+	    (scope->approvals == NULL || approvals_start(scope->approvals,
+	    base, supervise_send_approval, sv))) {
+		sv->approvals = scope->approvals;
 		return sv;
+	}
 fail:
 	log_error("cannot set up the supervision loop");
 	supervise_free(sv);

@@ -53,12 +53,14 @@ struct supervise_summary {
  * with supervise_free().
  */
 struct state_file;
+struct approvals;
 /* Where limits and the journal are kept, and for whom (borrowed). */
 struct supervise_scope {
 	struct state_file *limits;	/* state_dir's files, or NULL: */
 	struct state_file *journal;	/* in memory (broker/limits.h) */
 	const char *who;		/* per_day's requester */
 	const char *profile;		/* the journal keys' profile */
+	struct approvals *approvals;	/* via operator's socket, or NULL */
 };
 struct supervisor *supervise_new(struct event_base *base,
     struct audit_log *log, const struct policy *policy,

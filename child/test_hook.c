@@ -206,6 +206,12 @@ stray_header(const char *act, enum record_role peer, bool greeted,
 		*type = (uint16_t)stray_never[peer];
 		return true;
 	}
+	/* an approval only the broker may send the executor */
+	(void)snprintf(want, sizeof(want), "approval-%s", name);
+	if (greeted && strcmp(act, want) == 0) {
+		*type = (uint16_t)RECORD_OPERATOR_ANSWER;
+		return true;
+	}
 	(void)snprintf(want, sizeof(want), "version-%s", name);
 	if (greeted && strcmp(act, want) == 0) {
 		*version = RECORD_VERSION + 1;

@@ -31,7 +31,10 @@ struct record_hello;
  * always false).  The executor's "hold" leaves actions unanswered, as a
  * slow target would; the broker's "no-ack" leaves intents unacked, as a
  * hung broker would, and its "late-ack" acks execution records late, as
- * a slow disk would ("late-intent-ack": intents).
+ * a slow disk would ("late-intent-ack": intents).  The executor's
+ * "operator-leak" also sends the frontend the challenge of a tool with
+ * confirm.via "operator", as a buggy executor might, so a test shows the
+ * frontend's relay of even the real challenge is refused.
  */
 bool test_hook_is(const char *role, const char *action);
 
@@ -54,7 +57,9 @@ void test_hook_hello_to_frontend(struct record_hello *h);
  * header and 8 zero bytes: stray- (greeted true, once ROLE's hello went)
  * a type PEER never takes from ROLE once greeted; version- (greeted
  * true) version RECORD_VERSION + 1; early- (greeted false, before ROLE's
- * hello) a type PEER takes only after the hello.  Otherwise does nothing.
+ * hello) a type PEER takes only after the hello; approval- (greeted true)
+ * OPERATOR_ANSWER, which the executor takes from the broker alone.
+ * Otherwise does nothing.
  */
 void test_hook_stray(struct channel *ch, const char *role, bool greeted);
 

@@ -254,6 +254,10 @@ channel_encode(const struct channel *ch, enum record_type type,
 		return record_confirm_challenge_encode(rec, out);
 	case RECORD_CONFIRM_ANSWER:
 		return record_confirm_answer_encode(rec, lim, out);
+	case RECORD_OPERATOR_ASK:
+		return record_operator_ask_encode(rec, out);
+	case RECORD_OPERATOR_ANSWER:
+		return record_operator_answer_encode(rec, lim, out);
 	}
 	return RECORD_ERR_TYPE;
 }

@@ -46,7 +46,7 @@ struct channel_peer {
 	enum channel_state start;	/* CHANNEL_HELLO unless no hello comes */
 	uint32_t accept[CHANNEL_STATES];/* CHANNEL_TYPE() sets */
 	uint32_t sends;			/* what this process sends it */
-	channel_handler on[RECORD_CONFIRM_ANSWER + 1];	/* by record type */
+	channel_handler on[RECORD_TYPE_LAST + 1];	/* by record type */
 };
 
 /*

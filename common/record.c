@@ -86,7 +86,7 @@ record_limit(size_t asked, size_t cap)
 static bool
 record_type_known(uint16_t type)
 {
-	return type >= RECORD_HELLO && type <= RECORD_CONFIRM_ANSWER;
+	return type >= RECORD_HELLO && type <= RECORD_TYPE_LAST;
 }
 
 enum record_error

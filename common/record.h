@@ -48,6 +48,11 @@
  *   CONFIRM_ANSWER     u64 call id, u8 verdict (enum record_confirm_verdict),
  *                the challenge as above, u8 retyped (0|1), then when 1 the
  *                text the human typed (only with an accept)
+ *   OPERATOR_ASK       u64 call id, u32 tool index, the challenge as above,
+ *                text the confirmation message (the values as the
+ *                executor renders them, for sp approve --list)
+ *   OPERATOR_ANSWER    u32 the approver's uid (SO_PEERCRED), then a
+ *                CONFIRM_ANSWER's fields (verdict accept or decline only)
  *
  * A record holds nothing else: the decoders refuse a record that is
  * shorter or longer than its fields, of another version or type, with an
@@ -97,7 +102,13 @@ enum record_type {
 					 * ACTION of a tool with confirm */
 	RECORD_CONFIRM_ANSWER = 8,	/* frontend -> executor: the human's
 					 * answer and the challenge it is for */
+	RECORD_OPERATOR_ASK = 9,	/* executor -> broker: a call of a
+					 * tool with confirm.via operator
+					 * waits for sp approve */
+	RECORD_OPERATOR_ANSWER = 10,	/* broker -> executor: an approver's
+					 * answer, its uid read by the broker */
 };
+#define RECORD_TYPE_LAST RECORD_OPERATOR_ANSWER
 
 /*
  * Per-channel maxima, from the policy; each is clamped to its cap above.
@@ -340,6 +351,20 @@ struct record_confirm_answer {
 	struct record_text retyped;	/* at most record_confirm_retyped_max() */
 };
 
+/* Owns message; free with record_operator_ask_free(). */
+struct record_operator_ask {
+	uint64_t call_id;
+	uint32_t tool_index;
+	struct record_confirm_challenge challenge;
+	struct record_text message;	/* at most RECORD_TEXT_CAP bytes */
+};
+
+/* Owns answer.retyped; free with record_operator_answer_free(). */
+struct record_operator_answer {
+	uint32_t approver_uid;
+	struct record_confirm_answer answer;	/* ACCEPT or DECLINE */
+};
+
 /* Every limit at its cap. */
 void record_limits_default(struct record_limits *limits);
 
@@ -430,5 +455,19 @@ enum record_error record_confirm_answer_decode(const uint8_t *data,
     size_t len, const struct record_limits *limits,
     struct record_confirm_answer *out);
 void record_confirm_answer_free(struct record_confirm_answer *a);
+
+enum record_error record_operator_ask_encode(
+    const struct record_operator_ask *in, struct buf *out);
+enum record_error record_operator_ask_decode(const uint8_t *data,
+    size_t len, struct record_operator_ask *out);
+void record_operator_ask_free(struct record_operator_ask *a);
+
+enum record_error record_operator_answer_encode(
+    const struct record_operator_answer *in,
+    const struct record_limits *limits, struct buf *out);
+enum record_error record_operator_answer_decode(const uint8_t *data,
+    size_t len, const struct record_limits *limits,
+    struct record_operator_answer *out);
+void record_operator_answer_free(struct record_operator_answer *a);
 
 #endif

@@ -164,3 +164,100 @@ record_confirm_answer_free(struct record_confirm_answer *a)
 	record_text_free(&a->retyped);
 	memset(a, 0, sizeof(*a));
 }
+
+/* Only a human's yes or no comes from an approver. */
+static enum record_error
+record_operator_check(const struct record_confirm_answer *a)
+{
+	if (a->verdict != RECORD_CONFIRM_ACCEPT &&
+	    a->verdict != RECORD_CONFIRM_DECLINE)
+		return RECORD_ERR_RANGE;
+	return RECORD_OK;
+}
+
+enum record_error
+record_operator_ask_encode(const struct record_operator_ask *in,
+    struct buf *out)
+{
+	struct buf tmp;
+	enum record_error e;
+
+	if ((e = record_begin_encode(&tmp, RECORD_OPERATOR_ASK)) ==
+	    RECORD_OK && (e = buf_put_u64(&tmp, in->call_id)) == RECORD_OK &&
+	    (e = buf_put_u32(&tmp, in->tool_index)) == RECORD_OK &&
+	    (e = record_challenge_put(&tmp, &in->challenge)) == RECORD_OK)
+		e = record_put_text(&tmp, &in->message, RECORD_TEXT_CAP);
+	return record_end_encode(&tmp, out, e);
+}
+
+enum record_error
+record_operator_ask_decode(const uint8_t *data, size_t len,
+    struct record_operator_ask *out)
+{
+	struct buf in;
+	enum record_error e;
+
+	memset(out, 0, sizeof(*out));
+	if ((e = record_begin_decode(&in, data, len, RECORD_OPERATOR_ASK)) ==
+	    RECORD_OK && (e = buf_get_u64(&in, &out->call_id)) == RECORD_OK &&
+	    (e = buf_get_u32(&in, &out->tool_index)) == RECORD_OK &&
+	    (e = record_challenge_get(&in, &out->challenge)) == RECORD_OK &&
+	    (e = record_get_text(&in, RECORD_TEXT_CAP, &out->message)) ==
+	    RECORD_OK && (e = record_end_decode(&in)) == RECORD_OK)
+		return RECORD_OK;
+	record_operator_ask_free(out);
+	return e;
+}
+
+void
+record_operator_ask_free(struct record_operator_ask *a)
+{
+	if (a == NULL)
+		return;
+	record_text_free(&a->message);
+	memset(a, 0, sizeof(*a));
+}
+
+enum record_error
+record_operator_answer_encode(const struct record_operator_answer *in,
+    const struct record_limits *limits, struct buf *out)
+{
+	struct buf tmp;
+	enum record_error e;
+
+	if ((e = record_begin_encode(&tmp, RECORD_OPERATOR_ANSWER)) ==
+	    RECORD_OK &&
+	    (e = record_operator_check(&in->answer)) == RECORD_OK &&
+	    (e = buf_put_u32(&tmp, in->approver_uid)) == RECORD_OK)
+		e = record_answer_put(&tmp, &in->answer, limits);
+	return record_end_encode(&tmp, out, e);
+}
+
+enum record_error
+record_operator_answer_decode(const uint8_t *data, size_t len,
+    const struct record_limits *limits, struct record_operator_answer *out)
+{
+	struct buf in;
+	enum record_error e;
+
+	memset(out, 0, sizeof(*out));
+	if ((e = record_begin_decode(&in, data, len,
+	    RECORD_OPERATOR_ANSWER)) != RECORD_OK)
+		return e;
+	if ((e = buf_get_u32(&in, &out->approver_uid)) == RECORD_OK &&
+	    (e = record_answer_get(&in, limits, &out->answer)) == RECORD_OK &&
+	    (e = record_operator_check(&out->answer)) == RECORD_OK &&
+	    (e = record_end_decode(&in)) == RECORD_OK)
+		return RECORD_OK;
+	record_operator_answer_free(out);
+	return e;
+}
+
+void
+record_operator_answer_free(struct record_operator_answer *a)
+{
+	if (a == NULL)
+		return;
+	record_confirm_answer_free(&a->answer);
+	memset(a, 0, sizeof(*a));
+}

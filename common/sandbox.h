@@ -126,10 +126,13 @@ bool sandbox_load_filter(enum record_role role, const pid_t *children,
  * fd with exactly SANDBOX_AUDIT_LOG_FLAGS and fstatat(2) in it: what
  * following a rotated audit log needs (broker/audit_log.h); the same in
  * state_dir when state_dir is not -1 (broker/state_dir.h); no other
- * directory.
+ * directory.  With an approval socket (broker/approvals.h, not -1):
+ * accept4(2) on approvals_socket alone, getsockopt(2) of SO_PEERCRED and
+ * SO_PEERGROUPS, and unlinkat(2) in approvals_dir, for the socket's own
+ * removal at the session's end.
  */
 bool sandbox_load_broker_filter(const pid_t *children, size_t n_children,
-    int audit_dir, int state_dir);
+    int audit_dir, int state_dir, int approvals_dir, int approvals_socket);
 
 /*
  * Creates a fresh empty directory under parent (mkdtemp), owned by root

@@ -54,6 +54,8 @@ enum filter_pid {
 	PID_EACH_CHILD,
 	FD_AUDIT_DIR,		/* args[0] is one of the broker's directory
 				 * fds: the audit log's, state_dir */
+	FD_APPROVALS_DIR,	/* args[0] is state_dir/approvals' fd */
+	FD_APPROVALS_SOCKET,	/* args[0] is the approval socket */
 };
 
 struct filter_rule {
@@ -229,6 +231,26 @@ static const struct filter_rule broker_rules[] = {
 	    CMP(2, SCMP_CMP_EQ, SANDBOX_AUDIT_LOG_FLAGS, 0) } },
 	{ SCMP_SYS(newfstatat), SCMP_ACT_ALLOW, FD_AUDIT_DIR, 1,
 	  { CMP(0, SCMP_CMP_EQ, 0, 0) } },
+	/*
+	 * Out-of-band approval (broker/approvals.h, docs/internals/
+	 * seccomp.md): sp approve connects to the session's approval
+	 * socket, listening since before this filter.  accept4 only on that
+	 * socket (no other listening socket exists, and none can be made);
+	 * the kernel's identity of the caller (SO_PEERCRED, SO_PEERGROUPS),
+	 * which only reads; and unlinkat in state_dir/approvals alone, not
+	 * a directory (flags 0), so the socket goes with its session.  Added
+	 * only when the session has the socket.
+	 */
+	{ SCMP_SYS(accept4), SCMP_ACT_ALLOW, FD_APPROVALS_SOCKET, 1,
+	  { CMP(0, SCMP_CMP_EQ, 0, 0) } },
+	{ SCMP_SYS(unlinkat), SCMP_ACT_ALLOW, FD_APPROVALS_DIR, 2,
+	  { CMP(0, SCMP_CMP_EQ, 0, 0), CMP(2, SCMP_CMP_EQ, 0, 0) } },
+	{ SCMP_SYS(getsockopt), SCMP_ACT_ALLOW, FD_APPROVALS_SOCKET, 2,
+	  { CMP(1, SCMP_CMP_EQ, SOL_SOCKET, 0),
+	    CMP(2, SCMP_CMP_EQ, SO_PEERCRED, 0) } },
+	{ SCMP_SYS(getsockopt), SCMP_ACT_ALLOW, FD_APPROVALS_SOCKET, 2,
+	  { CMP(1, SCMP_CMP_EQ, SOL_SOCKET, 0),
+	    CMP(2, SCMP_CMP_EQ, SO_PEERGROUPS, 0) } },
 };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -267,7 +289,29 @@ filter_add_pid_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
 struct filter_dirs {
 	int audit;
 	int state;
+	int approvals_dir;
+	int approvals_socket;
 };
+
+/* An approvals rule: args[0] pinned to its fd, unless it compares no fd
+ * (getsockopt: the accepted fds are not known yet); none without one. */
+static int
+filter_add_approvals_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
+    const struct filter_dirs *dirs)
+{
+	struct scmp_arg_cmp args[FILTER_MAX_ARGS];
+	int fd = r->pid_arg0 == FD_APPROVALS_DIR ? dirs->approvals_dir :
+	    dirs->approvals_socket;
+
+	if (fd < 0 || dirs->approvals_socket < 0)
+		return 0;
+	memcpy(args, r->args, sizeof(args));
+	if (r->nr == SCMP_SYS(getsockopt))
+		return seccomp_rule_add_array(ctx, r->action, r->nr,
+		    r->n_args, args);
+	args[0].datum_a = (scmp_datum_t)fd;
+	return seccomp_rule_add_array(ctx, r->action, r->nr, r->n_args, args);
+}
 
 static int
 filter_add_dir_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
@@ -300,6 +344,9 @@ filter_add_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
 	switch (r->pid_arg0) {
 	case FD_AUDIT_DIR:
 		return filter_add_dir_rule(ctx, r, dirs);
+	case FD_APPROVALS_DIR:
+	case FD_APPROVALS_SOCKET:
+		return filter_add_approvals_rule(ctx, r, dirs);
 	case PID_NONE:
 		return seccomp_rule_add_array(ctx, r->action, r->nr,
 		    r->n_args, r->args);
@@ -377,16 +424,17 @@ bool
 sandbox_load_filter(enum record_role role, const pid_t *children,
     size_t n_children)
 {
-	const struct filter_dirs none = { -1, -1 };
+	const struct filter_dirs none = { -1, -1, -1, -1 };
 
 	return filter_load(role, children, n_children, &none);
 }
 
 bool
 sandbox_load_broker_filter(const pid_t *children, size_t n_children,
-    int audit_dir, int state_dir)
+    int audit_dir, int state_dir, int approvals_dir, int approvals_socket)
 {
-	const struct filter_dirs dirs = { audit_dir, state_dir };
+	const struct filter_dirs dirs = { audit_dir, state_dir, approvals_dir,
+	    approvals_socket };
 
 	return filter_load(RECORD_ROLE_BROKER, children, n_children, &dirs);
 }

@@ -281,6 +281,8 @@ confirm_decision_token(enum confirm_decision d)
 	case CONFIRM_REPLAYED: return "replayed";
 	case CONFIRM_WRONG_VALUE: return "wrong-value";
 	case CONFIRM_WITHDRAWN: return "withdrawn";
+	case CONFIRM_OPERATOR_ONLY: return "not-the-operator";
+	case CONFIRM_OPERATOR_DENIED: return "denied";
 	}
 	return "unknown";
 }
@@ -317,6 +319,12 @@ confirm_decision_message(enum confirm_decision d)
 	case CONFIRM_WITHDRAWN:
 		return "cancelled while waiting for confirmation; nothing was "
 		    "sent";
+	case CONFIRM_OPERATOR_ONLY:
+		return "this tool is approved by an operator through sp "
+		    "approve, never through the client; nothing was sent";
+	case CONFIRM_OPERATOR_DENIED:
+		return "an operator denied this action (sp approve --deny); "
+		    "nothing was sent";
 	}
 	return "not confirmed; nothing was sent";
 }

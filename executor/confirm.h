@@ -49,6 +49,8 @@ enum confirm_decision {
 	CONFIRM_REPLAYED,	/* the challenge was already spent */
 	CONFIRM_WRONG_VALUE,	/* the retyped value is not the call's */
 	CONFIRM_WITHDRAWN,	/* the client cancelled the call */
+	CONFIRM_OPERATOR_ONLY,	/* via operator: the frontend answered */
+	CONFIRM_OPERATOR_DENIED,	/* sp approve --deny */
 };
 
 struct confirm_keeper;

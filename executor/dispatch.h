@@ -54,6 +54,10 @@ void dispatch_confirm_answer(struct dispatch *d,
     const struct record_confirm_answer *a);
 
 /* One record from the broker on the control channel. */
+/* An approver's answer, relayed by the broker (section 8.3). */
+void dispatch_operator_answer(struct dispatch *d,
+    const struct record_operator_answer *a);
+
 void dispatch_control_record(struct dispatch *d, const uint8_t *rec,
     size_t len);
 

@@ -15,10 +15,31 @@
 #include <cjson/cJSON.h>
 #include <event2/event.h>
 
+#include "child/test_hook.h"
 #include "common/exit.h"
 #include "common/log.h"
 #include "executor/dispatch_int.h"
 #include "policy/audit_args.h"
+#include "policy/buf.h"
+#include "policy/expand.h"
+
+/* What sp approve --list shows of a value, and of the whole message, in
+ * code points (as the client's question is cut: frontend/mcp_confirm.c). */
+#define DISPATCH_OPERATOR_VALUE_CHARS 120
+#define DISPATCH_OPERATOR_MESSAGE_CHARS 500
+#define DISPATCH_OPERATOR_BUILD_BYTES 65536
+
+/* The byte length of s's first max code points (s is UTF-8). */
+static size_t
+dispatch_operator_cut(const char *s, size_t len, size_t max)
+{
+	size_t i, chars = 0;
+
+	for (i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && ++chars > max)
+			break;
+	return i;
+}
 
 /* The shape of what the human typed: "string(N)", never the text. */
 static char *
@@ -88,6 +109,119 @@ dispatch_confirm_on_expiry(evutil_socket_t fd, short what, void *arg)
 	dispatch_confirm_deny(c, CONFIRM_EXPIRED, NULL);
 }
 
+/* The value as text, cut after DISPATCH_OPERATOR_VALUE_CHARS code points;
+ * sp approve shows it escaped (broker/approvals.h). */
+static bool
+dispatch_operator_value(struct policy_buf *b, const struct policy_param *p,
+    const struct value *v)
+{
+	struct policy_buf text;
+	size_t i;
+	bool ok;
+
+	if (v->kind == VALUE_ABSENT)
+		return true;
+	policy_buf_init(&text, DISPATCH_OPERATOR_BUILD_BYTES);
+	ok = expand_value_text(p, v, &text);
+	i = ok ? dispatch_operator_cut(text.data != NULL ? text.data : "",
+	    text.len, DISPATCH_OPERATOR_VALUE_CHARS) : 0;
+	ok = ok && policy_buf_append(b, text.data != NULL ? text.data : "", i) &&
+	    (i == text.len || policy_buf_append_str(b, "..."));
+	policy_buf_free(&text);
+	return ok;
+}
+
+/*
+ * The question as the client would be asked it: the template, or the
+ * title and each value by name.  Rendered here, not by the frontend, so
+ * what an approver reads comes from the values this executor holds.
+ */
+static char *
+dispatch_operator_message(const struct dispatch_call *c)
+{
+	const struct policy_tool *t = c->tool;
+	const struct policy_template *m = &t->confirm_spec.message;
+	struct policy_buf b;
+	const char *sep = ": ";
+	size_t i, k, n;
+	bool ok = true;
+	char *out;
+
+	policy_buf_init(&b, DISPATCH_OPERATOR_BUILD_BYTES);
+	if (t->confirm_spec.has_message) {
+		for (i = 0; ok && i < m->part_count; i++) {
+			k = m->parts[i].param_index;
+			ok = m->parts[i].is_param ? k < c->arg_count &&
+			    dispatch_operator_value(&b, &t->params[k],
+			    &c->args[k]) : policy_buf_append(&b,
+			    m->parts[i].literal, m->parts[i].literal_len);
+		}
+	} else {
+		ok = policy_buf_printf(&b, "Allow %s", t->title != NULL ?
+		    t->title : t->name);
+		for (i = 0; ok && i < t->param_count && i < c->arg_count; i++) {
+			if (c->args[i].kind == VALUE_ABSENT)
+				continue;
+			ok = policy_buf_printf(&b, "%s%s = ", sep,
+			    t->params[i].name) && dispatch_operator_value(&b,
+			    &t->params[i], &c->args[i]);
+			sep = ", ";
+		}
+		ok = ok && policy_buf_append_str(&b, "?");
+	}
+	if (!ok || (out = policy_buf_steal(&b, &n)) == NULL) {
+		policy_buf_free(&b);
+		return NULL;
+	}
+	/* the whole cut as the client's question is */
+	if ((k = dispatch_operator_cut(out, n, DISPATCH_OPERATOR_MESSAGE_CHARS))
+	    < n)
+		memcpy(out + k, "\0", 1);
+	return out;
+}
+
+/* via operator: the broker lists the call for sp approve. */
+static bool
+dispatch_operator_ask(struct dispatch_call *c,
+    const struct record_confirm_challenge *challenge)
+{
+	struct record_operator_ask ask;
+	bool ok;
+
+	memset(&ask, 0, sizeof(ask));
+	ask.call_id = c->call_id;
+	ask.tool_index = c->tool_index;
+	ask.challenge = *challenge;
+	if ((ask.message.ptr = dispatch_operator_message(c)) == NULL) {
+		log_error("call %llu: the approval message could not be built",
+		    (unsigned long long)c->call_id);
+		return false;
+	}
+	/* 500 code points: at most 2000 bytes, within RECORD_TEXT_CAP */
+	ask.message.len = strlen(ask.message.ptr);
+	ok = channel_send(c->d->ctx->chan, RECORD_ROLE_BROKER,
+	    RECORD_OPERATOR_ASK, &ask);
+	free(ask.message.ptr);
+	return ok;
+}
+
+/* Where the challenge goes: the frontend (the client asks), or the
+ * broker (an operator answers through sp approve; the frontend never
+ * sees it, save in the test build's leak). */
+static bool
+dispatch_confirm_send(struct dispatch_call *c,
+    const struct record_confirm_challenge_msg *m)
+{
+	if (!c->tool->confirm_spec.via_operator)
+		return channel_send(c->d->ctx->chan, RECORD_ROLE_FRONTEND,
+		    RECORD_CONFIRM_CHALLENGE, m);
+	if (test_hook_is("executor", "operator-leak") &&
+	    !channel_send(c->d->ctx->chan, RECORD_ROLE_FRONTEND,
+	    RECORD_CONFIRM_CHALLENGE, m))
+		return false;
+	return dispatch_operator_ask(c, &m->challenge);
+}
+
 bool
 dispatch_confirm_ask(struct dispatch_call *c)
 {
@@ -108,8 +242,7 @@ dispatch_confirm_ask(struct dispatch_call *c)
 		return false;
 	}
 	if (!dispatch_confirm_audit(c, CONFIRM_ASKED, NULL) ||
-	    !channel_send(d->ctx->chan, RECORD_ROLE_FRONTEND,
-	    RECORD_CONFIRM_CHALLENGE, &m)) {
+	    !dispatch_confirm_send(c, &m)) {
 		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0, "the executor "
 		    "could not ask for a confirmation; nothing was sent");
 		return false;
@@ -150,8 +283,36 @@ dispatch_confirm_answer(struct dispatch *d,
 		    "one; ignored", (unsigned long long)a->call_id);
 		return;
 	}
+	/* via operator: whatever the frontend relays is not an approval */
+	if (c->tool->confirm_spec.via_operator)
+		decision = CONFIRM_OPERATOR_ONLY;
+	else
+		decision = confirm_verify(d->confirm, d->ctx, c->tool_index,
+		    c->args, c->arg_count, a);
+	if (decision == CONFIRM_ACCEPTED)
+		dispatch_confirm_go(c, a);
+	else
+		dispatch_confirm_deny(c, decision, a);
+}
+
+void
+dispatch_operator_answer(struct dispatch *d,
+    const struct record_operator_answer *oa)
+{
+	const struct record_confirm_answer *a = &oa->answer;
+	struct dispatch_call *c = dispatch_call_find(d, a->call_id);
+	enum confirm_decision decision;
+
+	if (c == NULL || c->state != CALL_WAITING_CONFIRM ||
+	    !c->tool->confirm_spec.via_operator) {
+		log_warn("approval for call %llu, which is not waiting for "
+		    "one; ignored", (unsigned long long)a->call_id);
+		return;
+	}
 	decision = confirm_verify(d->confirm, d->ctx, c->tool_index, c->args,
 	    c->arg_count, a);
+	if (decision == CONFIRM_DECLINED)
+		decision = CONFIRM_OPERATOR_DENIED;
 	if (decision == CONFIRM_ACCEPTED)
 		dispatch_confirm_go(c, a);
 	else

@@ -203,6 +203,25 @@ executor_confirm_answer(void *arg, enum record_role from, const uint8_t *rec,
 	return ex->status == 0;
 }
 
+/* An approver's answer: only the broker, which read its uid, sends one. */
+static bool
+executor_operator_answer(void *arg, enum record_role from,
+    const uint8_t *rec, size_t len)
+{
+	struct executor *ex = arg;
+	struct record_operator_answer a;
+
+	(void)from;
+	if (record_operator_answer_decode(rec, len, &ex->ctx.limits, &a) !=
+	    RECORD_OK) {
+		log_error("the broker sent an undecodable approval");
+		return true;
+	}
+	dispatch_operator_answer(ex->dispatch, &a);
+	record_operator_answer_free(&a);
+	return ex->status == 0;
+}
+
 /* The frontend's hello, answered to the broker and the frontend. */
 static bool
 executor_hello(void *arg, enum record_role from, const uint8_t *rec,
@@ -283,11 +302,16 @@ static const struct channel_peer executor_peers[] = {
 		.role = RECORD_ROLE_BROKER,
 		.start = CHANNEL_READY,		/* the broker sends no hello */
 		.accept = {
-			[CHANNEL_READY] = CHANNEL_TYPE(RECORD_AUDIT_ACK),
+			[CHANNEL_READY] = CHANNEL_TYPE(RECORD_AUDIT_ACK) |
+			    CHANNEL_TYPE(RECORD_OPERATOR_ANSWER),
 		},
 		.sends = CHANNEL_TYPE(RECORD_HELLO) |
-		    CHANNEL_TYPE(RECORD_AUDIT_EVENT),
-		.on = { [RECORD_AUDIT_ACK] = executor_ack },
+		    CHANNEL_TYPE(RECORD_AUDIT_EVENT) |
+		    CHANNEL_TYPE(RECORD_OPERATOR_ASK),
+		.on = {
+			[RECORD_AUDIT_ACK] = executor_ack,
+			[RECORD_OPERATOR_ANSWER] = executor_operator_answer,
+		},
 	},
 };
 

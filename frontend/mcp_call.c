@@ -10,6 +10,11 @@
 #include "policy/args.h"
 #include "policy/authz.h"
 
+static const char *mcp_call_progress_message(const struct mcp_session *s,
+    const struct mcp_call *call);
+static bool mcp_call_progress_line(struct mcp_call *call, const char *message,
+    struct mcp_output *out);
+
 #define MCP_NAMES_LIST_MAX 2048	/* bytes of tool names in a -32602 message */
 
 /* Appends a tool result the session made itself (no record was sent). */
@@ -138,8 +143,15 @@ mcp_call_send(struct mcp_session *s, const struct jsonrpc_id *id,
 	call->call_id = a.call_id;
 	call->tool_index = tool_index;
 	s->inflight++;
-	return mcp_confirm_prepare(s, call, &s->policy->tools[tool_index],
-	    values, params);
+	if (!mcp_confirm_prepare(s, call, &s->policy->tools[tool_index],
+	    values, params))
+		return false;
+	/* told at once, not at the first tick, that a person must act */
+	if (s->policy->tools[tool_index].confirm_spec.via_operator &&
+	    call->progress_token.kind != JSONRPC_ID_NULL)
+		return mcp_call_progress_line(call,
+		    mcp_call_progress_message(s, call), out);
+	return true;
 }
 
 static bool
@@ -520,9 +532,24 @@ mcp_session_executor_lost(struct mcp_session *s, struct mcp_output *out)
 	return ok;
 }
 
+/* What a call waits for, in its progress notifications: an operator's
+ * sp approve (docs/design.md section 8.3), or the call itself. */
+static const char *
+mcp_call_progress_message(const struct mcp_session *s,
+    const struct mcp_call *call)
+{
+	const struct policy_tool *t = &s->policy->tools[call->tool_index];
+
+	if (t->confirm && t->confirm_spec.via_operator)
+		return "waiting for an operator's approval (sp approve), "
+		    "outside this session";
+	return "the call is still running";
+}
+
 /* One notifications/progress for call, its value one above the last. */
 static bool
-mcp_call_progress_line(struct mcp_call *call, struct mcp_output *out)
+mcp_call_progress_line(struct mcp_call *call, const char *message,
+    struct mcp_output *out)
 {
 	cJSON *params = cJSON_CreateObject();
 	cJSON *token = jsonrpc_id_to_json(&call->progress_token);
@@ -534,8 +561,7 @@ mcp_call_progress_line(struct mcp_call *call, struct mcp_output *out)
 	}
 	if (token == NULL || cJSON_AddNumberToObject(params, "progress",
 	    (double)(call->progress + 1)) == NULL ||
-	    cJSON_AddStringToObject(params, "message",
-	    "the call is still running") == NULL) {
+	    cJSON_AddStringToObject(params, "message", message) == NULL) {
 		log_error("out of memory");
 		cJSON_Delete(params);
 		return false;
@@ -556,7 +582,8 @@ mcp_session_progress(struct mcp_session *s, struct mcp_output *out)
 		if (!call->used || call->cancelled ||
 		    call->progress_token.kind == JSONRPC_ID_NULL)
 			continue;
-		if (!mcp_call_progress_line(call, out))
+		if (!mcp_call_progress_line(call,
+		    mcp_call_progress_message(s, call), out))
 			return false;
 	}
 	return true;

@@ -296,6 +296,10 @@ canon_confirm(struct policy_buf *b, const struct policy_tool *tool)
 		canon_str(b, 'R', tool->params[c->retype].name);
 	if (c->has_message)
 		canon_template(b, tool, &c->message);
+	/* who may approve is the host's business, not the catalog's; that
+	 * the client waits for an operator is the client's */
+	if (c->via_operator)
+		canon_int(b, 'P', 1);
 }
 
 static bool

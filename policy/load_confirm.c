@@ -3,8 +3,9 @@
  * { message, retype, via, timeout_s }.  The message is a template over
  * the tool's params (a placeholder there does not count as a use of its
  * param: the action must still use every param); retype names a
- * required param; via "client" is the only way built, so "operator" is
- * refused with a message rather than accepted and ignored.
+ * required param; via is "client" (the MCP client asks) or "operator"
+ * (sp approve, section 8.3), which needs approvers and state_dir (where
+ * the approval sockets live).
  */
 #include "config.h"
 
@@ -72,8 +73,58 @@ confirm_retype(struct load_ctx *ctx, const cJSON *obj,
 		tool->confirm_spec.retype = i;
 }
 
+/* A list of uids or gids, each within uid_t without (uid_t)-1. */
 static void
-confirm_via(struct load_ctx *ctx, const cJSON *obj)
+confirm_ids(struct load_ctx *ctx, const cJSON *obj, const char *key,
+    uint32_t **out, size_t *count)
+{
+	const cJSON *list = ctx_member(ctx, obj, key, false), *e;
+	int64_t v;
+
+	if (list == NULL)
+		return;
+	if (!cJSON_IsArray(list)) {
+		ctx_error(ctx, list, "must be an array of ids");
+		return;
+	}
+	*out = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(**out));
+	if (*out == NULL) {
+		ctx_out_of_memory(ctx);
+		return;
+	}
+	cJSON_ArrayForEach(e, list)
+		if (ctx_integer_value(ctx, e, 0, UINT32_MAX - 1, &v))
+			(*out)[(*count)++] = (uint32_t)v;
+}
+
+static void
+confirm_approvers(struct load_ctx *ctx, const cJSON *obj,
+    struct policy_tool *tool)
+{
+	static const char *const keys[] = { "uid", "gid", NULL };
+	const cJSON *m = ctx_member(ctx, obj, "approvers", false);
+	struct policy_confirm *c = &tool->confirm_spec;
+
+	if (m == NULL) {
+		if (c->via_operator)
+			ctx_error(ctx, obj, "via \"operator\" needs approvers: "
+			    "{ \"uid\": [...], \"gid\": [...] }, who may "
+			    "run sp approve for this tool");
+		return;
+	}
+	if (!ctx_require_object(ctx, m))
+		return;
+	ctx_known_keys(ctx, m, keys);
+	confirm_ids(ctx, m, "uid", &c->approver_uids, &c->approver_uid_count);
+	confirm_ids(ctx, m, "gid", &c->approver_gids, &c->approver_gid_count);
+	if (!c->via_operator)
+		ctx_error(ctx, m, "approvers are for via \"operator\"");
+	else if (c->approver_uid_count + c->approver_gid_count == 0)
+		ctx_error(ctx, m, "names nobody: at least one uid or gid");
+}
+
+static void
+confirm_via(struct load_ctx *ctx, const cJSON *obj, struct policy_tool *tool)
 {
 	const cJSON *m = ctx_member(ctx, obj, "via", false);
 
@@ -81,12 +132,14 @@ confirm_via(struct load_ctx *ctx, const cJSON *obj)
 		return;
 	if (cJSON_IsString(m) && strcmp(m->valuestring, "client") == 0)
 		return;
-	if (cJSON_IsString(m) && strcmp(m->valuestring, "operator") == 0)
-		ctx_error(ctx, m, "\"operator\" (an approval by another person "
-		    "through sp approve) is not built in this version; use "
-		    "\"client\"");
-	else
-		ctx_error(ctx, m, "must be \"client\"");
+	if (!cJSON_IsString(m) || strcmp(m->valuestring, "operator") != 0) {
+		ctx_error(ctx, m, "must be \"client\" or \"operator\"");
+		return;
+	}
+	tool->confirm_spec.via_operator = true;
+	if (ctx->policy->state_dir == NULL)
+		ctx_error(ctx, m, "\"operator\" needs a state_dir: the "
+		    "approval sockets are made in state_dir/approvals/");
 }
 
 static void
@@ -94,13 +147,19 @@ confirm_object(struct load_ctx *ctx, const cJSON *obj,
     struct policy_tool *tool)
 {
 	static const char *const keys[] = { "message", "retype", "via",
-	    "timeout_s", NULL };
+	    "approvers", "others_only", "timeout_s", NULL };
 	int64_t timeout = POLICY_CONFIRM_TIMEOUT_DEFAULT;
 
 	ctx_known_keys(ctx, obj, keys);
 	confirm_message(ctx, obj, tool);
 	confirm_retype(ctx, obj, tool);
-	confirm_via(ctx, obj);
+	confirm_via(ctx, obj, tool);
+	confirm_approvers(ctx, obj, tool);
+	if (ctx_member(ctx, obj, "others_only", false) != NULL &&
+	    !tool->confirm_spec.via_operator)
+		ctx_error(ctx, ctx_member(ctx, obj, "others_only", false),
+		    "others_only is for via \"operator\"");
+	ctx_bool(ctx, obj, "others_only", &tool->confirm_spec.others_only);
 	if (ctx_integer(ctx, obj, "timeout_s", 1, POLICY_CONFIRM_TIMEOUT_MAX,
 	    &timeout))
 		tool->confirm_spec.timeout_s = (uint32_t)timeout;
@@ -122,7 +181,7 @@ load_confirm(struct load_ctx *ctx, const cJSON *tool_obj,
 	}
 	if (!cJSON_IsObject(m)) {
 		ctx_error(ctx, m, "must be true, false or an object with "
-		    "message, retype, via, timeout_s");
+		    "message, retype, via, approvers, others_only, timeout_s");
 		return;
 	}
 	tool->confirm = true;

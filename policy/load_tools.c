@@ -607,6 +607,8 @@ load_free_tool(struct policy_tool *t)
 		load_free_param(&t->params[i]);
 	free(t->params);
 	template_free(&t->confirm_spec.message);
+	free(t->confirm_spec.approver_uids);
+	free(t->confirm_spec.approver_gids);
 	free(t->limits.max_distinct);
 	free(t->idem_header);
 }

@@ -163,6 +163,13 @@ struct policy_confirm {
 	struct policy_template message;	/* placeholders name params */
 	size_t retype;			/* param index, or _NO_RETYPE */
 	uint32_t timeout_s;		/* 1..POLICY_CONFIRM_TIMEOUT_MAX */
+	/* via "operator" (section 8.3): sp approve, not the client */
+	bool via_operator;
+	uint32_t *approver_uids;	/* owned; any of these uids */
+	size_t approver_uid_count;
+	uint32_t *approver_gids;	/* owned; or a member of these */
+	size_t approver_gid_count;
+	bool others_only;		/* never the requester's own uid */
 };
 
 struct policy_tool {

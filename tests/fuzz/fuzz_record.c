@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for every record decoder.  Each input goes to all eight
+ * libFuzzer target for every record decoder.  Each input goes to all ten
  * decoders; the one whose type it carries must either refuse it or give a
  * struct that encodes back to exactly the input bytes (the encoding is
  * canonical) and decodes again to an equal struct.
@@ -180,6 +180,54 @@ fuzz_answer(const uint8_t *data, size_t size, const struct record_limits *l)
 	buf_free(&out);
 }
 
+static void
+fuzz_op_ask(const uint8_t *data, size_t size)
+{
+	struct record_operator_ask a, b;
+	struct buf out;
+
+	if (record_operator_ask_decode(data, size, &a) != RECORD_OK)
+		return;
+	buf_init_writer(&out, RECORD_MAX_BYTES);
+	if (record_operator_ask_encode(&a, &out) != RECORD_OK)
+		abort();
+	fuzz_same_bytes(&out, data, size);
+	if (record_operator_ask_decode(buf_ptr(&out), buf_len(&out), &b) !=
+	    RECORD_OK || a.call_id != b.call_id ||
+	    a.tool_index != b.tool_index ||
+	    memcmp(&a.challenge, &b.challenge, sizeof(a.challenge)) != 0 ||
+	    a.message.len != b.message.len || (a.message.len > 0 &&
+	    memcmp(a.message.ptr, b.message.ptr, a.message.len) != 0))
+		abort();
+	record_operator_ask_free(&a);
+	record_operator_ask_free(&b);
+	buf_free(&out);
+}
+
+static void
+fuzz_op_answer(const uint8_t *data, size_t size,
+    const struct record_limits *l)
+{
+	struct record_operator_answer a, b;
+	struct buf out;
+
+	if (record_operator_answer_decode(data, size, l, &a) != RECORD_OK)
+		return;
+	buf_init_writer(&out, RECORD_MAX_BYTES);
+	if (record_operator_answer_encode(&a, l, &out) != RECORD_OK)
+		abort();
+	fuzz_same_bytes(&out, data, size);
+	if (record_operator_answer_decode(buf_ptr(&out), buf_len(&out), l,
+	    &b) != RECORD_OK || a.approver_uid != b.approver_uid ||
+	    a.answer.call_id != b.answer.call_id ||
+	    a.answer.verdict != b.answer.verdict ||
+	    a.answer.retyped.len != b.answer.retyped.len)
+		abort();
+	record_operator_answer_free(&a);
+	record_operator_answer_free(&b);
+	buf_free(&out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
@@ -203,5 +251,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_ack(data, size);
 	fuzz_challenge(data, size);
 	fuzz_answer(data, size, &limits);
+	fuzz_op_ask(data, size);
+	fuzz_op_answer(data, size, &limits);
 	return 0;
 }

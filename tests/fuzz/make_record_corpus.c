@@ -181,6 +181,29 @@ seeds_confirm(const char *dir)
 	    record_confirm_answer_encode(&a, &l, &b), &b));
 }
 
+static int
+seeds_operator(const char *dir)
+{
+	struct record_limits l = limits_default();
+	struct record_operator_ask ask = { .call_id = 3, .tool_index = 1,
+	    .challenge = { .expiry_ms = 120000 },
+	    .message = { (char *)"Delete \"$(id)\"?", 15 } };
+	struct record_operator_answer ans = { .approver_uid = 1001,
+	    .answer = { .call_id = 3, .verdict = RECORD_CONFIRM_ACCEPT,
+	    .has_retyped = true, .retyped = { (char *)"-7", 2 } } };
+	struct buf b;
+	int rc;
+
+	memset(ask.challenge.mac, 0x6d, sizeof(ask.challenge.mac));
+	ans.answer.challenge = ask.challenge;
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	rc = seed_write(dir, "operator-ask", seed_encoded(
+	    record_operator_ask_encode(&ask, &b), &b));
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	return rc | seed_write(dir, "operator-answer", seed_encoded(
+	    record_operator_answer_encode(&ans, &l, &b), &b));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -190,7 +213,7 @@ main(int argc, char **argv)
 	}
 	if ((seeds_small(argv[1]) | seeds_action(argv[1]) |
 	    seeds_result(argv[1]) | seeds_event(argv[1]) |
-	    seeds_confirm(argv[1])) != 0)
+	    seeds_confirm(argv[1]) | seeds_operator(argv[1])) != 0)
 		return 1;
 	return 0;
 }

@@ -3,6 +3,7 @@
 they name exist (as root: checked --user daemon, as a service user would
 run them); broken policies exit 78 with one FILE:LINE:COL line per problem
 on stderr; nothing is ever written to stdout."""
+import json
 import os
 import re
 import shutil
@@ -248,6 +249,40 @@ def run_all(root):
     r = sp("check", "--bogus")
     check("unknown option: usage, exit 64", r.returncode == 64 and
           "usage: sp check [--config FILE] [--user NAME]" in r.stderr, r.stderr)
+
+    # confirm.via "operator" (sp approve): approvers and state_dir needed.
+    op = write(root, "operator.json", """{
+  "sallyport": 1,
+  "targets": { "api": { "type": "http", "base_url": "http://127.0.0.1:9" } },
+  "tools": [
+    { "name": "wipe", "description": "Wipe.", "target": "api",
+      "scope": "w", "mutating": true,
+      "confirm": { "via": "operator", "others_only": true },
+      "http": { "method": "POST", "path": "/wipe" } }
+  ],
+  "profiles": { "p": { "scopes": ["w"] } }
+}
+""")
+    r = sp("check", "--config", op)
+    check("via operator without approvers or state_dir: exit 78, both said",
+          r.returncode == 78 and r.stderr.splitlines() == [
+              op + ':7:18: tools[0].confirm: via "operator" needs '
+              'approvers: { "uid": [...], "gid": [...] }, who may run sp '
+              'approve for this tool',
+              op + ':7:27: tools[0].confirm.via: "operator" needs a '
+              'state_dir: the approval sockets are made in '
+              'state_dir/approvals/'], r.stderr)
+    state = os.path.join(root, "state")
+    os.makedirs(state, exist_ok=True)
+    with open(op, encoding="utf-8") as f:
+        text = f.read()
+    text = text.replace('"sallyport": 1,', '"sallyport": 1, "state_dir": '
+                        + json.dumps(state) + ',').replace(
+        '"others_only": true', '"others_only": true, "approvers": '
+        '{ "gid": [2001], "uid": [0] }')
+    op = write(root, "operator.json", text)
+    r = sp("check", "--config", op)
+    check("... with both: ok", r.returncode == 0, r.stderr)
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@ channel's state, in the version it speaks, and ends on anything else
 with one line naming the peer, the state and what was wrong.  The test
 build's stray hooks (child/test_hook.h) make one process send another a
 header past its own table: a type the receiver never takes once greeted,
-a type it takes only after the hello (sent before it), or the next
-protocol version.  The receiver must end the session with status 70; an
+a type it takes only after the hello (sent before it), the next
+protocol version, or an operator's approval (OPERATOR_ANSWER), which the
+executor takes from the broker alone.  The receiver must end the session with status 70; an
 executor that refused a record acts on nothing (a real HTTP target counts
 zero requests, though a call was sent), and what it refused from a
 greeted frontend is audited as a violation (before its own hello the
@@ -43,6 +44,9 @@ CASES = [
      "channel executor (ready): " + VERSION, None),
     ("frontend:stray-executor", "executor",
      "channel frontend (ready): record type 1 not permitted",
+     "unexpected-record"),
+    ("frontend:approval-executor", "executor",
+     "channel frontend (ready): record type 10 not permitted",
      "unexpected-record"),
     ("frontend:early-executor", "executor",
      "channel frontend (hello): record type 2 not permitted", None),

@@ -92,14 +92,65 @@ Test(load_confirm, retype_names_a_required_param)
 	    "tools[0].confirm.retype: must be the name of a param");
 }
 
-Test(load_confirm, via_operator_is_refused_as_not_built)
+/* via operator needs state_dir (the approval sockets live there). */
+#define OPERATOR(c) HEAD "\"state_dir\": \"/var/lib/sallyport\",\n" T_HTTP \
+	TOOL_HEAD NOTE_USED "\"mutating\": true, \"confirm\": " c "}]}"
+
+Test(load_confirm, via_operator_loads_approvers_and_others_only)
 {
-	expect_only(CONFIRM("{\"via\": \"operator\"}"), "\"operator\"",
-	    "tools[0].confirm.via: \"operator\" (an approval by another "
-	    "person through sp approve) is not built in this version; use "
-	    "\"client\"");
+	struct policy *p = load_ok(OPERATOR("{\"via\": \"operator\", "
+	    "\"approvers\": {\"uid\": [1001, 0], \"gid\": [2001]}, "
+	    "\"others_only\": true, \"retype\": \"qty\", \"timeout_s\": 300}"));
+	const struct policy_confirm *c = &p->tools[0].confirm_spec;
+
+	cr_assert(c->via_operator);
+	cr_assert(c->others_only);
+	cr_assert_eq(c->approver_uid_count, 2);
+	cr_assert_eq(c->approver_uids[0], 1001);
+	cr_assert_eq(c->approver_uids[1], 0);
+	cr_assert_eq(c->approver_gid_count, 1);
+	cr_assert_eq(c->approver_gids[0], 2001);
+	cr_assert_eq(c->timeout_s, 300);
+	policy_free(p);
+	p = load_ok(OPERATOR("{\"via\": \"operator\", \"approvers\": "
+	    "{\"gid\": [2001]}}"));
+	cr_assert_not(p->tools[0].confirm_spec.others_only);
+	policy_free(p);
+}
+
+Test(load_confirm, via_operator_needs_approvers_and_state_dir)
+{
+	expect_only(OPERATOR("{\"via\": \"operator\"}"), "{\"via\"",
+	    "tools[0].confirm: via \"operator\" needs approvers: { \"uid\": "
+	    "[...], \"gid\": [...] }, who may run sp approve for this tool");
+	expect_only(OPERATOR("{\"via\": \"operator\", \"approvers\": {}}"),
+	    "{}}", "tools[0].confirm.approvers: names nobody: at least one "
+	    "uid or gid");
+	expect_only(OPERATOR("{\"via\": \"operator\", \"approvers\": "
+	    "{\"uid\": [], \"gid\": []}}"), "{\"uid\": []",
+	    "tools[0].confirm.approvers: names nobody: at least one uid or gid");
+	expect_only(CONFIRM("{\"via\": \"operator\", \"approvers\": "
+	    "{\"gid\": [2001]}}"), "\"operator\"",
+	    "tools[0].confirm.via: \"operator\" needs a state_dir: the "
+	    "approval sockets are made in state_dir/approvals/");
+	expect_among(OPERATOR("{\"via\": \"operator\", \"approvers\": "
+	    "{\"uid\": [-1]}}"), "-1", "tools[0].confirm.approvers.uid[0]: "
+	    "must be between 0 and 4294967294");
+	expect_among(OPERATOR("{\"via\": \"operator\", \"approvers\": "
+	    "{\"user\": [1]}}"), "\"user\"",
+	    "tools[0].confirm.approvers: unknown key \"user\"");
+}
+
+Test(load_confirm, approvers_and_others_only_are_for_operator)
+{
+	expect_only(OPERATOR("{\"approvers\": {\"gid\": [2001]}}"),
+	    "{\"gid\"", "tools[0].confirm.approvers: approvers are for "
+	    "via \"operator\"");
+	expect_only(OPERATOR("{\"others_only\": true}"), "true}",
+	    "tools[0].confirm.others_only: others_only is for via "
+	    "\"operator\"");
 	expect_only(CONFIRM("{\"via\": \"phone\"}"), "\"phone\"",
-	    "tools[0].confirm.via: must be \"client\"");
+	    "tools[0].confirm.via: must be \"client\" or \"operator\"");
 }
 
 Test(load_confirm, timeout_and_keys_and_form)
@@ -113,5 +164,5 @@ Test(load_confirm, timeout_and_keys_and_form)
 	    "did you mean \"retype\"?");
 	expect_only(CONFIRM("\"yes\""), "\"yes\"",
 	    "tools[0].confirm: must be true, false or an object with message, "
-	    "retype, via, timeout_s");
+	    "retype, via, approvers, others_only, timeout_s");
 }

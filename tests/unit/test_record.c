@@ -67,6 +67,32 @@ DECODE_WRAPPER(challenge, struct record_confirm_challenge_msg,
 DECODE_WRAPPER(answer, struct record_confirm_answer,
     record_confirm_answer_decode(d, n, l, &out),
     record_confirm_answer_free(&out))
+DECODE_WRAPPER(op_ask, struct record_operator_ask,
+    record_operator_ask_decode(d, n, &out), record_operator_ask_free(&out))
+DECODE_WRAPPER(op_answer, struct record_operator_answer,
+    record_operator_answer_decode(d, n, l, &out),
+    record_operator_answer_free(&out))
+
+static struct sample
+encode_op_ask(const struct record_operator_ask *a)
+{
+	struct buf b;
+
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	cr_assert_eq(record_operator_ask_encode(a, &b), RECORD_OK);
+	return sample_take(&b);
+}
+
+static struct sample
+encode_op_answer(const struct record_operator_answer *a,
+    const struct record_limits *l)
+{
+	struct buf b;
+
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	cr_assert_eq(record_operator_answer_encode(a, l, &b), RECORD_OK);
+	return sample_take(&b);
+}
 
 static struct sample
 encode_challenge(const struct record_confirm_challenge_msg *m)
@@ -114,6 +140,9 @@ cases_fill(struct kind_case *c)
 	struct record_confirm_answer answer = { .call_id = 9,
 	    .verdict = RECORD_CONFIRM_ACCEPT, .has_retyped = true,
 	    .retyped = { (char *)"RT:\"$(id)\" \xc3\xa9", 12 } };
+	struct record_operator_ask op_ask = { .call_id = 11, .tool_index = 2,
+	    .message = { (char *)"OM:Create 3 x \"$(id)\"\n-x", 24 } };
+	struct record_operator_answer op_answer = { .approver_uid = 1001 };
 
 	fingerprint("hello", hello.fingerprint);
 	sample_action_fill(&action, args);
@@ -142,9 +171,15 @@ cases_fill(struct kind_case *c)
 	    encode_challenge(&challenge), { NULL } };
 	c[8] = (struct kind_case){ "confirm answer", RECORD_CONFIRM_ANSWER,
 	    decode_answer, encode_answer(&answer, &l), { "RT:" } };
+	op_ask.challenge = challenge.challenge;
+	op_answer.answer = answer;
+	c[9] = (struct kind_case){ "operator ask", RECORD_OPERATOR_ASK,
+	    decode_op_ask, encode_op_ask(&op_ask), { "OM:" } };
+	c[10] = (struct kind_case){ "operator answer", RECORD_OPERATOR_ANSWER,
+	    decode_op_answer, encode_op_answer(&op_answer, &l), { "RT:" } };
 }
 
-#define CASE_COUNT 9
+#define CASE_COUNT 11
 
 static void
 cases_free(struct kind_case *c)
@@ -319,7 +354,7 @@ Test(record_all, peek_names_the_type_of_each_sample)
 		cr_assert_eq(version, RECORD_VERSION);
 		cr_assert_eq(record_peek(c[i].s.bytes, 3, NULL, NULL),
 		    RECORD_ERR_SHORT);
-		put_u16_at(c[i].s.bytes + 2, RECORD_CONFIRM_ANSWER + 1);
+		put_u16_at(c[i].s.bytes + 2, RECORD_TYPE_LAST + 1);
 		cr_assert_eq(record_peek(c[i].s.bytes, c[i].s.len, &version,
 		    &type), RECORD_ERR_TYPE);
 		put_u16_at(c[i].s.bytes + 2, 0);
@@ -515,6 +550,10 @@ decoder_for(enum record_type type)
 		return decode_challenge;
 	case RECORD_CONFIRM_ANSWER:
 		return decode_answer;
+	case RECORD_OPERATOR_ASK:
+		return decode_op_ask;
+	case RECORD_OPERATOR_ANSWER:
+		return decode_op_answer;
 	}
 	return NULL;
 }

@@ -183,3 +183,78 @@ Test(record_confirm, retyped_bound_is_the_string_bound_with_a_floor)
 	    RECORD_ERR_TOO_LONG);
 	buf_free(&b);
 }
+
+/* An approver says yes or no: nothing else travels as OPERATOR_ANSWER,
+ * and its uid comes first, before the answer's own fields. */
+Test(record_confirm, operator_answer_is_accept_or_decline_with_a_uid)
+{
+	struct record_limits l = limits();
+	struct record_operator_answer in, out;
+	enum record_confirm_verdict v;
+	uint8_t raw[256];
+	struct buf b;
+
+	memset(&in, 0, sizeof(in));
+	in.approver_uid = 4294967294u;
+	in.answer = answer_sample();
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	cr_assert_eq(record_operator_answer_encode(&in, &l, &b), RECORD_OK);
+	cr_assert_eq(buf_ptr(&b)[3], RECORD_OPERATOR_ANSWER);
+	cr_assert_eq(buf_ptr(&b)[4], 0xff);
+	cr_assert_eq(buf_ptr(&b)[7], 0xfe);
+	cr_assert_eq(record_operator_answer_decode(buf_ptr(&b), buf_len(&b),
+	    &l, &out), RECORD_OK);
+	cr_assert_eq(out.approver_uid, in.approver_uid);
+	cr_assert_eq(out.answer.call_id, in.answer.call_id);
+	cr_assert_eq(out.answer.retyped.len, in.answer.retyped.len);
+	cr_assert_arr_eq(out.answer.retyped.ptr, in.answer.retyped.ptr,
+	    in.answer.retyped.len);
+	record_operator_answer_free(&out);
+	buf_free(&b);
+	/* the verdict byte sits after header, uid and call id */
+	in.answer.has_retyped = false;
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	cr_assert_eq(record_operator_answer_encode(&in, &l, &b), RECORD_OK);
+	cr_assert_lt(buf_len(&b), sizeof(raw));
+	memcpy(raw, buf_ptr(&b), buf_len(&b));
+	for (v = RECORD_CONFIRM_CANCEL; v <= RECORD_CONFIRM_RELAYED; v++) {
+		raw[16] = (uint8_t)v;
+		cr_assert_eq(record_operator_answer_decode(raw, buf_len(&b), &l,
+		    &out), RECORD_ERR_RANGE, "verdict %d", v);
+	}
+	buf_free(&b);
+	in.answer.has_retyped = false;
+	in.answer.verdict = RECORD_CONFIRM_CANCEL;
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	cr_assert_eq(record_operator_answer_encode(&in, &l, &b),
+	    RECORD_ERR_RANGE);
+	buf_free(&b);
+	in.answer.verdict = RECORD_CONFIRM_DECLINE;
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	cr_assert_eq(record_operator_answer_encode(&in, &l, &b), RECORD_OK);
+	buf_free(&b);
+}
+
+Test(record_confirm, operator_ask_roundtrips_its_message)
+{
+	struct record_operator_ask in, out;
+	struct buf b;
+
+	memset(&in, 0, sizeof(in));
+	in.call_id = 77;
+	in.tool_index = 3;
+	memset(in.challenge.mac, 0x33, sizeof(in.challenge.mac));
+	in.message.ptr = (char *)"Delete \"$(id)\"\n-rf \xc3\xa9t\xc3\xa9";
+	in.message.len = strlen(in.message.ptr);
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	cr_assert_eq(record_operator_ask_encode(&in, &b), RECORD_OK);
+	cr_assert_eq(record_operator_ask_decode(buf_ptr(&b), buf_len(&b),
+	    &out), RECORD_OK);
+	cr_assert_eq(out.call_id, 77);
+	cr_assert_eq(out.tool_index, 3);
+	cr_assert_arr_eq(out.challenge.mac, in.challenge.mac,
+	    sizeof(in.challenge.mac));
+	cr_assert_str_eq(out.message.ptr, in.message.ptr);
+	record_operator_ask_free(&out);
+	buf_free(&b);
+}
