@@ -380,31 +380,38 @@ mcp_session_free(struct mcp_session *s)
 }
 
 /* Everything before the children: exit statuses 78 and 70. */
+/* As root the children need users of their own (docs/design.md 1.3). */
 static int
-mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
+mcp_check_users(struct mcp_session *s)
 {
-	struct supervise_scope scope;
 	char why[POLICY_WHY_MAX * 2];
-	uid_t uid;
-	gid_t gid;
 	int status;
 
-	if (!mcp_load_policy(a->config, s))
-		return SP_EXIT_CONFIG;
-	if ((status = child_drop_users_check(s->policy, why, sizeof(why))) !=
+	if ((status = child_drop_users_check(s->policy, why, sizeof(why))) ==
 	    SP_EXIT_OK) {
-		log_error("%s", why);
-		if (s->policy->run_as == NULL)
-			(void)snprintf(s->refusal, sizeof(s->refusal), "it "
-			    "runs as root and its policy sets no server.run_as "
-			    "for the executor");
-		else
-			(void)snprintf(s->refusal, sizeof(s->refusal), "the "
-			    "user its policy's server.run_as names (line %u) "
-			    "cannot be used", s->policy->run_as_line);
-		return status;
-	} else if (why[0] != '\0')
-		log_warn("%s", why);
+		if (why[0] != '\0')
+			log_warn("%s", why);
+		return SP_EXIT_OK;
+	}
+	log_error("%s", why);
+	if (s->policy->run_as == NULL)
+		(void)snprintf(s->refusal, sizeof(s->refusal), "it runs as "
+		    "root and its policy sets no server.run_as for the "
+		    "executor");
+	else
+		(void)snprintf(s->refusal, sizeof(s->refusal), "the user its "
+		    "policy's server.run_as names (line %u) cannot be used",
+		    s->policy->run_as_line);
+	return status;
+}
+
+/* The client on fd 0: its profile, and who it is when the kernel says. */
+static int
+mcp_identify_client(const struct cmd_args *a, struct mcp_session *s)
+{
+	uid_t uid;
+	gid_t gid;
+
 	s->profile = peer_pick_profile(s->policy, a->profile, STDIN_FILENO,
 	    &s->profile_from);
 	if (a->profile != NULL && s->profile == NULL) {
@@ -426,21 +433,39 @@ mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
 		s->peer_gid = gid;
 	} else
 		(void)snprintf(s->peer, sizeof(s->peer), "no peer credentials");
-	if (!mcp_session_id(s) || !mcp_open_audit(s)) {
-		(void)snprintf(s->refusal, sizeof(s->refusal), "its audit log "
-		    "cannot be opened");
-		return SP_EXIT_INTERNAL;
-	}
-	if (!mcp_open_state(s)) {
-		(void)snprintf(s->refusal, sizeof(s->refusal), "its state_dir "
-		    "cannot be opened");
-		return SP_EXIT_INTERNAL;
-	}
-	if (!mcp_open_approvals(s)) {
-		(void)snprintf(s->refusal, sizeof(s->refusal), "its operator "
-		    "approval socket cannot be made");
-		return SP_EXIT_INTERNAL;
-	}
+	return SP_EXIT_OK;
+}
+
+/* What the broker opens before its confinement, each refusal said. */
+static int
+mcp_open_files(struct mcp_session *s)
+{
+	const char *what = NULL;
+
+	if (!mcp_session_id(s) || !mcp_open_audit(s))
+		what = "its audit log cannot be opened";
+	else if (!mcp_open_state(s))
+		what = "its state_dir cannot be opened";
+	else if (!mcp_open_approvals(s))
+		what = "its operator approval socket cannot be made";
+	if (what == NULL)
+		return SP_EXIT_OK;
+	(void)snprintf(s->refusal, sizeof(s->refusal), "%s", what);
+	return SP_EXIT_INTERNAL;
+}
+
+static int
+mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
+{
+	struct supervise_scope scope;
+	int status;
+
+	if (!mcp_load_policy(a->config, s))
+		return SP_EXIT_CONFIG;
+	if ((status = mcp_check_users(s)) != SP_EXIT_OK ||
+	    (status = mcp_identify_client(a, s)) != SP_EXIT_OK ||
+	    (status = mcp_open_files(s)) != SP_EXIT_OK)
+		return status;
 	limits_say_scope(s->policy);
 	scope.limits = s->state;
 	scope.journal = s->journal_file;
