@@ -91,7 +91,8 @@ call_script(const char *tool, const char *args)
 	cJSON_free(quoted);
 	if (script == NULL)
 		return NULL;
-	if ((p = realloc(script, strlen(script) + strlen(args) + 3)) == NULL) {
+	/* the arguments, then "}}\n" and its NUL */
+	if ((p = realloc(script, strlen(script) + strlen(args) + 4)) == NULL) {
 		free(script);
 		return NULL;
 	}

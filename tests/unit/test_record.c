@@ -458,10 +458,12 @@ Test(record_audit_ack, layout_roundtrip_and_status_range)
 	cr_assert_eq(record_audit_ack_decode(want, sizeof(want), &out),
 	    RECORD_OK);
 	cr_assert(record_audit_ack_equal(&in, &out));
+	record_audit_ack_free(&out);
 	want[12] = RECORD_AUDIT_FAILED;
 	cr_assert_eq(record_audit_ack_decode(want, sizeof(want), &out),
 	    RECORD_OK);
 	cr_assert_eq(out.status, RECORD_AUDIT_FAILED);
+	record_audit_ack_free(&out);
 	for (i = 0; i < sizeof(bad); i++) {
 		want[12] = bad[i];
 		cr_assert_eq(record_audit_ack_decode(want, sizeof(want), &out),
