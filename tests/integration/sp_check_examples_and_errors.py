@@ -13,6 +13,7 @@ import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sptest.policy import ROOT_RUN_AS  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
 
 SP = os.environ["SP_BIN"]
@@ -280,6 +281,9 @@ def run_all(root):
                         + json.dumps(state) + ',').replace(
         '"others_only": true', '"others_only": true, "approvers": '
         '{ "gid": [2001], "uid": [0] }')
+    if os.geteuid() == 0:      # as root, the children need a user apart
+        text = text.replace('"sallyport": 1,', '"sallyport": 1, "server": '
+                            '{ "run_as": "%s" },' % ROOT_RUN_AS)
     op = write(root, "operator.json", text)
     r = sp("check", "--config", op)
     check("... with both: ok", r.returncode == 0, r.stderr)
