@@ -30,7 +30,7 @@ tests_unit_test_record_LDADD = libspcommon.a $(UNIT_LDADD) $(LIBCRYPTO_LIBS)
 FUZZ_RECORD_SRCS = tests/fuzz/fuzz_record.c tests/unit/record_equal.c \
 	common/buf.c common/record.c common/record_action.c \
 	common/record_result.c common/record_audit.c common/record_confirm.c \
-	common/value.c \
+	common/value.c common/hash.c common/hex.c \
 	common/log.c
 if HAVE_CLANG
 FUZZ_TARGETS += tests/fuzz/fuzz_record
