@@ -264,38 +264,23 @@ id_owner(const struct policy *p, const char *key, uint32_t id)
  * other profile's list of the same kind: the peer's profile must not
  * depend on the order of the file (broker/peer.h).
  */
-static void
-load_id_list(struct load_ctx *ctx, const cJSON *match, const char *key,
-    uint32_t **out, size_t *count)
+/* A profile's match id may stand in no other profile's list of the same
+ * kind: the peer's profile must not depend on the order of the file
+ * (broker/peer.h).  arg is the kind, "uid" or "gid". */
+static bool
+match_id_unowned(struct load_ctx *ctx, const cJSON *e, uint32_t id,
+    void *arg)
 {
-	const cJSON *list = ctx_member(ctx, match, key, false), *e;
+	const char *key = arg;
 	const struct policy_profile *other;
 	char q[LOAD_QUOTE_SIZE];
-	int64_t v;
 
-	if (list == NULL)
-		return;
-	if (!cJSON_IsArray(list)) {
-		ctx_error(ctx, list, "must be an array of ids");
-		return;
-	}
-	*out = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(**out));
-	if (*out == NULL) {
-		ctx_out_of_memory(ctx);
-		return;
-	}
-	cJSON_ArrayForEach(e, list) {
-		if (!ctx_integer_value(ctx, e, 0, UINT32_MAX - 1, &v))
-			continue;
-		if ((other = id_owner(ctx->policy, key, (uint32_t)v)) != NULL) {
-			ctx_quote(other->name, q, sizeof(q));
-			ctx_error(ctx, e, "%s %" PRId64 " is already matched by "
-			    "profile %s; a client must have one profile", key,
-			    v, q);
-			continue;
-		}
-		(*out)[(*count)++] = (uint32_t)v;
-	}
+	if ((other = id_owner(ctx->policy, key, id)) == NULL)
+		return true;
+	ctx_quote(other->name, q, sizeof(q));
+	ctx_error(ctx, e, "%s %" PRIu32 " is already matched by profile %s; a "
+	    "client must have one profile", key, id, q);
+	return false;
 }
 
 static void
@@ -308,8 +293,10 @@ load_profile_match(struct load_ctx *ctx, const cJSON *prof,
 	if (match == NULL || !ctx_require_object(ctx, match))
 		return;
 	ctx_known_keys(ctx, match, keys);
-	load_id_list(ctx, match, "uid", &pr->match_uids, &pr->match_uid_count);
-	load_id_list(ctx, match, "gid", &pr->match_gids, &pr->match_gid_count);
+	ctx_id_list(ctx, match, "uid", &pr->match_uids, &pr->match_uid_count,
+	    match_id_unowned, (void *)"uid");
+	ctx_id_list(ctx, match, "gid", &pr->match_gids, &pr->match_gid_count,
+	    match_id_unowned, (void *)"gid");
 	/* An empty match would read as "no match": a profile for anyone. */
 	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(match,
 	    "uid")) == 0 && cJSON_GetArraySize(

@@ -73,30 +73,7 @@ confirm_retype(struct load_ctx *ctx, const cJSON *obj,
 		tool->confirm_spec.retype = i;
 }
 
-/* A list of uids or gids, each within uid_t without (uid_t)-1. */
-static void
-confirm_ids(struct load_ctx *ctx, const cJSON *obj, const char *key,
-    uint32_t **out, size_t *count)
-{
-	const cJSON *list = ctx_member(ctx, obj, key, false), *e;
-	int64_t v;
-
-	if (list == NULL)
-		return;
-	if (!cJSON_IsArray(list)) {
-		ctx_error(ctx, list, "must be an array of ids");
-		return;
-	}
-	*out = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(**out));
-	if (*out == NULL) {
-		ctx_out_of_memory(ctx);
-		return;
-	}
-	cJSON_ArrayForEach(e, list)
-		if (ctx_integer_value(ctx, e, 0, UINT32_MAX - 1, &v))
-			(*out)[(*count)++] = (uint32_t)v;
-}
-
+/* Who may answer for an operator-confirmed tool (sp approve). */
 static void
 confirm_approvers(struct load_ctx *ctx, const cJSON *obj,
     struct policy_tool *tool)
@@ -115,8 +92,10 @@ confirm_approvers(struct load_ctx *ctx, const cJSON *obj,
 	if (!ctx_require_object(ctx, m))
 		return;
 	ctx_known_keys(ctx, m, keys);
-	confirm_ids(ctx, m, "uid", &c->approver_uids, &c->approver_uid_count);
-	confirm_ids(ctx, m, "gid", &c->approver_gids, &c->approver_gid_count);
+	ctx_id_list(ctx, m, "uid", &c->approver_uids, &c->approver_uid_count,
+	    NULL, NULL);
+	ctx_id_list(ctx, m, "gid", &c->approver_gids, &c->approver_gid_count,
+	    NULL, NULL);
 	if (!c->via_operator)
 		ctx_error(ctx, m, "approvers are for via \"operator\"");
 	else if (c->approver_uid_count + c->approver_gid_count == 0)

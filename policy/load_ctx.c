@@ -479,3 +479,27 @@ ctx_name_matches(const char *s, const char *first, const char *rest,
 			return false;
 	return true;
 }
+
+void
+ctx_id_list(struct load_ctx *ctx, const cJSON *obj, const char *key,
+    uint32_t **out, size_t *count, ctx_id_admit admit, void *arg)
+{
+	const cJSON *list = ctx_member(ctx, obj, key, false), *e;
+	int64_t v;
+
+	if (list == NULL)
+		return;
+	if (!cJSON_IsArray(list)) {
+		ctx_error(ctx, list, "must be an array of ids");
+		return;
+	}
+	*out = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(**out));
+	if (*out == NULL) {
+		ctx_out_of_memory(ctx);
+		return;
+	}
+	cJSON_ArrayForEach(e, list)
+		if (ctx_integer_value(ctx, e, 0, UINT32_MAX - 1, &v) &&
+		    (admit == NULL || admit(ctx, e, (uint32_t)v, arg)))
+			(*out)[(*count)++] = (uint32_t)v;
+}

@@ -105,6 +105,16 @@ bool ctx_integer_value(struct load_ctx *ctx, const cJSON *node, int64_t min,
 bool ctx_integer(struct load_ctx *ctx, const cJSON *obj, const char *key,
     int64_t min, int64_t max, int64_t *out);
 
+/*
+ * obj's optional member key, an array of uids or gids (each within uid_t,
+ * without (uid_t)-1), into *out (allocated, caller frees) and *count.
+ * admit, when not NULL, may refuse an id (it says why at e); arg is its.
+ */
+typedef bool (*ctx_id_admit)(struct load_ctx *ctx, const cJSON *e,
+    uint32_t id, void *arg);
+void ctx_id_list(struct load_ctx *ctx, const cJSON *obj, const char *key,
+    uint32_t **out, size_t *count, ctx_id_admit admit, void *arg);
+
 /* The raw text of a number token (not NUL-terminated) and its length. */
 const char *ctx_number_text(struct load_ctx *ctx, const cJSON *node,
     size_t *len);
