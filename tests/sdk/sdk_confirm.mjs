@@ -62,6 +62,15 @@ const posts = (tag) => requests(target.log)
 const decisions = () => readFileSync(join(dir, 'audit.jsonl'), 'utf8')
   .split('\n').filter((l) => l).map((l) => JSON.parse(l))
   .filter((r) => r.kind === 'confirmation');
+// The executor answers the frontend and audits through the broker on two
+// channels, so a decision's record may land just after the answer: wait
+// for it, with a budget far above need.
+async function until(cond, ms = 10000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end && !cond())
+    await new Promise((r) => setTimeout(r, 20));
+  return cond();
+}
 
 function connect(elicitation) {
   const transport = new sdk.StdioClientTransport({
@@ -169,10 +178,8 @@ try {
     await new Promise((res) => setTimeout(res, 10));
   ctl.abort('the user changed their mind');
   await pending;
-  const end = Date.now() + 5000;
-  while (Date.now() < end && (aborted !== true || !decisions().some((d) =>
-    d.decision === 'withdrawn')))
-    await new Promise((res) => setTimeout(res, 20));
+  await until(() => aborted === true &&
+    decisions().some((d) => d.decision === 'withdrawn'));
   check('notifications/cancelled while waiting: zero requests, the wait ' +
     'ended (audited withdrawn)', posts('withdrawn').length === 0 &&
     decisions().some((d) => d.decision === 'withdrawn'), decisions());
@@ -242,8 +249,9 @@ async function modern() {
       r.structuredContent?.outcome === 'denied' &&
       posts('v2-decline').length === 0, r);
     check('... each question went out in an input_required result (the ' +
-      'first round audited "relayed")', decisions().filter((d) =>
-      d.decision === 'relayed').length === 3, decisions().slice(-9));
+      'first round audited "relayed")', await until(() => decisions()
+      .filter((d) => d.decision === 'relayed').length === 3),
+    decisions().slice(-9));
   } catch (e) {
     check('the v2 session ran without an exception', false, String(e?.stack));
   } finally {
@@ -263,7 +271,8 @@ try {
     Date.now() - t0 < 10000, [r, posts('bare')]);
   check('... saying this client cannot ask for a confirmation',
     /this client cannot ask for one/.test(r.structuredContent?.message) &&
-    decisions().at(-1)?.decision === 'unsupported', [r, decisions().at(-1)]);
+    await until(() => decisions().at(-1)?.decision === 'unsupported'),
+    [r, decisions().at(-1)]);
 } catch (e) {
   check('the SDK session without elicitation ran', false, String(e?.stack));
 } finally {
