@@ -1,7 +1,7 @@
 /*
  * Writes the seed corpus of fuzz_record: one file per sample record, named
  * after what it holds, into the directory given as the only argument.
- * Run by hand after a layout change (see tests/record.mk); the output is
+ * Run by hand after a layout change (see tests/fuzz/local.mk); the output is
  * committed under tests/fuzz/corpus/fuzz_record/.
  */
 #include "config.h"

@@ -1,0 +1,109 @@
+# Integration tests: python3 scripts (stdlib only) that start the real sp
+# (or tests/sp-test, sp with the test hooks) against real peers on
+# loopback -- an HTTP target with a request log, a throwaway sshd -- and
+# count what reached them.  Each is named for what it proves; its
+# docstring says how.  Some need root (throwaway users, namespaces) and
+# are a counted TAP skip without it.
+INTEGRATION_TESTS = \
+	tests/integration/anchors_reach_the_journal.py \
+	tests/integration/audit_log_holds_no_secret.py \
+	tests/integration/audit_trail_for_a_reviewer.py \
+	tests/integration/audit_verify_finds_tampering.py \
+	tests/integration/calls_wait_for_the_executor_hello.py \
+	tests/integration/child_stderr_relayed_with_role.py \
+	tests/integration/children_refuse_memory_reads.py \
+	tests/integration/confirmation_question_one_line_per_value.py \
+	tests/integration/confirmation_through_input_required.py \
+	tests/integration/confirmations_do_not_leak.py \
+	tests/integration/confirmations_keep_stdin_read.py \
+	tests/integration/credential_in_ssh_output_withheld.py \
+	tests/integration/credential_symlink_refused_at_start.py \
+	tests/integration/demo_transcript.py \
+	tests/integration/duplicate_after_the_result_ring.py \
+	tests/integration/executor_enforces_session_limits.py \
+	tests/integration/executor_shortcuts_seen_from_outside.py \
+	tests/integration/executor_trusts_no_record.py \
+	tests/integration/failed_session_start_stops_calls.py \
+	tests/integration/forbidden_syscall_kills_the_child.py \
+	tests/integration/forged_confirmations_reach_nothing.py \
+	tests/integration/help_and_version.py \
+	tests/integration/hostile_elicitation_answers_act_on_nothing.py \
+	tests/integration/hostile_lines_reach_nothing.py \
+	tests/integration/http_actions_end_to_end.py \
+	tests/integration/idempotency_journal.py \
+	tests/integration/inflight_bound_holds_frames_back.py \
+	tests/integration/killed_executor_leaves_unknown_records.py \
+	tests/integration/killed_writers_leave_a_torn_tail_at_most.py \
+	tests/integration/known_hosts_markers_refused.py \
+	tests/integration/leading_dash_value_refused.py \
+	tests/integration/long_session_heap_stays_flat.py \
+	tests/integration/lost_client_ends_the_session.py \
+	tests/integration/make_install_and_rotation.py \
+	tests/integration/mcp_2026_on_raw_frames.py \
+	tests/integration/mcp_surface_as_a_client_sees_it.py \
+	tests/integration/metadata_stays_closed_with_link_local.py \
+	tests/integration/min_interval_shared_through_state_dir.py \
+	tests/integration/missing_netlib_function_stops_start.py \
+	tests/integration/no_intent_no_action.py \
+	tests/integration/one_killed_process_ends_the_session.py \
+	tests/integration/only_the_executor_maps_netlibs.py \
+	tests/integration/operator_approval_by_another_person.py \
+	tests/integration/patterns_bounded.py \
+	tests/integration/peerless_socket_and_run_as.py \
+	tests/integration/per_day_shared_through_state_dir.py \
+	tests/integration/profile_chosen_by_peer.py \
+	tests/integration/reflected_credential_withheld.py \
+	tests/integration/refused_calls_spend_the_budget.py \
+	tests/integration/results_sanitized_and_cut.py \
+	tests/integration/retyped_value_compared_canonically.py \
+	tests/integration/session_records_and_verify.py \
+	tests/integration/sessions_share_one_audit_log.py \
+	tests/integration/socket_admits_its_group_only.py \
+	tests/integration/sp_call_makes_one_call.py \
+	tests/integration/sp_check_examples_and_errors.py \
+	tests/integration/sp_check_runs_the_start_checks.py \
+	tests/integration/sp_connect_adds_no_byte.py \
+	tests/integration/sp_connect_relays_unchanged.py \
+	tests/integration/sp_man_page_matches_code.py \
+	tests/integration/sp_policy_man_page_covers_keys.py \
+	tests/integration/ssh_actions_end_to_end.py \
+	tests/integration/ssh_outcomes_when_things_break.py \
+	tests/integration/stderr_shared_with_stdout.py \
+	tests/integration/systemd_units_verify.py \
+	tests/integration/three_processes_start_and_end.py \
+	tests/integration/tool_limits_and_duplicates_in_memory.py \
+	tests/integration/umask_077_for_every_process.py \
+	tests/integration/unpermitted_records_are_fatal.py \
+	tests/integration/unread_stdout_stops_reading.py \
+	tests/policy_catalog.py
+TESTS += $(INTEGRATION_TESTS)
+EXTRA_DIST += $(INTEGRATION_TESTS)
+
+# The harness every integration test shares; the tests find it next to
+# themselves, in the srcdir.
+EXTRA_DIST += tests/integration/sptest/__init__.py \
+	tests/integration/sptest/audit.py \
+	tests/integration/sptest/mcp.py \
+	tests/integration/sptest/policy.py \
+	tests/integration/sptest/procfs.py \
+	tests/integration/sptest/run.py \
+	tests/integration/sptest/sshd.py \
+	tests/integration/sptest/tap.py \
+	tests/integration/sptest/target.py \
+	tests/integration/http_target.py tests/integration/front_target.py \
+	tests/integration/proc_lib.py tests/integration/exec_lib.py \
+	tests/integration/front_lib.py tests/integration/auditint_lib.py \
+	tests/integration/confirm_lib.py
+
+# A libssh2.so.1 lacking libssh2_knownhost_readline, found first through
+# LD_LIBRARY_PATH by missing_netlib_function_stops_start.py.  Built as a
+# shared object: the per-target flags replace the -fPIE/-pie of the
+# programs, and it links nothing of sp's.
+check_PROGRAMS += tests/netlib/libssh2.so.1
+tests_netlib_libssh2_so_1_SOURCES = tests/netlib/fake_libssh2.c
+tests_netlib_libssh2_so_1_CPPFLAGS = $(AM_CPPFLAGS) \
+	-Dlibssh2_knownhost_readline=fake_without_knownhost_readline
+tests_netlib_libssh2_so_1_CFLAGS = $(AM_CFLAGS) -fPIC \
+	-Wno-unused-parameter
+tests_netlib_libssh2_so_1_LDFLAGS = -shared -Wl,-z,relro,-z,now
+tests_netlib_libssh2_so_1_LDADD =
