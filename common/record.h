@@ -421,6 +421,10 @@ enum record_error record_result_encode(const struct record_result *in,
 enum record_error record_result_decode(const uint8_t *data, size_t len,
     const struct record_limits *limits, struct record_result *out);
 void record_result_free(struct record_result *r);
+/* Sets r to a result of outcome that carries message alone, and nothing
+ * else; message is borrowed and must outlive r's encoding. */
+void record_result_message(struct record_result *r,
+    enum record_outcome outcome, const char *message);
 
 enum record_error record_audit_event_encode(
     const struct record_audit_event *in, const struct record_limits *limits,

@@ -193,6 +193,17 @@ record_result_put(struct buf *b, const struct record_result *r,
 	return RECORD_OK;
 }
 
+void
+record_result_message(struct record_result *r, enum record_outcome outcome,
+    const char *message)
+{
+	memset(r, 0, sizeof(*r));
+	r->outcome = outcome;
+	r->kind = RECORD_RESULT_NONE;
+	r->message.ptr = (char *)message;
+	r->message.len = strlen(message);
+}
+
 enum record_error
 record_result_encode(const struct record_result *in,
     const struct record_limits *limits, struct buf *out)

@@ -167,12 +167,8 @@ dispatch_answer(struct dispatch_call *c, enum record_outcome outcome,
 {
 	struct record_result r;
 
-	memset(&r, 0, sizeof(r));
-	r.outcome = outcome;
-	r.kind = RECORD_RESULT_NONE;
+	record_result_message(&r, outcome, message);
 	r.flags = flags;
-	r.message.ptr = (char *)message;
-	r.message.len = strlen(message);
 	dispatch_finish(c, &r, 0);
 }
 

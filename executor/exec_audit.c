@@ -26,38 +26,22 @@
 #include "common/log.h"
 #include "executor/dispatch_int.h"
 
-static void
-exec_audit_shapes_free(struct record_text *shapes, size_t n)
-{
-	size_t i;
-
-	for (i = 0; shapes != NULL && i < n; i++)
-		cJSON_free(shapes[i].ptr);
-	free(shapes);
-}
-
 /* One rendered shape per param; NULL on failure (logged). */
 static struct record_text *
 exec_audit_shapes(const struct dispatch_call *c)
 {
 	const struct policy_tool *tool = c->tool;
 	struct record_text *shapes;
-	cJSON *one;
 	size_t i;
 
 	if ((shapes = calloc(tool->param_count + 1, sizeof(*shapes))) == NULL)
 		goto fail;
-	for (i = 0; i < tool->param_count && i < c->arg_count; i++) {
-		one = audit_arg_render(&tool->params[i], &c->args[i]);
-		shapes[i].ptr = one != NULL ? cJSON_PrintUnformatted(one) :
-		    NULL;
-		cJSON_Delete(one);
-		if (shapes[i].ptr == NULL) {
-			exec_audit_shapes_free(shapes, i);
+	for (i = 0; i < tool->param_count && i < c->arg_count; i++)
+		if (!audit_text_take(&shapes[i], audit_arg_render(
+		    &tool->params[i], &c->args[i]))) {
+			audit_texts_free(shapes, i);
 			goto fail;
 		}
-		shapes[i].len = strlen(shapes[i].ptr);
-	}
 	return shapes;
 fail:
 	log_error("call %llu: cannot render arguments",
@@ -87,7 +71,7 @@ exec_audit_shapes_of(struct dispatch_call *c)
 void
 exec_audit_forget(struct dispatch_call *c)
 {
-	exec_audit_shapes_free(c->shapes, c->shape_count);
+	audit_texts_free(c->shapes, c->shape_count);
 	c->shapes = NULL;
 	c->shape_count = 0;
 }

@@ -76,12 +76,8 @@ executor_answer(struct executor *ex, uint64_t call_id,
 {
 	struct record_result r;
 
-	memset(&r, 0, sizeof(r));
+	record_result_message(&r, outcome, message);
 	r.call_id = call_id;
-	r.outcome = outcome;
-	r.kind = RECORD_RESULT_NONE;
-	r.message.ptr = (char *)message;
-	r.message.len = strlen(message);
 	if (!channel_send(ex->ctx.chan, RECORD_ROLE_FRONTEND, RECORD_RESULT,
 	    &r))
 		ex->status = SP_EXIT_INTERNAL;

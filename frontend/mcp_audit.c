@@ -36,25 +36,12 @@ mcp_audit_method(const char *method)
 	return method;
 }
 
-static void
-mcp_audit_texts_free(struct record_text *t, size_t n)
-{
-	size_t i;
-
-	for (i = 0; t != NULL && i < n; i++)
-		cJSON_free(t[i].ptr);
-	free(t);
-}
-
 /* Appends the compact JSON of one shape (consumed). */
 static bool
 mcp_audit_add_shape(struct record_text *t, size_t *n, cJSON *shape)
 {
-	t[*n].ptr = shape != NULL ? cJSON_PrintUnformatted(shape) : NULL;
-	cJSON_Delete(shape);
-	if (t[*n].ptr == NULL)
+	if (!audit_text_take(&t[*n], shape))
 		return false;
-	t[*n].len = strlen(t[*n].ptr);
 	(*n)++;
 	return true;
 }
@@ -114,7 +101,7 @@ done:
 	*count = n;
 	return true;
 fail:
-	mcp_audit_texts_free(t, n);
+	audit_texts_free(t, n);
 	log_error("out of memory");
 	return false;
 }
@@ -163,7 +150,7 @@ mcp_session_audit_rejection(struct mcp_session *s,
 	if (!mcp_audit_shapes(frame, &ev.shapes, &ev.shape_count))
 		return false;
 	ok = mcp_audit_send(s, &ev, out);
-	mcp_audit_texts_free(ev.shapes, ev.shape_count);
+	audit_texts_free(ev.shapes, ev.shape_count);
 	return ok;
 }
 

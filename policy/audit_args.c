@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "policy/audit_args.h"
@@ -199,4 +200,23 @@ audit_args_render(const struct policy_param *params, const struct value *values,
 		cJSON_AddItemToObject(obj, params[i].name, item);
 	}
 	return obj;
+}
+
+bool
+audit_text_take(struct record_text *t, cJSON *rendering)
+{
+	t->ptr = rendering != NULL ? cJSON_PrintUnformatted(rendering) : NULL;
+	cJSON_Delete(rendering);
+	t->len = t->ptr != NULL ? strlen(t->ptr) : 0;
+	return t->ptr != NULL;
+}
+
+void
+audit_texts_free(struct record_text *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; t != NULL && i < n; i++)
+		cJSON_free(t[i].ptr);
+	free(t);
 }

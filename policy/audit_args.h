@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "common/record.h"
 #include "common/value.h"
 #include "policy/policy.h"
 
@@ -39,5 +40,14 @@ cJSON *audit_args_render(const struct policy_param *params,
  * (NULL when out of memory).
  */
 cJSON *audit_json_shape(const cJSON *v);
+
+/* Sets *t to the compact JSON text of rendering, which it consumes; false
+ * when rendering is NULL (its allocation failed) or out of memory.
+ * t->ptr is the caller's, freed by audit_texts_free. */
+bool audit_text_take(struct record_text *t, cJSON *rendering);
+
+/* Frees the first n texts of t that audit_text_take set, then t itself
+ * (calloc'd by the caller); NULL is nothing. */
+void audit_texts_free(struct record_text *t, size_t n);
 
 #endif
