@@ -436,62 +436,95 @@ approve_split_id(const char *id, char *name, size_t size, double *call)
 	return true;
 }
 
+/* What the listing asks to have retyped for a's call (the caller frees
+ * it), or NULL: nothing to retype, a denial, or no listing. */
+static char *
+approve_retype_wanted(const char *dir, const char *name,
+    const struct approve_args *a)
+{
+	struct approve_find f = { a->id, NULL, false };
+	cJSON *req;
+	char *reply;
+	size_t len;
+
+	if (a->deny || (req = cJSON_CreateObject()) == NULL)
+		return NULL;
+	if (cJSON_AddStringToObject(req, "op", "list") != NULL &&
+	    (reply = approve_ask(dir, name, req, &len)) != NULL) {
+		(void)approve_lines(reply, len, approve_find_entry, &f);
+		free(reply);
+	}
+	cJSON_Delete(req);
+	return f.retype;
+}
+
+/* The approve or deny request for call, with the value typed (or NULL);
+ * the caller owns it.  NULL when out of memory. */
+static cJSON *
+approve_request(const struct approve_args *a, double call, const char *typed)
+{
+	cJSON *req = cJSON_CreateObject();
+
+	if (req == NULL || cJSON_AddStringToObject(req, "op", a->deny ? "deny" :
+	    "approve") == NULL || cJSON_AddNumberToObject(req, "call", call) ==
+	    NULL || (typed != NULL &&
+	    cJSON_AddStringToObject(req, "retyped", typed) == NULL)) {
+		cJSON_Delete(req);
+		return NULL;
+	}
+	return req;
+}
+
+/* Sends req to session name and reads the decision: 0 ok, 1 refused. */
+static int
+approve_decide(const char *dir, const char *name, const char *id, cJSON *req)
+{
+	const char *outcome = NULL;
+	char *reply;
+	size_t len;
+	int status;
+
+	if ((reply = approve_ask(dir, name, req, &len)) == NULL) {
+		fprintf(stderr, "sp approve: %s: session not reachable (it "
+		    "ended?): %s\n", id, strerror(errno));
+		return SP_EXIT_UNAVAILABLE;
+	}
+	if (!approve_lines(reply, len, approve_take_decision, &outcome) ||
+	    outcome == NULL) {
+		fprintf(stderr, "sp approve: %s: no decision came back\n", id);
+		status = SP_EXIT_IOERR;
+	} else
+		status = strcmp(outcome, "ok") == 0 ? SP_EXIT_OK : 1;
+	free(reply);
+	return status;
+}
+
 static int
 approve_one(const char *dir, const struct approve_args *a)
 {
-	struct approve_find f = { a->id, NULL, false };
-	cJSON *req = cJSON_CreateObject();
-	const char *outcome = NULL;
-	char name[128], *reply, *typed = NULL;
-	size_t len;
+	char name[128], *retype, *typed = NULL;
+	cJSON *req;
 	double call;
 	int status;
 
 	if (!approve_split_id(a->id, name, sizeof(name), &call)) {
 		fprintf(stderr, "sp approve: %s: not an id of sp approve --list "
 		    "(SESSION.CALL)\n", a->id);
-		cJSON_Delete(req);
 		return SP_EXIT_USAGE;
 	}
-	/* whether the tool wants a value retyped: the listing says */
-	if (!a->deny && req != NULL &&
-	    cJSON_AddStringToObject(req, "op", "list") != NULL &&
-	    (reply = approve_ask(dir, name, req, &len)) != NULL) {
-		(void)approve_lines(reply, len, approve_find_entry, &f);
-		free(reply);
-	}
-	cJSON_Delete(req);
-	if (f.retype != NULL && (typed = approve_read_retyped(f.retype)) ==
-	    NULL) {
-		fprintf(stderr, "sp approve: %s: no value typed\n", f.retype);
-		free(f.retype);
+	retype = approve_retype_wanted(dir, name, a);
+	if (retype != NULL && (typed = approve_read_retyped(retype)) == NULL) {
+		fprintf(stderr, "sp approve: %s: no value typed\n", retype);
+		free(retype);
 		return SP_EXIT_IOERR;
 	}
-	free(f.retype);
-	req = cJSON_CreateObject();
-	if (req == NULL || cJSON_AddStringToObject(req, "op", a->deny ? "deny" :
-	    "approve") == NULL || cJSON_AddNumberToObject(req, "call", call) ==
-	    NULL || (typed != NULL &&
-	    cJSON_AddStringToObject(req, "retyped", typed) == NULL)) {
-		cJSON_Delete(req);
-		free(typed);
-		return SP_EXIT_INTERNAL;
-	}
+	free(retype);
+	req = approve_request(a, call, typed);
 	free(typed);
-	reply = approve_ask(dir, name, req, &len);
+	if (req == NULL)
+		return SP_EXIT_INTERNAL;
+	status = approve_decide(dir, name, a->id, req);
 	cJSON_Delete(req);
-	if (reply == NULL) {
-		fprintf(stderr, "sp approve: %s: session not reachable (it "
-		    "ended?): %s\n", a->id, strerror(errno));
-		return SP_EXIT_UNAVAILABLE;
-	}
-	if (!approve_lines(reply, len, approve_take_decision, &outcome) ||
-	    outcome == NULL) {
-		fprintf(stderr, "sp approve: %s: no decision came back\n", a->id);
-		status = SP_EXIT_IOERR;
-	} else
-		status = strcmp(outcome, "ok") == 0 ? SP_EXIT_OK : 1;
-	free(reply);
 	return status;
 }
 
