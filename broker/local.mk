@@ -21,7 +21,8 @@ PROC_SOURCES = \
 	broker/start_refusal.c broker/start_refusal.h \
 	broker/children.c broker/children.h \
 	broker/child_stderr.c broker/child_stderr.h \
-	broker/supervise.c broker/supervise.h \
+	broker/supervise.c broker/supervise.h broker/supervise_int.h \
+	broker/supervise_audit.c \
 	broker/open_calls.c broker/open_calls.h \
 	broker/limits.c broker/limits.h broker/journal.c broker/journal.h \
 	broker/state_dir.c broker/state_dir.h \
