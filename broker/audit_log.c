@@ -14,24 +14,14 @@
 #include <unistd.h>
 
 #include "broker/audit_log.h"
+#include "broker/audit_tail.h"
 #include "common/audit_chain.h"
 #include "common/clock.h"
 #include "common/json_number.h"
 #include "common/log.h"
 
-#define TAIL_BLOCK 4096
 #define REOPEN_TRIES 8		/* renames between a reopen and its lock */
 
-/* Where the file's chain ends, as found under the lock. */
-struct audit_tail {
-	off_t end;			/* offset just after the last "\n" */
-	uint64_t seq;			/* of the last record, 0 when none */
-	char digest[HASH_SHA256_HEX_LEN + 1];	/* prev for the next record */
-	char hash[HASH_SHA256_HEX_LEN + 1];	/* the last record's hash */
-	bool rotated;			/* seq and digest are the file before's */
-	size_t torn_bytes;		/* cut off after end, 0 when none */
-	char torn_digest[HASH_SHA256_HEX_LEN + 1];
-};
 
 struct audit_log {
 	int fd;
@@ -46,10 +36,7 @@ struct audit_log {
 	char last_hash[HASH_SHA256_HEX_LEN + 1];
 	bool pending;			/* records written but not synced */
 	uint64_t last_sync_ms;
-	bool own_tail_valid;		/* own_tail is this writer's last line */
-	struct audit_tail own_tail;
-	char *own_line;			/* owned: that line, '\n' last */
-	size_t own_line_len;
+	struct audit_own_line own;	/* its line is owned */
 	cJSON *held_start;		/* owned: session-start not yet written */
 	uint64_t bytes;			/* appended by this handle */
 	uint64_t last_seq;		/* of this handle's last record */
@@ -179,197 +166,6 @@ audit_log_open(const char *path, const uint8_t *key, size_t key_len,
 	log->dev = st.st_dev;
 	log->ino = st.st_ino;
 	return log;
-}
-
-static bool
-audit_log_pread_all(int fd, void *buf, size_t len, off_t off)
-{
-	ssize_t n;
-	size_t done = 0;
-
-	while (done < len) {
-		n = pread(fd, (char *)buf + done, len - done, off + (off_t)done);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			log_error("pread: %s", n == 0 ? "file shrank" :
-			    strerror(errno));
-			return false;
-		}
-		done += (size_t)n;
-	}
-	return true;
-}
-
-/*
- * Finds the last "\n" strictly before offset before, looking back at most
- * AUDIT_LINE_MAX + 1 bytes.  *pos is its offset, or -1 when the line
- * starts the file.  false on a read error or a line over the cap.
- */
-static bool
-audit_log_rfind_newline(int fd, off_t before, off_t *pos)
-{
-	char block[TAIL_BLOCK];
-	off_t at = before, floor = 0;
-	size_t n;
-	char *nl;
-
-	if (before > (off_t)AUDIT_LINE_MAX + 1)
-		floor = before - (off_t)AUDIT_LINE_MAX - 1;
-	while (at > floor) {
-		n = (size_t)(at - floor) < sizeof(block) ?
-		    (size_t)(at - floor) : sizeof(block);
-		at -= (off_t)n;
-		if (!audit_log_pread_all(fd, block, n, at))
-			return false;
-		if ((nl = memrchr(block, '\n', n)) != NULL) {
-			*pos = at + (nl - block);
-			return true;
-		}
-	}
-	if (floor > 0) {
-		log_error("last line is longer than %d bytes", AUDIT_LINE_MAX);
-		return false;
-	}
-	*pos = -1;
-	return true;
-}
-
-/* Reads the bytes [start, end) into a fresh buffer the caller frees. */
-static char *
-audit_log_read_span(int fd, off_t start, off_t end)
-{
-	size_t len = (size_t)(end - start);
-	char *buf;
-
-	if ((buf = malloc(len + 1)) == NULL) {
-		log_error("out of memory");
-		return NULL;
-	}
-	if (!audit_log_pread_all(fd, buf, len, start)) {
-		free(buf);
-		return NULL;
-	}
-	buf[len] = '\0';
-	return buf;
-}
-
-/* Chains to the complete line ending at tail->end - 1. */
-static bool
-audit_log_read_last_record(int fd, struct audit_tail *tail)
-{
-	struct audit_record rec;
-	off_t nl;
-	char *line;
-	size_t len;
-	enum audit_parse p;
-
-	if (!audit_log_rfind_newline(fd, tail->end - 1, &nl))
-		return false;
-	len = (size_t)(tail->end - 1 - (nl + 1));
-	if ((line = audit_log_read_span(fd, nl + 1, tail->end - 1)) == NULL)
-		return false;
-	p = audit_chain_parse(line, len, &rec);
-	audit_chain_line_digest(line, len, tail->digest);
-	memcpy(tail->hash, rec.hash, sizeof(tail->hash));
-	free(line);
-	if (p != AUDIT_PARSE_OK) {
-		/* Chaining on would make a forged record look vouched for. */
-		log_error("last record is %s; run sp audit verify",
-		    p == AUDIT_PARSE_MALFORMED ? "malformed" : "edited");
-		return false;
-	}
-	tail->seq = rec.seq;
-	return true;
-}
-
-/* Cuts the bytes after the last "\n", remembering their size and digest. */
-static bool
-audit_log_cut_torn(int fd, off_t size, struct audit_tail *tail)
-{
-	off_t nl;
-	char *torn;
-
-	if (!audit_log_rfind_newline(fd, size, &nl))
-		return false;
-	tail->end = nl + 1;
-	tail->torn_bytes = (size_t)(size - tail->end);
-	if ((torn = audit_log_read_span(fd, tail->end, size)) == NULL)
-		return false;
-	audit_chain_line_digest(torn, tail->torn_bytes, tail->torn_digest);
-	free(torn);
-	if (ftruncate(fd, tail->end) == -1) {
-		log_error("ftruncate: %s", strerror(errno));
-		return false;
-	}
-	log_warn("cut a torn tail of %zu bytes at offset %jd",
-	    tail->torn_bytes, (intmax_t)tail->end);
-	return true;
-}
-
-/*
- * True when the bytes just before the file's end are this writer's last
- * line, compared in blocks.  Checked under the lock because the size
- * alone proves nothing: a file cut back (a copy-truncate rotation) and
- * refilled by another session, or edited in place, may end at the same
- * offset with another line there.
- */
-static bool
-audit_log_tail_is_own(const struct audit_log *log)
-{
-	char block[TAIL_BLOCK];
-	off_t at = log->own_tail.end - (off_t)log->own_line_len;
-	size_t done = 0, n;
-
-	if (at < 0)
-		return false;
-	while (done < log->own_line_len) {
-		n = log->own_line_len - done < sizeof(block) ?
-		    log->own_line_len - done : sizeof(block);
-		if (!audit_log_pread_all(log->fd, block, n, at + (off_t)done) ||
-		    memcmp(block, log->own_line + done, n) != 0)
-			return false;
-		done += n;
-	}
-	return true;
-}
-
-/*
- * Called with the lock held.  When the file still ends with this
- * writer's last line, byte for byte, that line is the tail and is not
- * parsed or hashed again: one read instead of three, no parse and no
- * SHA-256 per record.  Otherwise (another writer's line, a torn tail, an
- * edit) the tail is read as any writer reads it, and an edited record is
- * refused.
- */
-static bool
-audit_log_find_tail(const struct audit_log *log, struct audit_tail *tail)
-{
-	int fd = log->fd;
-	struct stat st;
-	char last;
-
-	memset(tail, 0, sizeof(*tail));
-	audit_chain_genesis(tail->digest);
-	if (fstat(fd, &st) == -1) {
-		log_error("fstat: %s", strerror(errno));
-		return false;
-	}
-	if (log->own_tail_valid && st.st_size == log->own_tail.end &&
-	    audit_log_tail_is_own(log)) {
-		*tail = log->own_tail;
-		return true;
-	}
-	tail->end = st.st_size;
-	if (st.st_size == 0)
-		return true;
-	if (!audit_log_pread_all(fd, &last, 1, st.st_size - 1))
-		return false;
-	if (last != '\n' && !audit_log_cut_torn(fd, st.st_size, tail))
-		return false;
-	if (tail->end == 0)
-		return true;
-	return audit_log_read_last_record(fd, tail);
 }
 
 static bool
@@ -525,15 +321,15 @@ static void
 audit_log_remember_tail(struct audit_log *log, const struct audit_tail *tail,
     char *line, size_t len)
 {
-	free(log->own_line);
-	log->own_line = line;
-	log->own_line_len = len;
-	memset(&log->own_tail, 0, sizeof(log->own_tail));
-	log->own_tail.end = tail->end + (off_t)len;
-	log->own_tail.seq = tail->seq + 1;
-	audit_chain_line_digest(line, len - 1, log->own_tail.digest);
-	memcpy(log->own_tail.hash, log->last_hash, sizeof(log->own_tail.hash));
-	log->own_tail_valid = true;
+	free(log->own.line);
+	log->own.line = line;
+	log->own.len = len;
+	memset(&log->own.tail, 0, sizeof(log->own.tail));
+	log->own.tail.end = tail->end + (off_t)len;
+	log->own.tail.seq = tail->seq + 1;
+	audit_chain_line_digest(line, len - 1, log->own.tail.digest);
+	memcpy(log->own.tail.hash, log->last_hash, sizeof(log->own.tail.hash));
+	log->own.valid = true;
 }
 
 /*
@@ -551,7 +347,7 @@ audit_log_append_locked(struct audit_log *log, const char *kind,
 	size_t len;
 	bool ok;
 
-	if (!audit_log_find_tail(log, &tail))
+	if (!audit_tail_find(log->fd, &log->own, &tail))
 		return false;
 	if (from != NULL && from->seq > 0 && tail.end == 0) {
 		tail.seq = from->seq;
@@ -565,7 +361,7 @@ audit_log_append_locked(struct audit_log *log, const char *kind,
 			    sizeof(tail.torn_digest));
 		}
 	}
-	log->own_tail_valid = false;	/* until this line is in the file */
+	log->own.valid = false;	/* until this line is in the file */
 	if (tail.seq + 1 >= AUDIT_SEQ_MAX) {
 		log_error("seq exhausted; rotate the log");
 		return false;
@@ -657,7 +453,7 @@ audit_log_follow(struct audit_log *log, struct audit_tail *from,
 	if ((r = audit_log_renamed(log->dirfd, log->base, log->dev,
 	    log->ino)) != 1)
 		return r == 0;
-	if (!audit_log_find_tail(log, from))
+	if (!audit_tail_find(log->fd, &log->own, from))
 		return false;
 	if ((fd = audit_log_reopen_locked(log, &st)) == -1)
 		return false;
@@ -667,7 +463,7 @@ audit_log_follow(struct audit_log *log, struct audit_tail *from,
 	log->fd = fd;
 	log->dev = st.st_dev;
 	log->ino = st.st_ino;
-	log->own_tail_valid = false;
+	log->own.valid = false;
 	*rotated = true;
 	return true;
 }
@@ -853,7 +649,7 @@ audit_log_close(struct audit_log *log)
 		explicit_bzero(log->key, log->key_len);
 		free(log->key);
 	}
-	free(log->own_line);
+	free(log->own.line);
 	cJSON_Delete(log->held_start);
 	free(log);
 	return ok;

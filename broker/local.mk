@@ -6,6 +6,7 @@ sp_LDADD = libspfrontend.a libsppolicy.a libspcommon.a $(SP_BIN_LIBS)
 # the audit log: writer, argument rendering, verifier, `sp audit`
 AUDIT_SOURCES = \
 	broker/audit_log.c broker/audit_log.h \
+	broker/audit_tail.c broker/audit_tail.h \
 	broker/audit_verify.c broker/audit_verify.h
 sp_SOURCES += $(AUDIT_SOURCES) broker/cmd_audit.c
 # audit anchors off the host: sent (journald or syslog), and checked
