@@ -17,8 +17,10 @@ import time
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.join(os.environ.get("SP_SRCDIR", "."),
                                 "tests", "integration"))
-from proc_lib import start, tmpdir  # noqa
-from auditint_lib import Target, drive, outcome, policy  # noqa
+from sptest.mcp import outcome  # noqa: E402
+from sptest.policy import get_and_put_item_policy  # noqa: E402
+from sptest.run import drive_item_calls, start, tmpdir  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 CALLS = 300
 ROUNDS = 3
@@ -27,7 +29,7 @@ ROUNDS = 3
 def rate(cfg, tool, window):
     p = start(cfg)
     t0 = time.monotonic()
-    got = drive(p, CALLS, tool, window=window)
+    got = drive_item_calls(p, CALLS, tool, window=window)
     elapsed = time.monotonic() - t0
     p.wait(30)
     p.stdout.close()
@@ -39,10 +41,10 @@ def rate(cfg, tool, window):
 
 
 def main():
-    target = Target()
-    plain = policy(tmpdir(), target.url, audit=False)
+    target = Target(lifetime=3600)
+    plain = get_and_put_item_policy(tmpdir(), target.url, audit=False)
     audited_dir = tmpdir()
-    audited = policy(audited_dir, target.url)
+    audited = get_and_put_item_policy(audited_dir, target.url)
     print("bench-audit: %d calls per session, median of %d; log in %s" %
           (CALLS, ROUNDS, audited_dir))
     for window in (1, 4):

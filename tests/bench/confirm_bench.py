@@ -13,11 +13,13 @@ import statistics
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from confirm_lib import ConfirmSession  # noqa: E402
-from front_lib import Target  # noqa: E402
-from proc_lib import run_as_root, tmpdir  # noqa: E402
+from sptest.confirm import ConfirmSession  # noqa: E402
+from sptest.policy import run_as_root  # noqa: E402
+from sptest.run import tmpdir  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 CALLS = int(os.environ.get("SP_BENCH_CALLS", "200"))
 
@@ -91,7 +93,7 @@ def show(name, times):
 
 def main():
     tmp = tmpdir()
-    target = Target(tmp, lifetime=600)
+    target = Target(tmp, "recorder", 600)
     s = ConfirmSession(write_policy(tmp, target.port), answer)
     try:
         names = ("read", "write", "write_confirmed")

@@ -22,7 +22,9 @@ import time
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from proc_lib import INITIALIZE, SP, request, run_as_root, sp_env  # noqa
+from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.policy import run_as_root  # noqa: E402
+from sptest.run import SP, sp_env  # noqa: E402
 
 BUILDDIR = os.environ.get("SP_BUILDDIR", ".")
 PEER = os.path.join(BUILDDIR, "tests", "bench", "exec_bench_peer")

@@ -16,11 +16,13 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.join(os.environ.get("SP_SRCDIR", "."), "tests",
                                 "integration"))
-from front_lib import policy, tmpdir  # noqa: E402
-from proc_lib import (INITIALIZE, SP, confined_children, finish,  # noqa
-                      request, sp_env, start, status_field)
+from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.policy import get_item_and_fetch_policy  # noqa: E402
+from sptest.procfs import confined_children, status_field  # noqa: E402
+from sptest.run import SP, finish, sp_env, start, tmpdir  # noqa: E402
 
 RUNS = 20
 DISCOVER = request(0, "server/discover", {"_meta": {
@@ -123,7 +125,7 @@ def idle_memory(config):
 
 
 def main():
-    config = policy(tmpdir(), 9)
+    config = get_item_and_fetch_policy(tmpdir(), 9)
     base = statistics.median(baseline(config) for _ in range(RUNS))
     cold = statistics.median(cold_start(config) for _ in range(RUNS))
     print("bench-front: cold start to the initialize answer, median of %d: "

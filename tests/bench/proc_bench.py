@@ -11,10 +11,10 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.join(os.environ.get("SP_SRCDIR", "."), "tests",
                                 "integration"))
 from sptest.mcp import INITIALIZE  # noqa: E402
+from sptest.policy import shared_target_policy  # noqa: E402
 from sptest.procfs import confined_children, status_field  # noqa: E402
 from sptest.run import finish, read_line, start, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from proc_lib import policy  # noqa: E402
 
 RUNS = 20
 
@@ -49,7 +49,7 @@ def pss_kib(pid):
 
 def main():
     tmp = tmpdir()
-    cfg = policy(tmp, audit=False)
+    cfg = shared_target_policy(tmp, audit=False)
     times, ok = [], True
     for _ in range(RUNS):
         elapsed, line, status = cold_start(cfg)

@@ -20,9 +20,12 @@ import time
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.audit import read_log  # noqa: E402
+from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.policy import (AWKWARD_CREDENTIAL,  # noqa: E402
+                           get_and_put_item_policy)
 from sptest.run import BUILDDIR, SP, sp_env, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from auditint_lib import CREDENTIAL, Target, policy  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 # Fixed for good (broker/audit_journal.c, docs/sp.1).
 IDS = {"session-start": "6ebb132352eb4bdeb63ac8b3a673ee0d",
@@ -145,8 +148,8 @@ def session(journal, n=3, bad=0, restart_after=None):
     argument values) and bad calls with a wrong argument type; returns (status,
     stderr, log records, entries, raw datagrams, log path)."""
     tmp = tmpdir()
-    target = Target()
-    cfg = policy(tmp, target.url)
+    target = Target(lifetime=3600)
+    cfg = get_and_put_item_policy(tmp, target.url)
     with open(cfg) as f:
         doc = json.load(f)
     if journal is not None:
@@ -183,7 +186,6 @@ def session(journal, n=3, bad=0, restart_after=None):
 def drive_in(p, n, args, bad, rx, restart_after):
     """Calls in order; bad ones after them; the receiver
     closed (a restarted journald) after restart_after calls."""
-    from proc_lib import INITIALIZE, request
     data = INITIALIZE
     p.stdin.write(data)
     p.stdin.flush()
@@ -222,7 +224,8 @@ def wait_for(cond, seconds):
 def no_secrets(raw):
     """No datagram holds the credential or any argument value."""
     blob = b"".join(raw)
-    needles = [CREDENTIAL, "s3cr3t", "4111-0000"] + NASTY + ["$(id)", "%2e"]
+    needles = ([AWKWARD_CREDENTIAL, "s3cr3t", "4111-0000"] + NASTY +
+               ["$(id)", "%2e"])
     return [s for s in needles if s.encode() in blob]
 
 
@@ -333,8 +336,8 @@ def held_start_then_rejection():
     """A refused frame before any request: the held session-start and the
     rejection are written in one locked turn; both reach the journal."""
     tmp = tmpdir()
-    target = Target()
-    cfg = policy(tmp, target.url)
+    target = Target(lifetime=3600)
+    cfg = get_and_put_item_policy(tmp, target.url)
     with open(cfg) as f:
         doc = json.load(f)
     doc["audit"]["journal"] = "all"
@@ -476,7 +479,7 @@ def policy_key():
     tmp = tmpdir()
     for value, ok in ((True, True), ("all", True), (False, True),
                       ("yes", False), (1, False), ("ALL", False)):
-        cfg = policy(tmp, "http://127.0.0.1:9")
+        cfg = get_and_put_item_policy(tmp, "http://127.0.0.1:9")
         with open(cfg) as f:
             doc = json.load(f)
         doc["audit"]["journal"] = value

@@ -12,10 +12,12 @@ import urllib.parse
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.audit import read_log, verify  # noqa: E402
-from sptest.mcp import outcome, responses  # noqa: E402
+from sptest.mcp import item_calls, outcome, responses  # noqa: E402
+from sptest.policy import (AWKWARD_CREDENTIAL,  # noqa: E402
+                           get_and_put_item_policy)
 from sptest.run import finish, start, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from auditint_lib import CREDENTIAL, Target, calls, policy  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 IDS = ["quote\"d-$(rm -rf /)-%2e%2e", "line\nbreak-x",
        "\u00e9t\u00e9-\u20ac-\U0001f511", "plain-id-000042"]
@@ -29,30 +31,31 @@ def args(i):
 
 def main():
     tmp = tmpdir()
-    target = Target()
-    cfg = policy(tmp, target.url)
-    status, out, err = finish(start(cfg), calls(len(IDS), "put_item",
-                                                args=args))
+    target = Target(lifetime=3600)
+    cfg = get_and_put_item_policy(tmp, target.url)
+    status, out, err = finish(start(cfg), item_calls(len(IDS), "put_item",
+                                                     args=args))
     target.stop()
     got = responses(out)
     check("session ended with 0", status == 0, err)
     check("every call succeeded",
           all(outcome(got.get(i)) == "ok" for i in range(1, len(IDS) + 1)),
           got)
-    reqs = target.requests
+    reqs = target.requests_as_received()
     paths = [urllib.parse.unquote(r["path"]) for r in reqs]
     check("the target received the raw values",
           all(any(v in p for p in paths) for v in IDS), paths)
     check("the target received the credential",
           all(r["headers"].get("Authorization", "").encode("latin-1")
-              == ("Bearer " + CREDENTIAL).encode() for r in reqs) and
+              == ("Bearer " + AWKWARD_CREDENTIAL).encode() for r in reqs) and
           len(reqs) == len(IDS), reqs[:1])
 
     path = os.path.join(tmp, "audit.jsonl")
     raw = open(path, "rb").read()
     text = raw.decode("utf-8")
     check("the credential appears nowhere in the file (raw or escaped)",
-          CREDENTIAL.encode() not in raw and "s3cr3t" not in text, text)
+          AWKWARD_CREDENTIAL.encode() not in raw and "s3cr3t" not in text,
+          text)
     leaked = [v for v in IDS if v.encode() in raw or
               json_escaped(v) in text]
     check("no raw value of a shape-audited param is in the file",

@@ -29,9 +29,10 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.audit import read_log, verify  # noqa: E402
 from sptest.mcp import request  # noqa: E402
+from sptest.policy import get_and_put_item_policy  # noqa: E402
 from sptest.run import SP, sp_env, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from auditint_lib import Target, policy  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 SRCDIR = os.environ.get("srcdir", os.path.join(os.path.dirname(
     os.path.abspath(__file__)), "..", ".."))
@@ -41,8 +42,8 @@ BAD_FRAME = b'{"jsonrpc":"2.0","id":9, "method":"tools/call" BAD'
 
 
 def review_policy(tmp, url):
-    """auditint_lib's policy plus add_note, whose scope nobody has."""
-    path = policy(tmp, url)
+    """get_and_put_item_policy plus add_note, whose scope nobody has."""
+    path = get_and_put_item_policy(tmp, url)
     with open(path) as f:
         doc = json.load(f)
     doc["tools"].append({
@@ -132,7 +133,8 @@ def run_session(tmp, cfg, log, target):
     check("the session ends as malformed input (65)", status == 65,
           (status, err))
     check("only the two accepted calls reached the target",
-          len(target.requests) == 2, [r["path"] for r in target.requests])
+          len(target.requests()) == 2,
+          [r["path"] for r in target.requests()])
     return err
 
 
@@ -325,7 +327,7 @@ def main():
     check_man()
     tmp = tmpdir()
     log = os.path.join(tmp, "audit.jsonl")
-    target = Target()
+    target = Target(lifetime=3600)
     cfg = review_policy(tmp, target.url)
     run_session(tmp, cfg, log, target)
     files = [log + ".1", log]

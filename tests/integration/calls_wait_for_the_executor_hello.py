@@ -13,13 +13,15 @@ import signal
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.mcp import INITIALIZE, call, request  # noqa: E402
+from sptest.policy import get_item_and_fetch_policy  # noqa: E402
 from sptest.procfs import children  # noqa: E402
 from sptest.run import (SP_TEST, finish, read_line,  # noqa: E402
                         sanitized_build, start, stop, tmpdir)
 from sptest.tap import check, done, skip  # noqa: E402
-from front_lib import Target, call, policy  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 SLOW_HELLO_S = 1.5      # TEST_HOOK_SLOW_HELLO_MS in child/test_hook.c
 # Valid ids (maxLength 64) with quotes, $(), a newline, %2e%2e, multibyte.
@@ -50,7 +52,7 @@ def by_id(got):
 def test_slow_hello(tmp, target):
     """initialize, ping and tools/list are answered well before the
     executor is ready; the calls sent at once wait and each runs once."""
-    p = start(policy(tmp, target.port), binary=SP_TEST,
+    p = start(get_item_and_fetch_policy(tmp, target.port), binary=SP_TEST,
               hook="executor:slow-hello")
     try:
         t0 = time.monotonic()
@@ -99,7 +101,7 @@ def test_bad_hello(tmp, target):
     frontend stands in the way: had it sent the records, the executor
     would have written an intent (and often reached the target) before
     the frontend's exit ended the session."""
-    p = start(policy(tmp, target.port), binary=SP_TEST,
+    p = start(get_item_and_fetch_policy(tmp, target.port), binary=SP_TEST,
               hook="executor:bad-hello")
     p.stdin.write(INITIALIZE + INITIALIZED + call(1, arguments={
         "id": IDS[1]}) + call(2, arguments={"id": IDS[2]}))
@@ -120,7 +122,7 @@ def test_mute_hello(tmp, target):
     """An executor that never answers its hello (the hook sleeps 60 s)
     does not keep the session waiting for ever: after the frontend's 10 s
     deadline nothing held is sent, and the session ends 70."""
-    p = start(policy(tmp, target.port), binary=SP_TEST,
+    p = start(get_item_and_fetch_policy(tmp, target.port), binary=SP_TEST,
               hook="executor:mute-hello")
     t0 = time.monotonic()
     p.stdin.write(INITIALIZE + INITIALIZED + call(1, arguments={
@@ -156,7 +158,7 @@ def test_mute_hello(tmp, target):
 def test_death_before_hello(tmp, target):
     """Calls waiting for the hello are answered as calls in flight are
     when the executor dies: outcome unknown, once each."""
-    p = start(policy(tmp, target.port), binary=SP_TEST,
+    p = start(get_item_and_fetch_policy(tmp, target.port), binary=SP_TEST,
               hook="executor:slow-hello")
     ids = ["wait \"a\" $(x)", "wait \u00e9"]
     p.stdin.write(INITIALIZE + b"".join(request(i, "tools/call", {
@@ -193,7 +195,7 @@ def test_cancel_before_hello(tmp, target):
     it while its intent waits for the broker's ack and it never starts
     (a cancel sent ahead of its action would name an unknown call and
     be dropped, and the call would run).  No answer is sent for it."""
-    p = start(policy(tmp, target.port), binary=SP_TEST,
+    p = start(get_item_and_fetch_policy(tmp, target.port), binary=SP_TEST,
               hook="executor:slow-hello")
     cancelled = "cancel \"me\" $(x)"
     p.stdin.write(INITIALIZE + call(cancelled, arguments={"id": "gone"}) +
@@ -225,7 +227,7 @@ def test_limits_before_hello(tmp, target):
     reads nothing past the second held call (a ping behind them waits for
     the hello), and with calls_per_session 3 the fourth and fifth calls
     are denied and never reach the target."""
-    p = start(policy(tmp, target.port, limits={
+    p = start(get_item_and_fetch_policy(tmp, target.port, limits={
         "max_inflight": 2, "calls_per_session": 3}), binary=SP_TEST,
         hook="executor:slow-hello")
     ids = ["lim \"%d\" $(id)\n" % n for n in range(5)]
@@ -257,7 +259,7 @@ def main():
                  test_death_before_hello,
                  test_cancel_before_hello, test_limits_before_hello):
         tmp = tmpdir()
-        target = Target(tmp)
+        target = Target(tmp, "recorder")
         try:
             test(tmp, target)
         finally:

@@ -16,11 +16,11 @@ import sys
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE  # noqa: E402
+from sptest.policy import shared_target_policy  # noqa: E402
 from sptest.procfs import confined_children  # noqa: E402
 from sptest.run import (SP_TEST, finish, read_line, start, stop,  # noqa: E402
                         tmpdir)
 from sptest.tap import check, done  # noqa: E402
-from proc_lib import policy  # noqa: E402
 
 ANCHOR = "sp[sp]: info: audit: session "
 FAKE = "session 0000000000000000 ended"
@@ -37,7 +37,7 @@ def session(hook, probe=None, env=None):
     """sp-test with hook; initialize, then end of input.  Returns
     (status, stdout, stderr lines, raw stderr bytes, session id)."""
     tmp = tmpdir()
-    p = start(policy(tmp), binary=SP_TEST, hook=hook, env=env)
+    p = start(shared_target_policy(tmp), binary=SP_TEST, hook=hook, env=env)
     p.stdin.write(INITIALIZE)
     p.stdin.flush()
     first = read_line(p, 10.0)

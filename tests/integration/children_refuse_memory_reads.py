@@ -16,10 +16,10 @@ import sys
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE  # noqa: E402
+from sptest.policy import shared_target_policy  # noqa: E402
 from sptest.procfs import confined_children, status_field  # noqa: E402
 from sptest.run import finish, read_line, start, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from proc_lib import policy  # noqa: E402
 
 NOBODY = 65534
 
@@ -109,7 +109,7 @@ def main():
     control = None
     p = None
     try:
-        config = policy(tmp)
+        config = shared_target_policy(tmp)
         os.chown(tmp, uid, gid)
         os.chown(config, uid, gid)
         p = start(config, preexec_fn=as_user(uid, gid))

@@ -13,16 +13,19 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from confirm_lib import ConfirmSession, write_policy  # noqa: E402
-from front_lib import Target  # noqa: E402
-from proc_lib import check, done, tmpdir  # noqa: E402
+from sptest.confirm import ConfirmSession  # noqa: E402
+from sptest.policy import confirmed_create_item_policy  # noqa: E402
+from sptest.run import tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 
 def question(template, name, qty=3, a=None):
     tmp = tmpdir()
-    target = Target(tmp)
-    path = write_policy(tmp, target.port)
+    target = Target(tmp, "recorder")
+    path = confirmed_create_item_policy(tmp, target.port)
     with open(path) as f:
         doc = json.load(f)
     doc["tools"][0]["params"]["name"]["maxLength"] = 1000

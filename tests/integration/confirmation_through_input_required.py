@@ -14,11 +14,14 @@ import os
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from confirm_lib import decisions, write_policy  # noqa: E402
-from front_lib import Target  # noqa: E402
-from proc_lib import check, done, finish, read_line, request, start  # noqa
-from proc_lib import tmpdir  # noqa: E402
+from sptest.confirm import decisions  # noqa: E402
+from sptest.mcp import request  # noqa: E402
+from sptest.policy import confirmed_create_item_policy  # noqa: E402
+from sptest.run import finish, read_line, start, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 KEY = "sallyport-confirm"
 NAME = "w \u00e9 \"$(id)\""
@@ -33,9 +36,9 @@ def meta(elicitation=True):
 class Modern:
     def __init__(self, timeout_s=60):
         self.tmp = tmpdir()
-        self.target = Target(self.tmp)
-        self.p = start(write_policy(self.tmp, self.target.port,
-                                    timeout_s=timeout_s))
+        self.target = Target(self.tmp, "recorder")
+        self.p = start(confirmed_create_item_policy(
+            self.tmp, self.target.port, timeout_s=timeout_s))
         self.pending = b""
         self.rid = 0
 

@@ -20,11 +20,13 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from confirm_lib import ConfirmSession, decisions  # noqa: E402
-from front_lib import Target  # noqa: E402
-from proc_lib import SP_TEST, check, done, run_as_root, skip, tmpdir  # noqa
-from sptest.run import sanitized_build  # noqa: E402
+from sptest.confirm import ConfirmSession, decisions  # noqa: E402
+from sptest.policy import run_as_root  # noqa: E402
+from sptest.run import SP_TEST, sanitized_build, tmpdir  # noqa: E402
+from sptest.tap import check, done, skip  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 ROUNDS_SMALL, ROUNDS_LARGE = 40, 400
 # long_session_heap_stays_flat.py's bound, for the same allocator (tcache off): a 16-byte
@@ -122,7 +124,7 @@ def run(tmp, rounds):
     """Rounds sent while the calls in flight leave room for one more:
     a call that finds every slot taken while a question is out is
     refused (confirmations_keep_stdin_read.py), which this test is not about."""
-    target = Target(tmp, lifetime=1800)
+    target = Target(tmp, "recorder", 1800)
     cfg = write_policy(tmp, target.port)
     answerer = Answerer()
     s = ConfirmSession(cfg, answerer, binary=SP_TEST, hook="all:heap-report",

@@ -16,11 +16,14 @@ import signal
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from confirm_lib import (ConfirmSession, audit_records,  # noqa: E402
-                         decisions, write_policy)
-from front_lib import Target  # noqa: E402
-from proc_lib import SP_TEST, check, done, tmpdir  # noqa: E402
+from sptest.audit import audit_records  # noqa: E402
+from sptest.confirm import ConfirmSession, decisions  # noqa: E402
+from sptest.policy import confirmed_create_item_policy  # noqa: E402
+from sptest.run import SP_TEST, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 # The questions' expiry: far above what the answers need, and what a
 # frontend that stopped reading would make every call wait for.
@@ -42,8 +45,8 @@ def answer(s, req, qty):
 
 def test_full_table_of_questions():
     tmp = tmpdir()
-    target = Target(tmp, lifetime=2 * TIMEOUT_S + 60)
-    path = write_policy(tmp, target.port, timeout_s=TIMEOUT_S)
+    target = Target(tmp, "recorder", 2 * TIMEOUT_S + 60)
+    path = confirmed_create_item_policy(tmp, target.port, timeout_s=TIMEOUT_S)
     with open(path) as f:
         doc = json.load(f)
     doc["limits"]["max_inflight"] = 2
@@ -88,8 +91,8 @@ def test_full_table_of_running_calls():
     """The control: a full table of calls that end by themselves still
     keeps the next call back (it is not refused) until a slot frees."""
     tmp = tmpdir()
-    target = Target(tmp, lifetime=120)
-    path = write_policy(tmp, target.port, timeout_s=TIMEOUT_S)
+    target = Target(tmp, "recorder", 120)
+    path = confirmed_create_item_policy(tmp, target.port, timeout_s=TIMEOUT_S)
     with open(path) as f:
         doc = json.load(f)
     doc["limits"]["max_inflight"] = 2
@@ -112,8 +115,8 @@ def test_executor_dies_while_asking():
     answer, so it cannot have acted; the client hears that nothing was
     sent (not "check its effect") and that the question is moot."""
     tmp = tmpdir()
-    target = Target(tmp, lifetime=120)
-    path = write_policy(tmp, target.port, timeout_s=TIMEOUT_S)
+    target = Target(tmp, "recorder", 120)
+    path = confirmed_create_item_policy(tmp, target.port, timeout_s=TIMEOUT_S)
     s = ConfirmSession(path, lambda req: None, binary=SP_TEST)
     s.call(1, "create_item", {"name": NAMES[0], "qty": 3})
     s.call(2, "get_item", {"id": "y \"2\""})
@@ -150,8 +153,8 @@ def test_client_gone_while_asking():
     """The client's input ends while a question is out: the call is
     withdrawn, audited so, and never acts."""
     tmp = tmpdir()
-    target = Target(tmp, lifetime=120)
-    path = write_policy(tmp, target.port, timeout_s=TIMEOUT_S)
+    target = Target(tmp, "recorder", 120)
+    path = confirmed_create_item_policy(tmp, target.port, timeout_s=TIMEOUT_S)
     s = ConfirmSession(path, lambda req: None)
     s.call(1, "create_item", {"name": NAMES[1], "qty": 5})
     start = time.monotonic()

@@ -15,8 +15,11 @@ import urllib.parse
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HttpTarget, Session, structured, write_policy  # noqa
-from proc_lib import check, done, tmpdir  # noqa
+from sptest.mcp import structured  # noqa: E402
+from sptest.policy import write_policy  # noqa: E402
+from sptest.run import Session, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 KEPT = 32  # DISPATCH_KEPT_MAX, executor/dispatch_int.h
 
@@ -44,7 +47,7 @@ def reached(target):
 
 def main():
     tmp = tmpdir()
-    target = HttpTarget(tmp, lifetime=600)
+    target = Target(tmp, lifetime=600)
     values = ["first 'q' $(id)"] + ["-v%d\nü" % n for n in range(1, KEPT + 1)]
     try:
         s = Session(write_policy(tmp, doc(tmp, target.port)))

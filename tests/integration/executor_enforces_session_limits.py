@@ -21,7 +21,7 @@ from sptest.mcp import INITIALIZE  # noqa: E402
 from sptest.policy import write_policy  # noqa: E402
 from sptest.run import SP_TEST, finish, start, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from exec_lib import HttpTarget  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 DENIED = "4"  # enum record_outcome
 
@@ -60,7 +60,7 @@ def stderr_until(p, pattern, n, timeout=60):
 
 def run(name, path, limits, reached, reason, words):
     tmp = tmpdir()
-    target = HttpTarget(tmp, lifetime=600)
+    target = Target(tmp, lifetime=600)
     try:
         config = write_policy(tmp, doc(tmp, target.port, path, limits))
         p = start(config, binary=SP_TEST, hook="frontend:forge-burst")

@@ -25,7 +25,7 @@ from sptest.mcp import structured  # noqa: E402
 from sptest.policy import write_policy  # noqa: E402
 from sptest.run import Session, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from exec_lib import HttpTarget  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 NUMERIC = ["127.1", "0x7f.1", "2130706433", "0177.0.0.1"]
 
@@ -68,7 +68,7 @@ def numeric_hosts(tmp):
     request reaches 127.0.0.1 and its certificate (made for 127.0.0.1)
     verifies: curl, the resolver and the rules agree on the address."""
     d = sub(tmp, "numeric")
-    target = HttpTarget(d, tls=True)
+    target = Target(d, tls=True)
     try:
         got = run_each(policy(d, NUMERIC, target.port, {}), NUMERIC)
         for host in NUMERIC:
@@ -96,7 +96,7 @@ def numeric_hosts(tmp):
 
 def mapped_literals(tmp):
     d = sub(tmp, "mapped")
-    target = HttpTarget(d, tls=True)
+    target = Target(d, tls=True)
     hosts = ["[::ffff:127.0.0.1]", "[::ffff:169.254.169.254]",
              "[::ffff:a9fe:a9fe]", "[64:ff9b::a9fe:a9fe]"]
     try:
@@ -120,7 +120,7 @@ def mapped_literals(tmp):
 
 def trust_not_carried(tmp, rounds=3):
     d = sub(tmp, "trust")
-    target = HttpTarget(d, tls=True)
+    target = Target(d, tls=True)
     base = "https://127.0.0.1:%d" % target.port
     cfg = write_policy(d, {
         "sallyport": 1, "server": {"name": "exec-trust"},
@@ -166,7 +166,7 @@ def hang_up_after_answers(tmp, sessions=4, calls=6):
     """Every answered read-only call has its execution record, although
     the client closes its input the moment the last answer arrives."""
     d = sub(tmp, "hangup")
-    target = HttpTarget(d, tls=True)
+    target = Target(d, tls=True)
     hosts = ["127.0.0.1"] * calls
     cfg = policy(d, hosts, target.port, {})
     missing = []

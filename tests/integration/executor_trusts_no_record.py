@@ -14,9 +14,10 @@ import sys
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE, only_protocol, request  # noqa: E402
+from sptest.policy import shared_target_policy  # noqa: E402
 from sptest.run import SP_TEST, finish, start, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from proc_lib import policy, recorder  # noqa: E402
+from sptest.target import shared_target  # noqa: E402
 
 TOOLS = [
     {"name": "get_item", "description": "Read one item.", "target": "api",
@@ -39,7 +40,7 @@ EXPECTED = {
 
 def main():
     tmp = tmpdir()
-    p = start(policy(tmp, tools=TOOLS), binary=SP_TEST,
+    p = start(shared_target_policy(tmp, tools=TOOLS), binary=SP_TEST,
               hook="frontend:forge")
     status, out, err = finish(p, INITIALIZE + request(1, "tools/call", {
         "name": "get_item", "arguments": {"id": "x\"y\n$(z)"}}))
@@ -52,7 +53,7 @@ def main():
           re.search(r"forge good: call 5 outcome 1: HTTP 200", err)
           is not None, err)
     # sp has ended: every connection it made is queued at the target.
-    conns, reqs = recorder().seen()
+    conns, reqs = shared_target().seen()
     check("the target saw two requests, on their own paths: the good "
           "record's and the real call's (%d)" % len(reqs),
           len(reqs) == 2 and len(conns) <= 2 and

@@ -19,8 +19,8 @@ from sptest.mcp import INITIALIZE, only_protocol, request  # noqa: E402
 from sptest.policy import get_item_policy  # noqa: E402
 from sptest.run import SP, finish, sp_env, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
+from sptest.target import Target  # noqa: E402
 import subprocess  # noqa: E402
-from proc_lib import Recorder  # noqa: E402
 
 
 def make_policy(tmp, port):
@@ -44,7 +44,7 @@ def session(config, limit=None):
 
 def main():
     tmp = tmpdir()
-    target = Recorder(tmp)
+    target = Target(tmp, "recorder", 3600)
     config = make_policy(tmp, target.port)
     log = os.path.join(tmp, "audit.jsonl")
     try:

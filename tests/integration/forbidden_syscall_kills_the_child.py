@@ -12,11 +12,11 @@ import time
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE, only_protocol, request  # noqa: E402
+from sptest.policy import shared_target_policy  # noqa: E402
 from sptest.procfs import confined_children, gone_within  # noqa: E402
 from sptest.run import (SP, SP_TEST, finish, sanitized_build,  # noqa: E402
                         sp_env, start, tmpdir)
 from sptest.tap import check, done, skip  # noqa: E402
-from proc_lib import policy  # noqa: E402
 
 SANITIZED = sanitized_build()
 
@@ -33,7 +33,8 @@ ATTEMPTS = [
 
 def attempt(role, action):
     tmp = tmpdir()
-    p = start(policy(tmp), binary=SP_TEST, hook="%s:%s" % (role, action))
+    p = start(shared_target_policy(tmp), binary=SP_TEST,
+              hook="%s:%s" % (role, action))
     status, out, err = finish(p, INITIALIZE + request(1, "ping"))
     what = "%s %s" % (role, action)
     check("%s: exit 70" % what, status == 70, err)
@@ -91,7 +92,7 @@ def broker_attempt(action):
     # start, too soon to find them under it: as the subreaper this
     # process inherits them when it dies, and counts them then.
     ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)	# PR_SET_CHILD_SUBREAPER
-    cfg = policy(tmp)
+    cfg = shared_target_policy(tmp)
     known = orphans([])
     p = start(cfg, binary=SP_TEST, hook="broker:" + action)
     status, out, err = finish(p, INITIALIZE)
@@ -106,7 +107,7 @@ def broker_attempt(action):
 def installed_binary_has_no_hooks():
     """Only tests/sp-test reads SP_TEST_HOOK; sp ignores it."""
     tmp = tmpdir()
-    p = start(policy(tmp), hook="frontend:execve")
+    p = start(shared_target_policy(tmp), hook="frontend:execve")
     status, out, err = finish(p, INITIALIZE + request(1, "ping"))
     check("sp (not the test build) ignores SP_TEST_HOOK",
           status == 0 and "test hook" not in err and
@@ -116,7 +117,7 @@ def installed_binary_has_no_hooks():
 def allowed_attempt():
     """The executor may read a file (resolver configuration): no kill."""
     tmp = tmpdir()
-    p = start(policy(tmp), binary=SP_TEST, hook="executor:open")
+    p = start(shared_target_policy(tmp), binary=SP_TEST, hook="executor:open")
     status, out, err = finish(p, INITIALIZE + request(1, "ping"))
     check("executor open read-only: allowed, session ends with 0",
           status == 0 and "open returned" in err, err)
@@ -128,7 +129,8 @@ def sandbox_unavailable(mode):
     says exactly what is missing."""
     tmp = tmpdir()
     extra = {"server": {"name": "proc-test", "sandbox": mode}}
-    cmd = ["unshare", "-Ur", SP, "mcp", "--config", policy(tmp, **extra)]
+    cmd = ["unshare", "-Ur", SP, "mcp", "--config",
+           shared_target_policy(tmp, **extra)]
     p = subprocess.run(cmd, input=INITIALIZE + request(1, "ping"),
                        capture_output=True, env=sp_env(), timeout=20)
     err = p.stderr.decode()

@@ -14,11 +14,13 @@ import os
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from confirm_lib import (ConfirmSession, accept, decisions,  # noqa: E402
-                         write_policy)
-from front_lib import Target  # noqa: E402
-from proc_lib import SP_TEST, check, done, skip, tmpdir  # noqa: E402
+from sptest.confirm import ConfirmSession, accept, decisions  # noqa: E402
+from sptest.policy import confirmed_create_item_policy  # noqa: E402
+from sptest.run import SP_TEST, tmpdir  # noqa: E402
+from sptest.tap import check, done, skip  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 NAME = "widget \"$(id)\"\n-x \u00e9t\u00e9"
 
@@ -34,8 +36,8 @@ def posts(target):
 
 def session(hook, timeout_s=60, value=3):
     tmp = tmpdir()
-    target = Target(tmp)
-    cfg = write_policy(tmp, target.port, timeout_s=timeout_s)
+    target = Target(tmp, "recorder")
+    cfg = confirmed_create_item_policy(tmp, target.port, timeout_s=timeout_s)
     return tmp, target, ConfirmSession(cfg, accept(value), binary=SP_TEST,
                                        hook=hook)
 
@@ -55,8 +57,8 @@ def test_integer_only_policy():
     """No string param anywhere: the channel's string bound is 0, and the
     human's retyped text of an integer must still get through."""
     tmp = tmpdir()
-    target = Target(tmp)
-    path = write_policy(tmp, target.port)
+    target = Target(tmp, "recorder")
+    path = confirmed_create_item_policy(tmp, target.port)
     with open(path) as f:
         doc = json.load(f)
     doc["tools"] = [doc["tools"][0]]
@@ -140,8 +142,8 @@ def test_other_values():
 def test_other_tool():
     """The same values, another confirm tool: the MAC covers the tool."""
     tmp = tmpdir()
-    target = Target(tmp)
-    path = write_policy(tmp, target.port)
+    target = Target(tmp, "recorder")
+    path = confirmed_create_item_policy(tmp, target.port)
     with open(path) as f:
         doc = json.load(f)
     other = json.loads(json.dumps(doc["tools"][0]))

@@ -14,10 +14,13 @@ import os
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from confirm_lib import ConfirmSession, decisions, write_policy  # noqa: E402
-from front_lib import Target  # noqa: E402
-from proc_lib import check, done, tmpdir  # noqa: E402
+from sptest.confirm import ConfirmSession, decisions  # noqa: E402
+from sptest.policy import confirmed_create_item_policy  # noqa: E402
+from sptest.run import tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 ACCEPT = {"action": "accept", "content": {"qty": "3"}}
 DECLINE = {"action": "decline"}
@@ -31,8 +34,8 @@ def line(member, rid):
 class Run:
     def __init__(self):
         self.tmp = tmpdir()
-        self.target = Target(self.tmp)
-        path = write_policy(self.tmp, self.target.port)
+        self.target = Target(self.tmp, "recorder")
+        path = confirmed_create_item_policy(self.tmp, self.target.port)
         with open(path) as f:
             doc = json.load(f)
         # a malformed response is refused and the session goes on

@@ -10,11 +10,13 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sptest.mcp import INITIALIZE, first_bad_line, messages  # noqa: E402
+from sptest.mcp import INITIALIZE, call, first_bad_line, messages  # noqa: E402
+from sptest.policy import get_item_and_fetch_policy  # noqa: E402
 from sptest.run import finish, start, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from front_lib import Target, call, policy  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 MAX_FRAME = 4096
 FOLLOW = call(99)	# a valid call after the bad line: must never run
@@ -104,10 +106,10 @@ def noisy(config, target, tmp):
 
 def main():
     tmp = tmpdir()
-    target = Target(tmp)
+    target = Target(tmp, "recorder")
     try:
-        config = policy(tmp, target.port,
-                        limits={"max_frame_bytes": MAX_FRAME})
+        config = get_item_and_fetch_policy(
+            tmp, target.port, limits={"max_frame_bytes": MAX_FRAME})
         for name, data in HOSTILE:
             one_hostile(config, target, name, data + FOLLOW)
         one_hostile(config, target, *TRUNCATED)

@@ -18,8 +18,7 @@ from sptest.policy import write_policy, write_secret  # noqa: E402
 from sptest.procfs import vm_hwm_kib  # noqa: E402
 from sptest.run import SP_TEST, Session, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from sptest.target import free_port  # noqa: E402
-from exec_lib import HttpTarget  # noqa: E402
+from sptest.target import Target, free_port  # noqa: E402
 
 TOKEN = b"tok-9f8e7d6c5b4a-SECRET"
 BIG = 5 * 1024 * 1024
@@ -214,7 +213,7 @@ def phase_no_ack(tmp, dead_port):
     """The broker never acknowledges the intent: nothing is sent."""
     sub = os.path.join(tmp, "noack")
     os.mkdir(sub)
-    api = HttpTarget(sub)
+    api = Target(sub)
     try:
         cfg = make_policy(sub, api.port, dead_port, call_timeout_ms=1200)
         s = Session(cfg, binary=SP_TEST, hook="broker:no-ack")
@@ -241,7 +240,7 @@ def phase_tls(tmp):
     verification always on."""
     sub = os.path.join(tmp, "tls")
     os.mkdir(sub)
-    api = HttpTarget(sub, tls=True)
+    api = Target(sub, tls=True)
     try:
         base = "https://127.0.0.1:%d" % api.port
         cfg = write_policy(sub, {
@@ -294,8 +293,8 @@ def phase_missing_credential(tmp, port, dead_port):
 
 def main():
     tmp = tmpdir()
-    api = HttpTarget(tmp, "api")
-    other = HttpTarget(tmp, "other")
+    api = Target(tmp, "api")
+    other = Target(tmp, "other")
     dead_port = free_port()
     try:
         cfg = make_policy(tmp, api.port, dead_port)

@@ -26,8 +26,11 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HttpTarget, Session, structured, write_policy  # noqa
-from proc_lib import SP, check, done, tmpdir  # noqa
+from sptest.mcp import structured  # noqa: E402
+from sptest.policy import write_policy  # noqa: E402
+from sptest.run import SP, Session, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 HEADER = "Idempotency-Key"
 
@@ -219,7 +222,7 @@ def duplicate(tmp, target):
 
 def main():
     tmp = tmpdir()
-    target = HttpTarget(tmp, lifetime=600)
+    target = Target(tmp, lifetime=600)
     try:
         in_memory(tmp, target)
         duplicate(tmpdir(), target)

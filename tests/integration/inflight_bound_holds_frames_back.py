@@ -11,11 +11,13 @@ import shutil
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sptest.mcp import INITIALIZE  # noqa: E402
+from sptest.mcp import INITIALIZE, call  # noqa: E402
+from sptest.policy import get_item_and_fetch_policy  # noqa: E402
 from sptest.run import finish, read_line, start, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from front_lib import Target, call, policy  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 
 def answers_for(p, ids, timeout, pending=b""):
@@ -37,7 +39,8 @@ def answers_for(p, ids, timeout, pending=b""):
 
 
 def test_held_back_frames(tmp, target, calls, inflight):
-    cfg = policy(tmp, target.port, limits={"max_inflight": inflight})
+    cfg = get_item_and_fetch_policy(tmp, target.port,
+                                    limits={"max_inflight": inflight})
     p = start(cfg)
     try:
         p.stdin.write(INITIALIZE)
@@ -67,7 +70,7 @@ def test_held_back_frames(tmp, target, calls, inflight):
 def main():
     for calls, inflight in ((3, 2), (40, 16)):
         tmp = tmpdir()
-        target = Target(tmp)
+        target = Target(tmp, "recorder")
         try:
             test_held_back_frames(tmp, target, calls, inflight)
         finally:

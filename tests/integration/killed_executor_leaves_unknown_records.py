@@ -22,12 +22,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.audit import read_log, verify  # noqa: E402
 from sptest.mcp import INITIALIZE, outcome, request, responses  # noqa: E402
 from sptest.mcp import cancel  # noqa: E402
+from sptest.policy import get_and_put_item_policy  # noqa: E402
 from sptest.procfs import confined_children, gone_within  # noqa: E402
 from sptest.run import (SP_TEST, finish, read_line, start,  # noqa: E402
                         stop, tmpdir)
 from sptest.tap import check, done  # noqa: E402
 from sptest.target import Target  # noqa: E402
-from auditint_lib import policy  # noqa: E402
 
 HELD = 2
 
@@ -49,7 +49,7 @@ def call(rid, tool, item):
 def cancelled_before_start():
     tmp = tmpdir()
     srv = holding_target()
-    cfg = policy(tmp, srv.url)
+    cfg = get_and_put_item_policy(tmp, srv.url)
     with open(cfg) as f:
         doc = json.load(f)
     doc["limits"]["max_inflight"] = 2
@@ -95,7 +95,7 @@ def main():
     cancelled_before_start()
     tmp = tmpdir()
     srv = holding_target()
-    cfg = policy(tmp, srv.url)
+    cfg = get_and_put_item_policy(tmp, srv.url)
     log = os.path.join(tmp, "audit.jsonl")
     p = start(cfg)
     p.stdin.write(INITIALIZE + call("done-1", "get_item", "plain"))

@@ -17,11 +17,13 @@ import time
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.audit import read_log, verify  # noqa: E402
+from sptest.mcp import item_calls  # noqa: E402
+from sptest.policy import get_and_put_item_policy  # noqa: E402
 from sptest.procfs import (confined_children, gone_within,  # noqa: E402
                            status_field)
-from sptest.run import finish, sanitized_build, start, tmpdir  # noqa: E402
+from sptest.run import (drive_item_calls, finish,  # noqa: E402
+                        sanitized_build, start, tmpdir)
 from sptest.tap import check, done, skip  # noqa: E402
-from auditint_lib import calls, drive, policy  # noqa: E402
 
 WRITERS = 4
 
@@ -31,7 +33,7 @@ def kill_mid_stream(tmp, cfg, log):
 
     def run(p):
         try:
-            drive(p, 3000)
+            drive_item_calls(p, 3000)
         except (BrokenPipeError, ValueError, OSError):
             pass
 
@@ -64,7 +66,7 @@ def kill_mid_stream(tmp, cfg, log):
 
 def main():
     tmp = tmpdir()
-    cfg = policy(tmp, "http://127.0.0.1:9")
+    cfg = get_and_put_item_policy(tmp, "http://127.0.0.1:9")
     log = os.path.join(tmp, "audit.jsonl")
     kill_mid_stream(tmp, cfg, log)
     before, tail = read_log(log)
@@ -78,7 +80,7 @@ def main():
     check("%d sessions wrote before they were killed" % WRITERS,
           len({r["session"] for r in before}) == WRITERS)
 
-    status, _, err = finish(start(cfg), calls(3))
+    status, _, err = finish(start(cfg), item_calls(3))
     check("a later session runs and ends with 0", status == 0, err)
     after, tail = read_log(log)
     check("it appended after the intact records, which are unchanged",
@@ -97,7 +99,7 @@ def torn_mid_session(tmp, cfg, log):
     """A torn tail appears while a confined broker runs."""
     earlier = len(read_log(log)[0])
     p = start(cfg)
-    p.stdin.write(calls(1).split(b"\n")[0] + b"\n")	# initialize only
+    p.stdin.write(item_calls(1).split(b"\n")[0] + b"\n")	# initialize only
     p.stdin.flush()
     p.stdout.readline()
     # The frontend may answer initialize before the broker has written
@@ -126,7 +128,7 @@ def torn_mid_session(tmp, cfg, log):
     torn = b'{"seq":999999,"ts":"2026-11-30T23:59:59.000Z","kind":"exe'
     with open(log, "ab") as f:
         f.write(torn)
-    rest = b"".join(l + b"\n" for l in calls(2).split(b"\n")[1:-1])
+    rest = b"".join(l + b"\n" for l in item_calls(2).split(b"\n")[1:-1])
     status, out, err = finish(p, rest)
     check("the confined broker cut the torn tail and went on (exit 0, "
           "not killed by its filter)", status == 0, (status, err))

@@ -39,20 +39,20 @@ import shutil
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import structured  # noqa: E402
 from sptest.policy import write_policy, write_secret  # noqa: E402
 from sptest.run import SP_TEST, sanitized_build, Session, tmpdir  # noqa: E402
+from sptest.sshd import SSHD_FIXTURE  # noqa: E402
 from sptest.tap import check, done, skip  # noqa: E402
-from sptest.target import free_port  # noqa: E402
-from exec_lib import HERE, HttpTarget  # noqa: E402
+from sptest.target import Target, free_port  # noqa: E402
 
 # Rounds of the mix in the short and the long session.
 ROUNDS_SMALL, ROUNDS_LARGE = 100, 1000
 ROUNDS_SMALL_ASAN, ROUNDS_LARGE_ASAN = 10, 100
 # The rounds that also make SSH calls: r % SSH_EVERY == 0.
 SSH_EVERY = 10
-FIXTURE = os.path.join(HERE, "sshd_fixture.sh")
 SSHD = "/usr/sbin/sshd"
 # The most a process's heap at the end may differ between the two
 # sessions.  Measured with tcache off, 10 to 1200 rounds: the frontend
@@ -299,7 +299,7 @@ def check_session(label, o, end):
           (label, o.rounds, len(o.expected) + o.rounds),
           not missing and not wrong,
           "missing %s; wrong %s" % (missing[:5], json.dumps(wrong[:2])[:2000]))
-    # Under ASan the children cannot exit cleanly (proc_lib).
+    # Under ASan the children cannot exit cleanly (sanitized_build).
     check("%s: the session ends 0" % label,
           o.status == 0 or (sanitized_build() and o.status is not None),
           (o.status, o.stderr[-1500:]))
@@ -323,7 +323,7 @@ def start_sshd(tmp):
     if not os.access(SSHD, os.X_OK):
         skip("SSH calls in the mix", "no %s" % SSHD)
         return None
-    out = subprocess.run(["sh", FIXTURE, "start", tmp], check=True,
+    out = subprocess.run(["sh", SSHD_FIXTURE, "start", tmp], check=True,
                          stdout=subprocess.PIPE).stdout
     return int(out.split()[-1])
 
@@ -334,7 +334,7 @@ def main():
         small, large = ROUNDS_SMALL_ASAN, ROUNDS_LARGE_ASAN
     tmp = tmpdir()
     # both sessions use it: past a minute under load (make -j8 check)
-    target = HttpTarget(tmp, lifetime=900)
+    target = Target(tmp, lifetime=900)
     ssh_port = None
     try:
         ssh_port = start_sshd(tmp)
@@ -347,7 +347,7 @@ def main():
     finally:
         target.stop()
         if ssh_port is not None:
-            subprocess.run(["sh", FIXTURE, "stop", tmp])
+            subprocess.run(["sh", SSHD_FIXTURE, "stop", tmp])
         shutil.rmtree(tmp, ignore_errors=True)
     for role in ("broker", "frontend", "executor"):
         a, b = short.heaps.get(role), long_.heaps.get(role)

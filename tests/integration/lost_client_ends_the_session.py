@@ -11,11 +11,13 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sptest.mcp import INITIALIZE  # noqa: E402
+from sptest.mcp import INITIALIZE, call  # noqa: E402
+from sptest.policy import get_item_and_fetch_policy  # noqa: E402
 from sptest.run import SP, read_line, sp_env, start, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from front_lib import FRONT_TARGET, Target, call, policy  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 # Valid ids (maxLength 64): quotes, $(), a newline, %2e%2e, multibyte, '-'.
 IDS = ["-x", "it's \"$(id)\"\n", "%2e%2e/\u00e9t\u00e9 \u2603", "7"]
@@ -64,7 +66,7 @@ def requests_after(target, n):
 def test_close_with_a_call_in_flight(tmp, target, burst):
     """A slow call runs; the client closes sp's stdout, then sends calls
     (burst: 20 in one write at once, else one every 50 ms)."""
-    p = start(policy(tmp, target.port))
+    p = start(get_item_and_fetch_policy(tmp, target.port))
     try:
         send(p, INITIALIZE)
         first = read_line(p, 10)
@@ -120,7 +122,7 @@ def test_close_with_a_call_in_flight(tmp, target, burst):
 def test_close_when_idle(tmp, target):
     """No call in flight: the close alone ends the session, at once,
     though the client keeps stdin open and sends nothing."""
-    p = start(policy(tmp, target.port))
+    p = start(get_item_and_fetch_policy(tmp, target.port))
     try:
         send(p, INITIALIZE)
         read_line(p, 10)
@@ -149,7 +151,8 @@ def test_closed_before_start(tmp, target):
     os.close(r)
     with open(path, "rb") as stdin:
         p = subprocess.Popen([SP, "mcp", "--config",
-                              policy(tmp, target.port)], stdin=stdin,
+                              get_item_and_fetch_policy(tmp, target.port)],
+                             stdin=stdin,
                              stdout=w, stderr=subprocess.PIPE,
                              env=sp_env())
     os.close(w)
@@ -175,7 +178,7 @@ def main():
                        (test_close_when_idle, ()),
                        (test_closed_before_start, ())):
         tmp = tmpdir()
-        target = Target(tmp, script=FRONT_TARGET)
+        target = Target(tmp, "recorder", events=True)
         try:
             test(tmp, target, *args)
         finally:

@@ -21,10 +21,10 @@ import time
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.policy import shared_target_policy  # noqa: E402
 from sptest.run import (SP, finish, read_line, sanitized_build,  # noqa: E402
                         start, stop)
 from sptest.tap import check, done  # noqa: E402
-from proc_lib import policy  # noqa: E402
 
 SRC = os.environ["SP_SRCDIR"]
 BUILD = os.environ["SP_BUILDDIR"]
@@ -232,7 +232,7 @@ def test_rotation(tmp):
     conf = os.path.join(tmp, "logrotate.conf")
     with open(conf, "w", encoding="utf-8") as f:
         f.write(snippet.replace("/var/log/sallyport/", logs + "/"))
-    config = policy(logs)
+    config = shared_target_policy(logs)
     log = os.path.join(logs, "audit.jsonl")
     rotate = [logrotate, "-f", "-s", os.path.join(tmp, "state"), conf]
 
@@ -267,7 +267,7 @@ def test_rotation(tmp):
         status, out, err = finish(p, b"", BUDGET)
     finally:
         stop(p)
-    # Under ASan the children cannot exit cleanly (proc_lib).
+    # Under ASan the children cannot exit cleanly (sanitized_build).
     check("the session ends cleanly",
           status == 0 or (sanitized_build() and status is not None), err)
     # The running session follows the rename (docs/sp-audit.5, ROTATION):

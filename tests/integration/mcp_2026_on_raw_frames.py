@@ -25,10 +25,11 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE, messages, request  # noqa: E402
+from sptest.policy import get_item_and_fetch_policy  # noqa: E402
 from sptest.run import (SP, SP_TEST, finish, read_line, sp_env,  # noqa: E402
                         start, tmpdir)
 from sptest.tap import check, done  # noqa: E402
-from front_lib import Target, policy  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 VERSION = "io.modelcontextprotocol/protocolVersion"
 CAPS = "io.modelcontextprotocol/clientCapabilities"
@@ -210,8 +211,9 @@ def test_progress(config):
 
 def main():
     tmp = tmpdir()
-    target = Target(tmp)
-    config = policy(tmp, target.port, limits={"max_inflight": 4})
+    target = Target(tmp, "recorder")
+    config = get_item_and_fetch_policy(tmp, target.port,
+                                       limits={"max_inflight": 4})
     try:
         test_envelope(tmp, target, config)
         test_legacy_refuses_discover(config)

@@ -19,11 +19,13 @@ import signal
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sptest.mcp import INITIALIZE, only_protocol, request  # noqa: E402
+from sptest.mcp import INITIALIZE, call, only_protocol, request  # noqa: E402
+from sptest.policy import get_item_and_fetch_policy  # noqa: E402
 from sptest.run import finish, read_line, start, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from front_lib import FRONT_TARGET, Target, call, policy  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 
 def cancel(rid):
@@ -45,7 +47,8 @@ def events(target, want, seconds=5.0):
 
 
 def test_cancel_with_full_table(tmp, target):
-    cfg = policy(tmp, target.port, limits={"max_inflight": 1})
+    cfg = get_item_and_fetch_policy(tmp, target.port,
+                                    limits={"max_inflight": 1})
     p = start(cfg)
     try:
         p.stdin.write(INITIALIZE)
@@ -101,7 +104,7 @@ RAW_IDS = [b'0', b'-1', b'9007199254740991', b'-9007199254740991',
 
 
 def test_ids_and_silence(tmp, target):
-    cfg = policy(tmp, target.port)
+    cfg = get_item_and_fetch_policy(tmp, target.port)
     frames = [INITIALIZE,
               b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
               b'{"jsonrpc":"2.0","method":"notifications/unknown",'
@@ -135,7 +138,7 @@ def test_ids_and_silence(tmp, target):
 
 
 def test_versions(tmp, target):
-    cfg = policy(tmp, target.port)
+    cfg = get_item_and_fetch_policy(tmp, target.port)
     for asked, answer in (("2099-12-31", "2025-11-25"),
                           ("2025-03-26", "2025-11-25"),
                           ("2025-06-18", "2025-06-18")):
@@ -154,7 +157,8 @@ def test_term_with_a_waiting_call(tmp, target):
     running one ends and is answered, the waiting one is answered failed
     and never reaches the target (started late, it could outlast the
     broker's grace, which counts one call_timeout_ms)."""
-    cfg = policy(tmp, target.port, limits={"max_inflight": 1})
+    cfg = get_item_and_fetch_policy(tmp, target.port,
+                                    limits={"max_inflight": 1})
     p = start(cfg)
     try:
         p.stdin.write(INITIALIZE +
@@ -192,7 +196,7 @@ def test_term_with_a_waiting_call(tmp, target):
 
 def main():
     tmp = tmpdir()
-    target = Target(tmp, script=FRONT_TARGET)
+    target = Target(tmp, "recorder", events=True)
     try:
         test_cancel_with_full_table(tmp, target)
         test_ids_and_silence(tmp, target)

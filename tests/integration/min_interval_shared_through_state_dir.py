@@ -18,8 +18,11 @@ import urllib.parse
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HttpTarget, Session, structured, write_policy  # noqa
-from proc_lib import check, done, tmpdir  # noqa
+from sptest.mcp import structured  # noqa: E402
+from sptest.policy import write_policy  # noqa: E402
+from sptest.run import Session, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 INTERVAL_MS = 20000  # far above a session's start on a loaded machine
 WHO = "profile:default"  # pipes carry no peer uid: per profile
@@ -129,7 +132,7 @@ def main():
     state = os.path.join(tmp, "state")
     os.mkdir(state, 0o700)
     state_file = os.path.join(state, "limits.jsonl")
-    target = HttpTarget(tmp, lifetime=600)
+    target = Target(tmp, lifetime=600)
     try:
         config = write_policy(tmp, doc(tmp, target.port, state))
         a, b, c, status = interval(config, target)

@@ -17,7 +17,7 @@ from sptest.policy import get_item_policy  # noqa: E402
 from sptest.run import (BUILDDIR, finish, sanitized_build, start,  # noqa: E402
                         tmpdir)
 from sptest.tap import check, done  # noqa: E402
-from proc_lib import Recorder  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 FAKE_DIR = os.path.join(BUILDDIR, "tests", "netlib")
 MISSING = "libssh2_knownhost_readline"
@@ -37,7 +37,7 @@ def main():
     check("the fake library was built",
           os.path.exists(os.path.join(FAKE_DIR, "libssh2.so.1")), FAKE_DIR)
     tmp = tmpdir()
-    target = Recorder(tmp)
+    target = Target(tmp, "recorder", 3600)
     try:
         p = start(make_policy(tmp, target.port),
                   env={"LD_LIBRARY_PATH": library_path()})
@@ -55,7 +55,7 @@ def main():
     check("sp mcp ends with 70 (a child died)", status == 70, (status, err))
     # Whichever child the broker reaps first is named: the executor, or
     # the frontend that lost it.  Under ASan the frontend's exit path is
-    # killed by its own filter (proc_lib.sanitized_build), not exit 70.
+    # killed by its own filter (sptest.run.sanitized_build), not exit 70.
     died = "died: " if sanitized_build() else "exited with status 70"
     check("the broker says a child died and the session ended",
           any(l.startswith("sp[sp]:") and died in l and "session ended" in l

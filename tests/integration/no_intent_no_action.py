@@ -15,20 +15,22 @@ import time
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.audit import read_log  # noqa: E402
-from sptest.mcp import INITIALIZE, outcome, request, responses  # noqa: E402
+from sptest.mcp import (INITIALIZE, item_calls, outcome, request,  # noqa: E402
+                        responses)
+from sptest.policy import get_and_put_item_policy  # noqa: E402
 from sptest.run import SP_TEST, finish, start, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from auditint_lib import Target, calls, drive, policy  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 
 def intent_before_request():
     tmp = tmpdir()
     log = os.path.join(tmp, "audit.jsonl")
-    target = Target(audit_path=log)
-    cfg = policy(tmp, target.url)
-    status, out, err = finish(start(cfg), calls(5, "put_item"))
+    target = Target(lifetime=3600, audit_path=log)
+    cfg = get_and_put_item_policy(tmp, target.url)
+    status, out, err = finish(start(cfg), item_calls(5, "put_item"))
     target.stop()
-    reqs = target.requests
+    reqs = target.requests()
     check("five mutating calls reached the target", len(reqs) == 5 and
           status == 0, (len(reqs), err))
     missing = []
@@ -46,15 +48,15 @@ def intent_before_request():
 
 def no_intent_no_action(tool):
     tmp = tmpdir()
-    target = Target()
-    cfg = policy(tmp, target.url)
+    target = Target(lifetime=3600)
+    cfg = get_and_put_item_policy(tmp, target.url)
     log = os.path.join(tmp, "audit.jsonl")
     p = start(cfg)
     first = drive_one(p, INITIALIZE + request(1, "tools/call", {
         "name": tool, "arguments": {"id": "a", "card": "1234567", "n": 1}}),
         2)
     check("%s: the first call ran" % tool,
-          outcome(first.get(1)) == "ok" and len(target.requests) == 1,
+          outcome(first.get(1)) == "ok" and len(target.requests()) == 1,
           first)
     # A read-only result goes out before its execution record is written:
     # forge only once the writer is done with call 1, or its record would
@@ -72,7 +74,7 @@ def no_intent_no_action(tool):
     check("%s: its message says nothing was sent" % tool,
           "nothing was sent" in str(got.get(2)), got.get(2))
     check("%s: the target received no request for it" % tool,
-          len(target.requests) == 1, target.requests)
+          len(target.requests()) == 1, target.requests())
     recs, _ = read_log(log)
     check("%s: no intent or execution of call 2 in the file" % tool,
           [r["kind"] for r in recs if r.get("args", {}).get("n") == 2] == [],
@@ -106,9 +108,10 @@ TIMED_CALLS = 5
 
 def held_until_acked(tool, mutating):
     tmp = tmpdir()
-    target = Target()
+    target = Target(lifetime=3600)
     log = os.path.join(tmp, "audit.jsonl")
-    p = start(policy(tmp, target.url), binary=SP_TEST, hook="broker:late-ack")
+    p = start(get_and_put_item_policy(tmp, target.url), binary=SP_TEST,
+              hook="broker:late-ack")
     drive_one(p, INITIALIZE, 1)
     times, answers = [], {}
     for rid in range(1, (1 if mutating else TIMED_CALLS) + 1):

@@ -12,16 +12,16 @@ import time
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.policy import shared_target_policy  # noqa: E402
 from sptest.procfs import confined_children, gone_within  # noqa: E402
 from sptest.run import (SP_TEST, finish, read_line,  # noqa: E402
                         sanitized_build, start, stop, tmpdir)
 from sptest.tap import check, done  # noqa: E402
-from proc_lib import policy  # noqa: E402
 
 
 def session():
     tmp = tmpdir()
-    p = start(policy(tmp))
+    p = start(shared_target_policy(tmp))
     p.stdin.write(INITIALIZE)
     p.stdin.flush()
     return p, confined_children(p.pid)
@@ -76,7 +76,7 @@ def kill_executor_in_flight():
     """A call in flight when the executor dies may have been applied:
     the client is told "unknown", never "failed"."""
     tmp = tmpdir()
-    p = start(policy(tmp), binary=SP_TEST, hook="executor:hold")
+    p = start(shared_target_policy(tmp), binary=SP_TEST, hook="executor:hold")
     call_id = "slow \"1\" $(x) \u00e9"
     p.stdin.write(INITIALIZE + request(call_id, "tools/call", {
         "name": "get_item", "arguments": {"id": "42"}}))

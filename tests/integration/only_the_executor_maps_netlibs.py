@@ -18,7 +18,7 @@ from sptest.procfs import (children, confined_children,  # noqa: E402
                            status_field)
 from sptest.run import SP, SP_TEST, Session, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from exec_lib import HttpTarget  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 NETLIBS = ("libcurl", "libssh2")
 # What libcurl and libssh2 pull in for an HTTPS call and an SSH session.
@@ -113,7 +113,7 @@ def main():
               not any(n.startswith(lib) for n in libs), libs)
 
     tmp = tmpdir()
-    target = HttpTarget(tmp)
+    target = Target(tmp)
     s = Session(make_policy(tmp, target.port))
     try:
         value = "q\"uote $(id) \u00e9\u6f22 %2e%2e"
@@ -137,7 +137,7 @@ def main():
     check("the session ends cleanly", status == 0,
           bytes(s.stderr).decode("utf-8", "replace"))
 
-    target = HttpTarget(tmp, name="named")
+    target = Target(tmp, name="named")
     try:
         phase_loaded_before_confinement(tmp, target)
     finally:

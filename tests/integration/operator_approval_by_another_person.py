@@ -22,12 +22,14 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from confirm_lib import (ConfirmSession, accept, audit_records,  # noqa: E402
-                         decisions, write_policy)
-from exec_lib import Session  # noqa: E402
-from front_lib import Target  # noqa: E402
-from proc_lib import SP, SP_TEST, check, done, skip, tmpdir  # noqa: E402
+from sptest.audit import audit_records  # noqa: E402
+from sptest.confirm import ConfirmSession, accept, decisions  # noqa: E402
+from sptest.policy import confirmed_create_item_policy  # noqa: E402
+from sptest.run import SP, SP_TEST, Session, tmpdir  # noqa: E402
+from sptest.tap import check, done, skip  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 NAME = "widget \"$(id)\"\n-x \u00e9t\u00e9"
 SUFFIX = "%05d" % random.randrange(100000)
@@ -72,7 +74,7 @@ def uid(name):
 def operator_policy(tmp, port, timeout_s=120, others_only=True):
     """create_item approved by root's uid or group APPR, others_only;
     delete_item (first: it names the socket's group) by group SOCK."""
-    path = write_policy(tmp, port, timeout_s=timeout_s)
+    path = confirmed_create_item_policy(tmp, port, timeout_s=timeout_s)
     with open(path) as f:
         doc = json.load(f)
     state = os.path.join(tmp, "state")
@@ -149,7 +151,7 @@ def confirmations(tmp):
 
 def test_approve():
     tmp = tmpdir()
-    target = Target(tmp)
+    target = Target(tmp, "recorder")
     cfg, state = operator_policy(tmp, target.port)
     s = Session(cfg)
     call_with_progress(s, 1, 3)
@@ -187,7 +189,7 @@ def test_approve():
 
 def test_refusals():
     tmp = tmpdir()
-    target = Target(tmp)
+    target = Target(tmp, "recorder")
     cfg, state = operator_policy(tmp, target.port)
     s = Session(cfg)
     call_with_progress(s, 1, 3)
@@ -223,7 +225,7 @@ def test_refusals():
 
 def test_wrong_value():
     tmp = tmpdir()
-    target = Target(tmp)
+    target = Target(tmp, "recorder")
     cfg, state = operator_policy(tmp, target.port)
     s = Session(cfg)
     call_with_progress(s, 1, 3)
@@ -243,7 +245,7 @@ def test_wrong_value():
 
 def test_timeout():
     tmp = tmpdir()
-    target = Target(tmp)
+    target = Target(tmp, "recorder")
     cfg, state = operator_policy(tmp, target.port, timeout_s=2)
     s = Session(cfg)
     call_with_progress(s, 1, 3)
@@ -262,7 +264,7 @@ def test_timeout():
 
 def test_ended():
     tmp = tmpdir()
-    target = Target(tmp)
+    target = Target(tmp, "recorder")
     cfg, state = operator_policy(tmp, target.port)
     s = Session(cfg)
     call_with_progress(s, 1, 3)
@@ -286,7 +288,7 @@ def test_forged():
              "tests/sp-test is not built")
         return
     tmp = tmpdir()
-    target = Target(tmp)
+    target = Target(tmp, "recorder")
     cfg, state = operator_policy(tmp, target.port)
     s = ConfirmSession(cfg, accept(3), binary=SP_TEST,
                        hook="executor:operator-leak")
@@ -306,7 +308,7 @@ def test_forged():
 
 def test_two_sessions():
     tmp = tmpdir()
-    target = Target(tmp)
+    target = Target(tmp, "recorder")
     cfg, state = operator_policy(tmp, target.port)
     a, b = Session(cfg), Session(cfg)
     call_with_progress(a, 1, 3)

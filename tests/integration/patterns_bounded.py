@@ -21,7 +21,7 @@ from sptest.mcp import structured  # noqa: E402
 from sptest.policy import write_policy  # noqa: E402
 from sptest.run import SP, sanitized_build, Session, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from exec_lib import HttpTarget  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 LIMIT_AS = 1 << 30
 BUDGET_S = 60
@@ -99,7 +99,7 @@ def phase_check(tmp):
 
 
 def phase_match(tmp):
-    target = HttpTarget(tmp)
+    target = Target(tmp)
     try:
         cfg = policy(tmp, "(a+)+", "http://127.0.0.1:%d" % target.port)
         s = Session(cfg)

@@ -19,7 +19,7 @@ from sptest.policy import run_as_root  # noqa: E402
 from sptest.procfs import confined_children, status_field  # noqa: E402
 from sptest.run import SP, sp_env  # noqa: E402
 from sptest.tap import check, done, skip  # noqa: E402
-from exec_lib import HttpTarget  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 TIMEOUT = 10
 # A value the target must see as one path segment, whatever it holds.
@@ -311,7 +311,7 @@ def test_audit_log_file(tmp, target):
 def main():
     tmp = tempfile.mkdtemp(prefix="sp-host-")
     os.chmod(tmp, 0o755)  # uid 65534 must read the policy
-    target = HttpTarget(tmp)
+    target = Target(tmp)
     try:
         test_unknown_socket_peer(tmp, target)
         test_run_as_not_root(tmp, target)

@@ -21,8 +21,11 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HttpTarget, Session, structured, write_policy  # noqa
-from proc_lib import SP, check, done, tmpdir  # noqa
+from sptest.mcp import structured  # noqa: E402
+from sptest.policy import write_policy  # noqa: E402
+from sptest.run import SP, Session, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 SCOPE_LINE = "no state_dir: tool limits and the idempotency journal are kept in this process"
 WHO = "profile:default"  # pipes carry no peer uid: per profile
@@ -160,7 +163,7 @@ def main():
     state = os.path.join(tmp, "state")
     os.mkdir(state, 0o700)
     state_file = os.path.join(state, "limits.jsonl")
-    target = HttpTarget(tmp, lifetime=600)
+    target = Target(tmp, lifetime=600)
     try:
         config = write_policy(tmp, doc(tmp, target.port, state))
         r = subprocess.run([SP, "check", "--config", config],

@@ -15,9 +15,10 @@ import sys
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.policy import shared_target_policy  # noqa: E402
 from sptest.run import SP, reap, sp_env, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from proc_lib import policy, recorder  # noqa: E402
+from sptest.target import shared_target  # noqa: E402
 
 TOOLS = [
     {"name": "get_item", "description": "Read one item.", "target": "api",
@@ -85,7 +86,7 @@ def start_record(tmp):
 def main():
     tmp = tmpdir()
     uid, gid = os.getuid(), os.getgid()
-    cfg = policy(tmp, tools=TOOLS, profiles={
+    cfg = shared_target_policy(tmp, tools=TOOLS, profiles={
         "default": {"scopes": ["read"]},
         "ops": {"scopes": ["read", "write"], "match": {"uid": [uid]}},
         "other": {"scopes": ["write"], "match": {"uid": [uid + 4242]}},
@@ -125,7 +126,7 @@ def main():
                                  args=("--profile", "nope \"$(x)\""))
     check("an unknown --profile is refused (64), not guessed",
           status == 64 and "no profile named" in err, (status, err))
-    cfg = policy(tmp, tools=TOOLS, profiles={
+    cfg = shared_target_policy(tmp, tools=TOOLS, profiles={
         "default": {"scopes": ["read"]},
         "other": {"scopes": ["write"], "match": {"uid": [uid + 4242]}}})
     names, status, err = session(cfg, over_socket=True)
@@ -135,7 +136,7 @@ def main():
     # tools: sp_connect_relays_unchanged.py connects as uid 65534 for that.
     check("a socket peer of our own uid nobody matches is the local user: "
           "'default'", status == 0 and names == ["get_item"], (names, err))
-    cfg = policy(tmp, tools=TOOLS, profiles={
+    cfg = shared_target_policy(tmp, tools=TOOLS, profiles={
         "default": {"scopes": ["read", "write"],
                     "match": {"uid": [uid + 4242]}}})
     for over_socket in (True, False):
@@ -144,7 +145,7 @@ def main():
               "(socket: %s)" % over_socket,
               status == 0 and names == [] and "no tools" in err,
               (names, err))
-    cfg = policy(tmp, tools=TOOLS, profiles={
+    cfg = shared_target_policy(tmp, tools=TOOLS, profiles={
         "ops": {"scopes": ["read"], "match": {"uid": [uid + 4242]}}})
     names, status, err = session(cfg, over_socket=True)
     check("no match and no default: no tools at all",
@@ -161,7 +162,7 @@ def main():
     # The session has ended: what the executor could have sent is queued
     # at the target, which is up (a refused call and one that ran into a
     # closed port would both answer "failed").
-    conns, reqs = recorder().seen()
+    conns, reqs = shared_target().seen()
     check("... nothing reached the target: %d connections, %d requests" %
           (len(conns), len(reqs)), conns == [] and reqs == [], (conns, reqs))
     with open(os.path.join(tmp, "audit.jsonl")) as f:

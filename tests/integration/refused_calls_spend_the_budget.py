@@ -13,12 +13,14 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sptest.mcp import (INITIALIZE, first_bad_line, messages,  # noqa: E402
-                        request)
+from sptest.mcp import (INITIALIZE, call, first_bad_line,  # noqa: E402
+                        messages, request)
+from sptest.policy import get_item_and_fetch_policy  # noqa: E402
 from sptest.run import SP, finish, sp_env, start, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from front_lib import Target, call, policy  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 OVER_BUDGET_MAX = 32            # MCP_OVER_BUDGET_MAX
 NOTES_MAX = 1024 * 1024         # AUDIT_EVENT_NOTES_MAX
@@ -59,7 +61,7 @@ def test_ten_thousand_refusals(tmp, target):
     data = INITIALIZE + b"".join(
         call(i, arguments=BAD_ARGS[i % len(BAD_ARGS)])
         for i in range(1, 10001)) + call("valid -1", arguments={"id": "ok"})
-    status, out, err = run(policy(tmp, target.port), data)
+    status, out, err = run(get_item_and_fetch_policy(tmp, target.port), data)
     msgs = messages(out)
     outcomes = [m.get("result", {}).get("structuredContent", {}).get(
         "outcome") for m in msgs[1:]]
@@ -92,7 +94,8 @@ def test_ten_thousand_refusals(tmp, target):
 def test_valid_call_after_budget(tmp, target):
     """calls_per_session 5, five refused calls: the sixth, valid, is
     denied and reaches nothing; the session goes on (a ping) and ends 0."""
-    p = start(policy(tmp, target.port, limits={"calls_per_session": 5}))
+    p = start(get_item_and_fetch_policy(tmp, target.port,
+                                        limits={"calls_per_session": 5}))
     data = INITIALIZE + b"".join(call(i, arguments=BAD_ARGS[i])
                                  for i in range(5))
     data += call(5, arguments={"id": "-rf \"$(id)\" %2e%2e \u20ac"})
@@ -118,7 +121,8 @@ def test_sent_and_refused_share_the_budget(tmp, target):
     """calls_per_session 4: valid, refused, valid, refused, valid: the
     fifth is denied by the frontend, so the executor, which counts the
     calls it accepts, never has to refuse one on the budget."""
-    p = start(policy(tmp, target.port, limits={"calls_per_session": 4}))
+    p = start(get_item_and_fetch_policy(tmp, target.port,
+                                        limits={"calls_per_session": 4}))
     data = INITIALIZE
     for i in range(5):
         data += call(i, arguments={"id": "n%d" % i} if i % 2 == 0
@@ -145,7 +149,8 @@ def test_sent_and_refused_share_the_budget(tmp, target):
 def test_malformed_frames_fold(tmp, target):
     """on_invalid "reject": 5 000 identical parse errors leave one record
     and one with "repeated": 4999."""
-    path = policy(tmp, target.port, server={"on_invalid": "reject"})
+    path = get_item_and_fetch_policy(tmp, target.port,
+                                     server={"on_invalid": "reject"})
     bad = '{"jsonrpc": \u00e9 "$(id)"}\n'.encode()   # not JSON
     status, out, err = run(path, INITIALIZE + bad * 5000)
     time.sleep(0.3)
@@ -159,7 +164,8 @@ def test_malformed_frames_fold(tmp, target):
 def alternating_policy(tmp, port):
     """calls_per_session 100000 and a tool the profile may not call, so
     two refusal reasons can alternate and nothing folds."""
-    path = policy(tmp, port, limits={"calls_per_session": 100000})
+    path = get_item_and_fetch_policy(tmp, port,
+                                     limits={"calls_per_session": 100000})
     with open(path) as f:
         doc = json.load(f)
     doc["tools"].append({"name": "put_item", "description": "Write one.",
@@ -214,7 +220,7 @@ def main():
                  test_sent_and_refused_share_the_budget,
                  test_malformed_frames_fold, test_notes_limit):
         tmp = tmpdir()
-        target = Target(tmp)
+        target = Target(tmp, "recorder")
         try:
             test(tmp, target)
         finally:

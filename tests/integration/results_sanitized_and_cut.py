@@ -10,12 +10,14 @@ import re
 import sys
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sptest.mcp import (INITIALIZE, first_bad_line, messages,  # noqa: E402
-                        request)
+from sptest.mcp import (INITIALIZE, call, first_bad_line,  # noqa: E402
+                        messages, request)
+from sptest.policy import get_item_and_fetch_policy  # noqa: E402
 from sptest.run import finish, start, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from front_lib import FRONT_TARGET, Target, call, policy  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 MARKER = re.compile(r"\[external text cut: shown \d+ (of \d+ characters|"
                     r"characters of \d+ bytes)\]$")
@@ -98,10 +100,10 @@ def cancelled(config, target):
 
 def main():
     tmp = tmpdir()
-    target = Target(tmp, script=FRONT_TARGET)
+    target = Target(tmp, "recorder", events=True)
     try:
-        config = policy(tmp, target.port,
-                        limits={"result_max_chars": 4000})
+        config = get_item_and_fetch_policy(
+            tmp, target.port, limits={"result_max_chars": 4000})
         sanitized(config)
         cancelled(config, target)
     finally:

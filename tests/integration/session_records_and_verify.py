@@ -19,17 +19,18 @@ import sys
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.audit import read_log, verify  # noqa: E402
-from sptest.mcp import outcome, responses  # noqa: E402
+from sptest.mcp import item_calls, outcome, responses  # noqa: E402
+from sptest.policy import get_and_put_item_policy  # noqa: E402
 from sptest.run import finish, start, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from auditint_lib import Target, calls, policy  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 BAD_FRAME = b'{"jsonrpc":"2.0", bad "$(SECRET-FRAME)" \xc3\xa9'
 
 
 def session(tmp, target, key_file=None, extra=b""):
-    cfg = policy(tmp, target.url, key_file=key_file)
-    return finish(start(cfg), calls(3, "put_item") + extra)
+    cfg = get_and_put_item_policy(tmp, target.url, key_file=key_file)
+    return finish(start(cfg), item_calls(3, "put_item") + extra)
 
 
 def tampered(tmp, lines, name, change):
@@ -75,7 +76,7 @@ def tamper_tests(tmp, log):
 
 def main():
     tmp = tmpdir()
-    target = Target()
+    target = Target(lifetime=3600)
     log = os.path.join(tmp, "audit.jsonl")
     status, out, err = session(tmp, target, extra=BAD_FRAME + b"\n")
     check("the session ends as malformed input (65)", status == 65, err)
@@ -129,8 +130,8 @@ def main():
           "line 1 " in err, err)
 
     ntmp = tmpdir()
-    cfg = policy(ntmp, target.url, audit=False)
-    status, out, err = finish(start(cfg), calls(1, "put_item"))
+    cfg = get_and_put_item_policy(ntmp, target.url, audit=False)
+    status, out, err = finish(start(cfg), item_calls(1, "put_item"))
     check("without an audit path the call still runs",
           outcome(responses(out).get(1)) == "ok", out)
     check("and one stderr line says nothing is audited",

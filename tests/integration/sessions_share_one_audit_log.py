@@ -12,9 +12,9 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.audit import read_log, verify  # noqa: E402
 from sptest.mcp import outcome  # noqa: E402
-from sptest.run import start, stop, tmpdir  # noqa: E402
+from sptest.policy import get_and_put_item_policy  # noqa: E402
+from sptest.run import drive_item_calls, start, stop, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from auditint_lib import drive, policy  # noqa: E402
 
 SESSIONS = 8
 CALLS = 100
@@ -22,12 +22,12 @@ CALLS = 100
 
 def main():
     tmp = tmpdir()
-    cfg = policy(tmp, "http://127.0.0.1:9")
+    cfg = get_and_put_item_policy(tmp, "http://127.0.0.1:9")
     procs = [start(cfg) for _ in range(SESSIONS)]
     results = [None] * SESSIONS
 
     def run(i):
-        results[i] = drive(procs[i], CALLS)
+        results[i] = drive_item_calls(procs[i], CALLS)
 
     threads = [threading.Thread(target=run, args=(i,))
                for i in range(SESSIONS)]

@@ -23,9 +23,10 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from systemd_units_verify import UNITS, one, settings  # noqa: E402
 from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.policy import shared_target_policy  # noqa: E402
 from sptest.run import SP, sp_env, tmpdir  # noqa: E402
 from sptest.tap import check, done, skip  # noqa: E402
-from proc_lib import _die_with_parent, policy  # noqa: E402
+from sptest.target import die_with_parent  # noqa: E402
 
 TIMEOUT = 60
 NOBODY, OTHER = 65534, 65533
@@ -97,7 +98,7 @@ def listen(path, config):
                               "--accept", "--inetd", SP, "mcp", "--config",
                               config], stdout=subprocess.DEVNULL,
                              stderr=log, env=sp_env(),
-                             preexec_fn=_die_with_parent)
+                             preexec_fn=die_with_parent)
     end = time.monotonic() + TIMEOUT
     while time.monotonic() < end and p.poll() is None:
         try:
@@ -122,7 +123,7 @@ def test_socket(tmp):
     os.chmod(rundir, int(u["DirectoryMode"], 8))
     path = os.path.join(rundir, "mcp.sock")
     audit = os.path.join(tmp, "audit.jsonl")
-    config = policy(tmp, tools=TOOLS, profiles={
+    config = shared_target_policy(tmp, tools=TOOLS, profiles={
         "clients": {"scopes": ["read"],
                     "match": {"uid": [NOBODY, OTHER]}}})
     server = listen(path, config)

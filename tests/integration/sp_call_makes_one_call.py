@@ -16,8 +16,10 @@ import sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (SP, check, done, recorder, run_as_root,  # noqa
-                      sp_env, tmpdir)
+from sptest.policy import run_as_root  # noqa: E402
+from sptest.run import SP, sp_env, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from sptest.target import shared_target  # noqa: E402
 
 TIMEOUT = 60
 TOKEN = "tok-\"$(id)\"-x"
@@ -31,7 +33,7 @@ def write_policy(tmp, extra_tools=(), profiles=None, audit=True):
     doc = {
         "sallyport": 1,
         "credentials": {"t": {"type": "bearer", "file": tok}},
-        "targets": {"api": {"type": "http", "base_url": recorder().url,
+        "targets": {"api": {"type": "http", "base_url": shared_target().url,
                             "credential": "t"}},
         "tools": [
             {"name": "get_item", "description": "Read one item.",
@@ -63,7 +65,7 @@ def sp_call(*args, env=None):
 
 
 def requests():
-    return recorder().seen()[1]
+    return shared_target().seen()[1]
 
 
 def audit(tmp):

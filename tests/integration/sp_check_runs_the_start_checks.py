@@ -19,9 +19,11 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import (INITIALIZE, SP, _die_with_parent, check, done,  # noqa
-                      finish, request, run_as_root, skip, sp_env, start,
-                      start_refusal, tmpdir)
+from sptest.mcp import INITIALIZE, request, start_refusal  # noqa: E402
+from sptest.policy import run_as_root  # noqa: E402
+from sptest.run import SP, finish, sp_env, start, tmpdir  # noqa: E402
+from sptest.tap import check, done, skip  # noqa: E402
+from sptest.target import die_with_parent  # noqa: E402
 
 TIMEOUT = 30
 KEY = (b"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOzyXLQUhRWvyCnuf9sELB2QPtLar6"
@@ -312,7 +314,7 @@ def listen(sock, config):
         p = subprocess.Popen(["systemd-socket-activate", "--listen=" + sock,
                               "--accept", "--inetd", SP, "mcp", "--config",
                               config], stdout=subprocess.DEVNULL, stderr=log,
-                             env=sp_env(), preexec_fn=_die_with_parent)
+                             env=sp_env(), preexec_fn=die_with_parent)
     end = time.monotonic() + TIMEOUT
     while time.monotonic() < end and p.poll() is None:
         if os.path.exists(sock) and stat.S_ISSOCK(os.stat(sock).st_mode):

@@ -23,7 +23,7 @@ from sptest.mcp import INITIALIZE, request  # noqa: E402
 from sptest.procfs import confined_children, status_field  # noqa: E402
 from sptest.run import SP, sp_env  # noqa: E402
 from sptest.tap import check, done, skip  # noqa: E402
-from exec_lib import HttpTarget  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 TIMEOUT = 10
 SRC = os.environ["SP_SRCDIR"]
@@ -244,7 +244,7 @@ def test_root_unit(tmp):
              "needs root and setpriv")
         return
     os.makedirs(EMPTY_DIR, mode=0o755, exist_ok=True)
-    target = HttpTarget(tmp)
+    target = Target(tmp)
     try:
         status, got, err, ids = root_session(
             tmp, target, svc.get("CapabilityBoundingSet", ""))
@@ -312,7 +312,7 @@ def test_user_unit(tmp):
         f.write(token)
     os.chown(cred, 65534, 65534)
     os.chmod(cred, 0o600)
-    target = HttpTarget(home)
+    target = Target(home)
     doc = {
         "sallyport": 1,
         "server": {"name": "user-unit"},

@@ -19,9 +19,9 @@ import threading
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.policy import shared_target_policy  # noqa: E402
 from sptest.run import SP, sp_env  # noqa: E402
 from sptest.tap import check, done, skip  # noqa: E402
-from proc_lib import policy  # noqa: E402
 
 TIMEOUT = 10
 NOBODY = 65534
@@ -185,7 +185,7 @@ def last_session_start(tmp):
 
 def test_mcp(tmp):
     uid, gid = os.getuid(), os.getgid()
-    cfg = policy(tmp, tools=TOOLS, profiles={
+    cfg = shared_target_policy(tmp, tools=TOOLS, profiles={
         "default": {"scopes": ["read"]},
         "ops": {"scopes": ["read", "write"], "match": {"uid": [uid]}},
     })

@@ -14,6 +14,7 @@ import sys
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.policy import run_as_root  # noqa: E402
+from sptest.run import sp_env  # noqa: E402
 from sptest.tap import check, done, skip  # noqa: E402
 
 SRC = os.environ["SP_SRCDIR"]
@@ -122,9 +123,8 @@ def command_section(man, name):
 
 
 def run_sp(args, stdin=subprocess.DEVNULL, timeout=30):
-    """sp with proc_lib's environment: under ASan, no leak checker, whose
-    ptrace the sandboxed children may not use."""
-    from proc_lib import sp_env
+    """sp with sptest.run's environment: under ASan, no leak checker,
+    whose ptrace the sandboxed children may not use."""
     p = subprocess.run([os.environ.get("SP_BIN", "./sp")] + args,
                        stdin=stdin, capture_output=True, timeout=timeout,
                        env=sp_env())
@@ -190,7 +190,6 @@ def test_statuses_provoked(man):
     and is under EXIT STATUS; failures say so on stderr, never stdout."""
     import tempfile
     import shlex
-    from proc_lib import sp_env
     entries = exit_entries(man)
     with tempfile.TemporaryDirectory() as tmp:
         for name, args, stdin, want in provoked(tmp):

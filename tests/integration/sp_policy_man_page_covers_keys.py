@@ -9,6 +9,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sptest.policy import run_as_root  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
 
 SRC = os.environ["SP_SRCDIR"]
@@ -41,9 +42,6 @@ import copy  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
-sys.dont_write_bytecode = True  # nothing written into the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_lib import run_as_root  # noqa: E402
 
 SP = os.environ.get("SP_BIN", "./sp")
 

@@ -9,9 +9,9 @@ import sys
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE, only_protocol, request  # noqa: E402
+from sptest.policy import shared_target_policy  # noqa: E402
 from sptest.run import SP, sp_env, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from proc_lib import policy  # noqa: E402
 
 # A line no parser accepts (quotes, $(), %2e%2e, multibyte); the policy
 # closes the session on it, so the calls after it get no answer.
@@ -29,7 +29,7 @@ def run(cfg, stderr):
 def test(tmp, audit):
     name = "audit" if audit else "no audit"
     os.makedirs(tmp, exist_ok=True)
-    cfg = policy(tmp, audit=audit)
+    cfg = shared_target_policy(tmp, audit=audit)
     status, alone, err = run(cfg, subprocess.PIPE)
     # The same input with stderr apart does log: the test can see a leak.
     check("%s: with stderr apart, diagnostics are written" % name,

@@ -15,13 +15,13 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import (INITIALIZE, only_protocol, request,  # noqa: E402
                         start_refusal)
+from sptest.policy import shared_target_policy  # noqa: E402
 from sptest.procfs import (confined_children, gone_within,  # noqa: E402
                            status_field)
 from sptest.run import (SP, SP_TEST, finish, read_line,  # noqa: E402
                         read_stdout, sanitized_build, sp_env, start, stop,
                         tmpdir)
 from sptest.tap import check, done, skip  # noqa: E402
-from proc_lib import policy  # noqa: E402
 
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -41,7 +41,7 @@ def pipe_of(fileobj):
 
 
 def test_fds_and_confinement(tmp):
-    cfg = policy(tmp)
+    cfg = shared_target_policy(tmp)
     leak_path = os.path.join(tmp, "inherited-by-broker")
     leak = os.open(leak_path, os.O_CREAT | os.O_RDWR, 0o600)
     p = start(cfg, pass_fds=(leak,))
@@ -115,7 +115,7 @@ def test_fds_and_confinement(tmp):
 
 
 def test_end_of_input_no_zombie(tmp):
-    cfg = policy(tmp)
+    cfg = shared_target_policy(tmp)
     p = start(cfg)
     kids = confined_children(p.pid)
     status, out, err = finish(p, INITIALIZE + request(1, "ping"))
@@ -138,7 +138,7 @@ def test_end_of_input_no_zombie(tmp):
 
 
 def test_signal_ends_in_order(tmp, sig, group):
-    cfg = policy(tmp, audit=True)
+    cfg = shared_target_policy(tmp, audit=True)
     p = start(cfg, start_new_session=group)
     kids = confined_children(p.pid)
     p.stdin.write(INITIALIZE)
@@ -221,7 +221,7 @@ def test_embedded_default(tmp):
 def test_files_as_stdio(tmp):
     """epoll cannot watch a regular file or /dev/null: read and write
     them directly instead of hanging."""
-    cfg = policy(tmp)
+    cfg = shared_target_policy(tmp)
     src, dst = os.path.join(tmp, "in.jsonl"), os.path.join(tmp, "out.jsonl")
     with open(src, "wb") as f:
         f.write(INITIALIZE + request("two", "ping"))
@@ -247,7 +247,7 @@ def test_files_as_stdio(tmp):
 def test_backpressure(tmp):
     """A client that stops reading: the frontend stops reading requests
     once its bounded output queue is full, instead of growing."""
-    cfg = policy(tmp)
+    cfg = shared_target_policy(tmp)
     p = start(cfg)
     chunk = b"".join(request(i, "ping") for i in range(1000))
     limit, written = 64 << 20, 0
@@ -290,7 +290,7 @@ def test_backpressure(tmp):
 
 
 def test_noise(tmp, role):
-    cfg = policy(tmp)
+    cfg = shared_target_policy(tmp)
     p = start(cfg, binary=SP_TEST, hook=role + ":noise")
     status, out, err = finish(p, INITIALIZE + request(1, "ping"))
     check("noisy %s: stdout holds only protocol" % role,

@@ -25,8 +25,11 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exec_lib import HttpTarget, Session, structured, write_policy  # noqa
-from proc_lib import check, done, request, tmpdir  # noqa
+from sptest.mcp import request, structured  # noqa: E402
+from sptest.policy import write_policy  # noqa: E402
+from sptest.run import Session, tmpdir  # noqa: E402
+from sptest.tap import check, done  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 SCOPE_LINE = "no state_dir: tool limits and the idempotency journal are kept in this process"
 
@@ -225,7 +228,7 @@ def recipe(tmp):
 
 def main():
     tmp = tmpdir()
-    target = HttpTarget(tmp, lifetime=600)
+    target = Target(tmp, lifetime=600)
     try:
         s = Session(write_policy(tmp, doc(tmp, target.port)))
         max_distinct(s, target, tmp)

@@ -13,16 +13,16 @@ import sys
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE  # noqa: E402
+from sptest.policy import shared_target_policy  # noqa: E402
 from sptest.procfs import confined_children, status_field  # noqa: E402
 from sptest.run import finish, read_line, start, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from proc_lib import policy  # noqa: E402
 
 
 def main():
     tmp = tmpdir()
     try:
-        config = policy(tmp)
+        config = shared_target_policy(tmp)
         p = start(config, preexec_fn=lambda: os.umask(0))
         p.stdin.write(INITIALIZE)
         p.stdin.flush()

@@ -20,10 +20,10 @@ import sys
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE, request  # noqa: E402
+from sptest.policy import shared_target_policy  # noqa: E402
 from sptest.run import SP_TEST, reap, start, stop, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from exec_lib import HttpTarget  # noqa: E402
-from proc_lib import policy  # noqa: E402
+from sptest.target import Target  # noqa: E402
 
 VERSION = "record version 2 is not spoken here (version 1)"
 
@@ -74,7 +74,7 @@ def audit(tmp):
 
 def run(hook, role, line, violation):
     tmp = tmpdir()
-    target = HttpTarget(tmp)
+    target = Target(tmp)
     try:
         run_with(tmp, target, hook, role, line, violation)
     finally:
@@ -84,7 +84,8 @@ def run(hook, role, line, violation):
 def run_with(tmp, target, hook, role, line, violation):
     api = {"api": {"type": "http",
                    "base_url": "http://127.0.0.1:%d" % target.port}}
-    p = start(policy(tmp, targets=api), binary=SP_TEST, hook=hook)
+    p = start(shared_target_policy(tmp, targets=api), binary=SP_TEST,
+              hook=hook)
     try:
         # stdin stays open: the session must end on the record alone
         p.stdin.write(INITIALIZE + CALL)

@@ -8,12 +8,13 @@ import sys
 import threading
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE, first_bad_line, request  # noqa: E402
+from sptest.policy import get_item_and_fetch_policy  # noqa: E402
 from sptest.procfs import confined_children, status_field  # noqa: E402
 from sptest.run import sanitized_build, start, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
-from front_lib import policy  # noqa: E402
 
 PAD = "p" * 200		# long ids: each answer is ~240 bytes
 PINGS = 250000		# ~60 MB of input, ~60 MB of answers
@@ -46,7 +47,7 @@ def main():
               "freed memory", True)
         done()
     tmp = tmpdir()
-    p = start(policy(tmp, 9))
+    p = start(get_item_and_fetch_policy(tmp, 9))
     kids = confined_children(p.pid)
     sent = [0]
     t = threading.Thread(target=writer, args=(p, sent), daemon=True)

@@ -119,7 +119,7 @@ try {
   await client.close();
   // The SDK ends stdin, waits 2 s, then sends SIGTERM: sp must end first.
   // Under ASan a sandboxed process cannot exit cleanly (its exit path
-  // makes a call the filter kills; tests/integration/proc_lib.py
+  // makes a call the filter kills; tests/integration/sptest/run.py
   // sanitized_build), so there only the time and the absence of the
   // SDK's signals are checked.
   const clean = sanitized() ? !['SIGTERM', 'SIGKILL'].includes(child?.signalCode)

@@ -25,7 +25,7 @@ export function check(name, cond, detail) {
 
 // The policy's server section.  As root, sp mcp drops the executor to
 // server.run_as, a user of its own (the frontend is nobody): the tests
-// name daemon then, as tests/integration/proc_lib.py does.
+// name daemon then, as tests/integration/sptest/policy.py does.
 export function serverSection(name) {
   return process.geteuid() === 0 ? { name, run_as: 'daemon' } : { name };
 }

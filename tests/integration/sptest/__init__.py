@@ -8,6 +8,7 @@
   target  one HTTP target with a request log; also run as a script
   sshd    the throwaway sshd of sshd_fixture.sh
   audit   the audit log read back, sp audit verify
+  confirm a client that answers elicitation/create; the decisions audited
 
 A test finds the package next to itself: it puts its own directory
 first on sys.path (in a VPATH build that is the read-only srcdir)."""

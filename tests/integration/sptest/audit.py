@@ -1,5 +1,6 @@
 """The audit log as sp wrote it, and `sp audit verify` on it."""
 import json
+import os
 import subprocess
 
 from sptest.run import SP
@@ -20,3 +21,13 @@ def verify(path, key=None):
     argv = [SP, "audit", "verify"] + (["--key", key] if key else []) + paths
     p = subprocess.run(argv, capture_output=True, timeout=30)
     return p.returncode, (p.stdout + p.stderr).decode("utf-8", "replace")
+
+
+def audit_records(tmp):
+    """Every record of tmp/audit.jsonl (the log the policy builders
+    name), [] before sp created it."""
+    path = os.path.join(tmp, "audit.jsonl")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(l) for l in f if l.strip()]

@@ -15,9 +15,23 @@ INITIALIZE = request(0, "initialize", {
 INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
 
 
-def call(rid, name, arguments):
-    """A tools/call line."""
-    return request(rid, "tools/call", {"name": name, "arguments": arguments})
+def call(rid, name="get_item", arguments=None):
+    """A tools/call line; by default get_item of id 42."""
+    return request(rid, "tools/call", {
+        "name": name,
+        "arguments": {"id": "42"} if arguments is None else arguments})
+
+
+def item_calls(n, tool="get_item", first_id=1, args=None):
+    """INITIALIZE then n tools/call lines of tool, ids first_id..; the
+    arguments args(id), by default those of get_and_put_item_policy's
+    tools (an id, a card number, a count)."""
+    data = INITIALIZE
+    for i in range(first_id, first_id + n):
+        a = args(i) if args else {"id": "item-%d" % i,
+                                  "card": "4111-0000-%04d" % i, "n": i}
+        data += request(i, "tools/call", {"name": tool, "arguments": a})
+    return data
 
 
 def cancel(rid):

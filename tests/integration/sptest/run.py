@@ -10,7 +10,7 @@ import tempfile
 import threading
 import time
 
-from sptest.mcp import INITIALIZE, INITIALIZED, call
+from sptest.mcp import INITIALIZE, INITIALIZED, call, item_calls
 from sptest.procfs import confined_children
 
 SP = os.environ.get("SP_BIN", "./sp")
@@ -150,6 +150,15 @@ def drive(p, reqs, window=8):
             sent += 1
     p.stdin.close()
     return got
+
+
+def drive_item_calls(p, n, tool="get_item", window=8, first_id=1,
+                     args=None):
+    """drive with item_calls(n, tool, first_id, args) on the running
+    session p, at most window in flight (under limits.max_inflight).
+    Returns {id: result or error} of what came back."""
+    return drive(p, item_calls(n, tool, first_id, args).splitlines(True),
+                 window)
 
 
 class Session:

@@ -407,6 +407,14 @@ class Target:
         """Every entry of the request log so far, in order."""
         return self._lines(self.log)
 
+    def requests_as_received(self):
+        """requests() as the handler read them: headers a dict of
+        latin-1 text (as http.server gives them), body bytes."""
+        return [dict(r, headers={k: v.encode().decode("latin-1")
+                                 for k, v in r["headers"]},
+                     body=r["body"].encode())
+                for r in self.requests()]
+
     def wait_requests(self, n, seconds=3.0):
         """requests() once it has n entries, or after seconds."""
         end = time.monotonic() + seconds
