@@ -83,6 +83,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS)
 # themselves, in the srcdir.
 EXTRA_DIST += tests/integration/sptest/__init__.py \
 	tests/integration/sptest/audit.py \
+	tests/integration/sptest/confirm.py \
 	tests/integration/sptest/mcp.py \
 	tests/integration/sptest/policy.py \
 	tests/integration/sptest/procfs.py \
@@ -90,10 +91,7 @@ EXTRA_DIST += tests/integration/sptest/__init__.py \
 	tests/integration/sptest/sshd.py \
 	tests/integration/sptest/tap.py \
 	tests/integration/sptest/target.py \
-	tests/integration/http_target.py tests/integration/front_target.py \
-	tests/integration/proc_lib.py tests/integration/exec_lib.py \
-	tests/integration/front_lib.py tests/integration/auditint_lib.py \
-	tests/integration/confirm_lib.py
+	tests/integration/http_target.py tests/integration/front_target.py
 
 # A libssh2.so.1 lacking libssh2_knownhost_readline, found first through
 # LD_LIBRARY_PATH by missing_netlib_function_stops_start.py.  Built as a
