@@ -17,11 +17,12 @@
 #include "executor/executor.h"
 #include "frontend/frontend.h"
 #include "common/log.h"
+#include "common/record.h"
 
 struct sp_command {
 	const char *name;
 	int (*run)(int argc, char **argv);
-	const char *usage;	/* NULL: an internal role, not for people */
+	const char *usage;
 	const char *summary;	/* one line for `sp help COMMAND` */
 };
 
@@ -51,21 +52,32 @@ static const struct sp_command sp_commands[] = {
 	    "Print the usage of every command, or of one." },
 	{ "--version", sp_version, "--version",
 	    "Print the version and the features this sp was built with." },
-	/* Internal roles the broker execs. */
-	{ ".frontend", frontend_main, NULL, NULL },
-	{ ".executor", executor_main, NULL, NULL },
 	{ NULL, NULL, NULL, NULL },
 };
 
-/* The command a person may name, or NULL (internal roles are not). */
+/* The command a person may name, or NULL. */
 static const struct sp_command *
 sp_command_find(const char *name)
 {
 	const struct sp_command *c;
 
 	for (c = sp_commands; c->name != NULL; c++)
-		if (c->usage != NULL && strcmp(c->name, name) == 0)
+		if (strcmp(c->name, name) == 0)
 			return c;
+	return NULL;
+}
+
+/*
+ * The children the broker execs (broker/children.c), named by their
+ * role's one argv spelling (common/record.c); no person names them.
+ * NULL when name is none of them.
+ */
+static int (*sp_role_main(const char *name))(int, char **)
+{
+	if (strcmp(name, record_role_argv(RECORD_ROLE_FRONTEND)) == 0)
+		return frontend_main;
+	if (strcmp(name, record_role_argv(RECORD_ROLE_EXECUTOR)) == 0)
+		return executor_main;
 	return NULL;
 }
 
@@ -76,8 +88,7 @@ sp_usage(FILE *fp)
 
 	fprintf(fp, "usage: sp COMMAND [ARGS]\n");
 	for (c = sp_commands; c->name != NULL; c++)
-		if (c->usage != NULL)
-			fprintf(fp, "       sp %s\n", c->usage);
+		fprintf(fp, "       sp %s\n", c->usage);
 }
 
 /* Output a person asked for: a failed write is an I/O error (sp(1)). */
@@ -159,6 +170,7 @@ int
 main(int argc, char **argv)
 {
 	const struct sp_command *c;
+	int (*role_main)(int, char **);
 
 	log_init("sp", LOG_LEVEL_INFO);
 	if (argc < 2) {
@@ -172,9 +184,8 @@ main(int argc, char **argv)
 		return sp_command_help(c);
 	if (c != NULL)
 		return c->run(argc - 1, argv + 1);
-	for (c = sp_commands; c->name != NULL; c++)
-		if (strcmp(c->name, argv[1]) == 0)
-			return c->run(argc - 1, argv + 1);
+	if ((role_main = sp_role_main(argv[1])) != NULL)
+		return role_main(argc - 1, argv + 1);
 	log_error("unknown command '%s'", argv[1]);
 	sp_usage(stderr);
 	return SP_EXIT_USAGE;
