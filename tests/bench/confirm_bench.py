@@ -11,7 +11,6 @@ import json
 import os
 import statistics
 import sys
-import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))

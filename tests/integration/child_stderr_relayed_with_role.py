@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE  # noqa: E402
 from sptest.policy import shared_target_policy  # noqa: E402
 from sptest.procfs import confined_children  # noqa: E402
-from sptest.run import (SP_TEST, finish, read_line, start, stop,  # noqa: E402
+from sptest.run import (SP_TEST, read_line, start, stop,  # noqa: E402
                         tmpdir)
 from sptest.tap import check, done  # noqa: E402
 

@@ -13,7 +13,6 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE, only_protocol, request  # noqa: E402
 from sptest.policy import shared_target_policy  # noqa: E402
-from sptest.procfs import confined_children, gone_within  # noqa: E402
 from sptest.run import (SP, SP_TEST, finish, sanitized_build,  # noqa: E402
                         sp_env, start, tmpdir)
 from sptest.tap import check, done, skip  # noqa: E402

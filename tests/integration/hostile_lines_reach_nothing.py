@@ -6,7 +6,6 @@ empty even when a valid tools/call follows; one complete valid request
 executes exactly once.  Then the same session in noisy surroundings:
 stdout stays pure protocol."""
 import os
-import subprocess
 import sys
 import time
 

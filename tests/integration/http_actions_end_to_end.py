@@ -8,7 +8,6 @@ honoured, outcomes say what is known, and calls run side by side."""
 import json
 import os
 import sys
-import time
 import urllib.parse
 
 sys.dont_write_bytecode = True

@@ -18,7 +18,6 @@ target and what the audit log holds:
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 
@@ -26,7 +25,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE, messages, request  # noqa: E402
 from sptest.policy import get_item_and_fetch_policy  # noqa: E402
-from sptest.run import (SP, SP_TEST, finish, read_line, sp_env,  # noqa: E402
+from sptest.run import (SP_TEST, finish, read_line,  # noqa: E402
                         start, tmpdir)
 from sptest.tap import check, done  # noqa: E402
 from sptest.target import Target  # noqa: E402

@@ -8,7 +8,6 @@ peak memory are printed.  Then the real `sp mcp` matches values under the
 children's seccomp filters: a matching value reaches the HTTP target (the
 executor matched it again), a catastrophic-backtracking value against
 `(a+)+` is refused as invalid at the match limit and reaches nothing."""
-import json
 import os
 import resource
 import subprocess

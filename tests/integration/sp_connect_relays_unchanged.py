@@ -184,7 +184,7 @@ def last_session_start(tmp):
 
 
 def test_mcp(tmp):
-    uid, gid = os.getuid(), os.getgid()
+    uid = os.getuid()
     cfg = shared_target_policy(tmp, tools=TOOLS, profiles={
         "default": {"scopes": ["read"]},
         "ops": {"scopes": ["read", "write"], "match": {"uid": [uid]}},

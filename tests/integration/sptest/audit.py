@@ -24,10 +24,8 @@ def verify(path, key=None):
 
 
 def audit_records(tmp):
-    """Every record of tmp/audit.jsonl (the log the policy builders
-    name), [] before sp created it."""
+    """The complete records of tmp/audit.jsonl (the log the policy
+    builders name), [] before sp created it; a torn last line is not
+    one."""
     path = os.path.join(tmp, "audit.jsonl")
-    if not os.path.exists(path):
-        return []
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(l) for l in f if l.strip()]
+    return read_log(path)[0] if os.path.exists(path) else []

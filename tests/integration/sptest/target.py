@@ -82,8 +82,9 @@ def text(raw):
     return raw.decode("utf-8", "backslashreplace")
 
 
-def audit_records(path):
-    """The complete lines of an audit file as records; [] when absent."""
+def audit_records_in(path):
+    """The complete lines of an audit file as records, [] when absent: what
+    the log held when a request arrived (sptest.audit reads it after)."""
     try:
         with open(path, "rb") as f:
             lines = f.read().split(b"\n")[:-1]
@@ -117,7 +118,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "peer_port": self.client_address[1],
         }
         if self.server.audit_path is not None:
-            entry["audit"] = audit_records(self.server.audit_path)
+            entry["audit"] = audit_records_in(self.server.audit_path)
         self.note(entry)
 
     def reply(self, code, body=b"ok\n", headers=(),
