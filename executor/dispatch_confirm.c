@@ -21,6 +21,7 @@
 #include "executor/dispatch_int.h"
 #include "policy/audit_args.h"
 #include "policy/buf.h"
+#include "policy/confirm_message.h"
 #include "policy/expand.h"
 
 /* What sp approve --list shows of a value, and of the whole message, in
@@ -109,18 +110,17 @@ dispatch_confirm_on_expiry(evutil_socket_t fd, short what, void *arg)
 	dispatch_confirm_deny(c, CONFIRM_EXPIRED, NULL);
 }
 
-/* The value as text, cut after DISPATCH_OPERATOR_VALUE_CHARS code points;
- * sp approve shows it escaped (broker/approvals.h). */
+/* The value as text, cut after DISPATCH_OPERATOR_VALUE_CHARS code points
+ * (a confirm_value_fn); sp approve shows it escaped (broker/approvals.h). */
 static bool
 dispatch_operator_value(struct policy_buf *b, const struct policy_param *p,
-    const struct value *v)
+    const struct value *v, void *arg)
 {
 	struct policy_buf text;
 	size_t i;
 	bool ok;
 
-	if (v->kind == VALUE_ABSENT)
-		return true;
+	(void)arg;
 	policy_buf_init(&text, DISPATCH_OPERATOR_BUILD_BYTES);
 	ok = expand_value_text(p, v, &text);
 	i = ok ? dispatch_operator_cut(text.data != NULL ? text.data : "",
@@ -139,36 +139,14 @@ dispatch_operator_value(struct policy_buf *b, const struct policy_param *p,
 static char *
 dispatch_operator_message(const struct dispatch_call *c)
 {
-	const struct policy_tool *t = c->tool;
-	const struct policy_template *m = &t->confirm_spec.message;
 	struct policy_buf b;
-	const char *sep = ": ";
-	size_t i, k, n;
-	bool ok = true;
+	size_t k, n;
+	bool ok;
 	char *out;
 
 	policy_buf_init(&b, DISPATCH_OPERATOR_BUILD_BYTES);
-	if (t->confirm_spec.has_message) {
-		for (i = 0; ok && i < m->part_count; i++) {
-			k = m->parts[i].param_index;
-			ok = m->parts[i].is_param ? k < c->arg_count &&
-			    dispatch_operator_value(&b, &t->params[k],
-			    &c->args[k]) : policy_buf_append(&b,
-			    m->parts[i].literal, m->parts[i].literal_len);
-		}
-	} else {
-		ok = policy_buf_printf(&b, "Allow %s", t->title != NULL ?
-		    t->title : t->name);
-		for (i = 0; ok && i < t->param_count && i < c->arg_count; i++) {
-			if (c->args[i].kind == VALUE_ABSENT)
-				continue;
-			ok = policy_buf_printf(&b, "%s%s = ", sep,
-			    t->params[i].name) && dispatch_operator_value(&b,
-			    &t->params[i], &c->args[i]);
-			sep = ", ";
-		}
-		ok = ok && policy_buf_append_str(&b, "?");
-	}
+	ok = confirm_message_build(&b, c->tool, c->args, c->arg_count,
+	    dispatch_operator_value, NULL);
 	if (!ok || (out = policy_buf_steal(&b, &n)) == NULL) {
 		policy_buf_free(&b);
 		return NULL;

@@ -35,6 +35,7 @@
 #include "frontend/mcp_session_impl.h"
 #include "frontend/sanitize.h"
 #include "policy/buf.h"
+#include "policy/confirm_message.h"
 #include "policy/expand.h"
 
 #define MCP_CONFIRM_VALUE_CHARS 120
@@ -101,18 +102,16 @@ mcp_confirm_one_line(struct policy_buf *text)
 			text->data[i] = ' ';
 }
 
-/* The value as text, on one line, sanitized and cut; absent values add
- * nothing. */
+/* The value as text, on one line, sanitized and cut (a confirm_value_fn). */
 static bool
 mcp_confirm_add_value(struct policy_buf *b, const struct policy_param *p,
-    const struct value *v)
+    const struct value *v, void *arg)
 {
 	struct policy_buf text;
 	struct sanitized clean;
 	bool ok;
 
-	if (v->kind == VALUE_ABSENT)
-		return true;
+	(void)arg;
 	policy_buf_init(&text, MCP_CONFIRM_MESSAGE_BYTES);
 	ok = expand_value_text(p, v, &text);
 	if (ok)
@@ -126,45 +125,6 @@ mcp_confirm_add_value(struct policy_buf *b, const struct policy_param *p,
 	ok = policy_buf_append(b, clean.text, clean.len);
 	sanitized_free(&clean);
 	return ok;
-}
-
-/* No template: the tool's title (or name), then each value by name. */
-static bool
-mcp_confirm_default_message(struct policy_buf *b,
-    const struct policy_tool *tool, const struct value *values)
-{
-	const char *sep = ": ";
-	size_t i;
-
-	if (!policy_buf_printf(b, "Allow %s", tool->title != NULL ?
-	    tool->title : tool->name))
-		return false;
-	for (i = 0; i < tool->param_count; i++) {
-		if (values[i].kind == VALUE_ABSENT)
-			continue;
-		if (!policy_buf_printf(b, "%s%s = ", sep, tool->params[i].name) ||
-		    !mcp_confirm_add_value(b, &tool->params[i], &values[i]))
-			return false;
-		sep = ", ";
-	}
-	return policy_buf_append_str(b, "?");
-}
-
-static bool
-mcp_confirm_template_message(struct policy_buf *b,
-    const struct policy_tool *tool, const struct value *values)
-{
-	const struct policy_template *t = &tool->confirm_spec.message;
-	size_t i, k;
-
-	for (i = 0; i < t->part_count; i++) {
-		k = t->parts[i].param_index;
-		if (!(t->parts[i].is_param ? mcp_confirm_add_value(b,
-		    &tool->params[k], &values[k]) : policy_buf_append(b,
-		    t->parts[i].literal, t->parts[i].literal_len)))
-			return false;
-	}
-	return true;
 }
 
 void
@@ -255,9 +215,8 @@ mcp_confirm_prepare(struct mcp_session *s, struct mcp_call *call,
 	    !mcp_confirm_take_state(&call->confirm, tool, params))
 		return false;
 	policy_buf_init(&b, mcp_confirm_message_max(tool));
-	ok = tool->confirm_spec.has_message ?
-	    mcp_confirm_template_message(&b, tool, values) :
-	    mcp_confirm_default_message(&b, tool, values);
+	ok = confirm_message_build(&b, tool, values, tool->param_count,
+	    mcp_confirm_add_value, NULL);
 	ok = ok && sanitize_external_text((const uint8_t *)b.data, b.len,
 	    b.len, MCP_CONFIRM_MESSAGE_CHARS, &whole);
 	policy_buf_free(&b);

@@ -20,7 +20,8 @@ libsppolicy_a_SOURCES += \
 libsppolicy_a_SOURCES += \
 	policy/expand.c policy/expand.h
 libsppolicy_a_SOURCES += \
-	policy/authz.c policy/authz.h
+	policy/authz.c policy/authz.h \
+	policy/confirm_message.c policy/confirm_message.h
 libsppolicy_a_SOURCES += \
 	policy/catalog.c policy/catalog_canon.c policy/catalog.h
 # how an argument is shown in the audit log, by its param's audit rule

@@ -8,7 +8,8 @@ bidi controls go, "{qty}" inside a value stays text, each value is cut
 at 120 characters (never inside a UTF-8 sequence) and the whole at 500,
 each cut said; a template of 166 placeholders with long values is still
 asked (a fixed 64 KiB bound ended the session).  Every question is
-declined: the target sees nothing."""
+declined: the target sees nothing.  Without a template the question is
+"Allow TOOL: param = value, ...?", its values shown the same way."""
 import json
 import os
 import sys
@@ -29,7 +30,10 @@ def question(template, name, qty=3, a=None):
     with open(path) as f:
         doc = json.load(f)
     doc["tools"][0]["params"]["name"]["maxLength"] = 1000
-    doc["tools"][0]["confirm"]["message"] = template
+    if template is None:
+        del doc["tools"][0]["confirm"]["message"]
+    else:
+        doc["tools"][0]["confirm"]["message"] = template
     if a is not None:
         tool = doc["tools"][0]
         tool["params"]["a"] = {"type": "string", "maxLength": 1000}
@@ -79,6 +83,10 @@ def main():
           msg.endswith("characters]") and
           len(msg.split("\n[external text cut: shown 500 of")[0]) == 500 and
           closed, repr(msg))
+    msg, closed = question(None, "two\nlines", qty=7)
+    check("no template: \"Allow TOOL: param = value, ...?\", each value "
+          "on one line", msg == "Allow create_item: name = two lines, "
+          "qty = 7?" and closed, repr(msg))
     # the most placeholders a 500-character template holds, each value
     # of 4-byte characters cut at 120: about 90 KB before the whole cut
     msg, closed = question("{a}" * 166, "n", a="\U0001f600" * 200)

@@ -35,7 +35,7 @@ NAME = "widget \"$(id)\"\n-x \u00e9t\u00e9"
 SUFFIX = "%05d" % random.randrange(100000)
 APPR, SOCK = "spa-appr-" + SUFFIX, "spa-sock-" + SUFFIX
 APPROVER, OUTSIDER = "spa-ok-" + SUFFIX, "spa-out-" + SUFFIX
-CASES = ["approve", "others_only", "outsider", "deny", "wrong value",
+CASES = ["approve", "default question", "others_only", "outsider", "deny", "wrong value",
          "timeout",
          "ended", "forged", "two sessions"]
 
@@ -184,6 +184,31 @@ def test_approve():
     check("... the socket is gone with its session",
           os.listdir(os.path.join(state, "approvals")) == [],
           os.listdir(os.path.join(state, "approvals")))
+    target.stop()
+
+
+def test_default_question():
+    tmp = tmpdir()
+    target = Target(tmp, "recorder")
+    cfg, state = operator_policy(tmp, target.port)
+    with open(cfg) as f:
+        doc = json.load(f)
+    del doc["tools"][1]["confirm"]["message"]
+    with open(cfg, "w") as f:
+        json.dump(doc, f)
+    s = Session(cfg)
+    call_with_progress(s, 1, 9)
+    lines = listed(state)
+    check("no template: the approver reads \"Allow TOOL: param = value, "
+          "...?\", the values as the executor holds them",
+          len(lines) == 1 and "Allow create_item: name = widget "
+          "\"$(id)\"\\x0a-x \u00e9t\u00e9, qty = 9?" in lines[0], lines)
+    ident = lines[0].split("\t")[0] if lines else "none.1"
+    st, out, err = approve(state, ident, "--deny", user=APPROVER)
+    s.wait([1], 60)
+    s.close()
+    check("... denied: zero requests", st == 0 and posts(target) == [],
+          (st, out, err, posts(target)))
     target.stop()
 
 
@@ -349,6 +374,7 @@ def main():
     make_users()
     try:
         test_approve()
+        test_default_question()
         test_refusals()
         test_wrong_value()
         test_timeout()
