@@ -7,7 +7,8 @@ In memory (no state_dir, the default, run first):
 - an identical call after one that was done is answered from the journal,
   marked as a replay, and never sent; another value is sent;
 - the request carries the journal key in the policy's header, and the
-  intent and execution records carry the same key.
+  intent and execution records carry the same key;
+- once window_s has passed, the identical call is sent again.
 
 With state_dir, two live sessions:
 - the executor killed (kill -9) while a mutating request is at the
@@ -53,6 +54,11 @@ def doc(tmp, port, state=None, gate="j"):
              "http": {"method": "POST", "path": "/hold/" + gate + "/{id}"},
              "params": {"id": {"type": "string", "maxLength": 64}},
              "idempotency": {"window_s": 3600, "header": HEADER}},
+            {"name": "put_brief", "description": "Store, for a second.",
+             "target": "api", "scope": "rw", "mutating": True,
+             "http": {"method": "PUT", "path": "/brief/{id}"},
+             "params": {"id": {"type": "string", "maxLength": 64}},
+             "idempotency": {"window_s": 1}},
         ],
         "profiles": {"default": {"scopes": ["rw"]}},
         "audit": {"path": os.path.join(tmp, "audit.jsonl")},
@@ -130,6 +136,22 @@ def in_memory(tmp, target):
     check("in memory: stderr says the journal ends with the process",
           err.count("the idempotency journal are kept in this process and "
                     "end with it") == 1, err)
+
+
+def window_passes(tmp, target):
+    """window_s 1: once it has passed (waited out well past it: a slow
+    machine only makes it more certainly past), the identical call is
+    sent again, not replayed."""
+    a = Caller(write_policy(tmp, doc(tmp, target.port)))
+    first = a.call("put_brief", "w\n$(x)")
+    time.sleep(2.5)
+    again = a.call("put_brief", "w\n$(x)")
+    a.s.close()
+    reqs = requests(target, "/brief/")
+    check("window_s 1: after the window the identical call is sent again, "
+          "not a replay", first.get("outcome") == "ok" and
+          again.get("outcome") == "ok" and "replay" not in again and
+          len(reqs) == 2, (first, again, [r["path"] for r in reqs]))
 
 
 def wait_for(pred, timeout=60):
@@ -225,6 +247,7 @@ def main():
     target = Target(tmp, lifetime=600)
     try:
         in_memory(tmp, target)
+        window_passes(tmpdir(), target)
         duplicate(tmpdir(), target)
         killed(tmp, target)
     finally:
