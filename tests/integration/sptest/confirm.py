@@ -4,7 +4,6 @@ elicitation/create as the test says, and the decisions the audit log
 kept."""
 import json
 import threading
-import time
 
 from sptest.audit import audit_records
 from sptest.mcp import INITIALIZE, request
@@ -41,28 +40,21 @@ class ConfirmSession(Session):
             data = self._init
         super().send(data)
 
-    def _read_out(self):
-        for line in iter(self.p.stdout.readline, b""):
-            self.stdout += line
-            try:
-                msg = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(msg, dict):
-                continue
-            if msg.get("method") == "elicitation/create":
-                with self.lock:
-                    self.asked.append(msg)
-                result = self.answer(msg)
-                if result is not None:
-                    self.send((json.dumps({"jsonrpc": "2.0", "id": msg["id"],
-                                           "result": result}) +
-                               "\n").encode())
-            elif "method" in msg:
-                with self.lock:
-                    self.notes.append(msg)
-            elif "id" in msg:
-                self.answers.put((msg["id"], msg, time.monotonic()))
+    def on_message(self, msg):
+        """A question is answered by self.answer; other requests and
+        notifications are kept in notes; answers go to wait()."""
+        if msg.get("method") == "elicitation/create":
+            with self.lock:
+                self.asked.append(msg)
+            result = self.answer(msg)
+            if result is not None:
+                self.send((json.dumps({"jsonrpc": "2.0", "id": msg["id"],
+                                       "result": result}) + "\n").encode())
+        elif "method" in msg:
+            with self.lock:
+                self.notes.append(msg)
+        else:
+            super().on_message(msg)
 
 
 def accept(value):

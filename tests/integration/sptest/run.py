@@ -187,8 +187,13 @@ class Session:
                 msg = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(msg, dict) and "id" in msg:
-                self.answers.put((msg["id"], msg, time.monotonic()))
+            if isinstance(msg, dict):
+                self.on_message(msg)
+
+    def on_message(self, msg):
+        """One JSON object sp wrote: an answer is queued for wait()."""
+        if "id" in msg:
+            self.answers.put((msg["id"], msg, time.monotonic()))
 
     def _read_err(self):
         for chunk in iter(lambda: self.p.stderr.read1(4096), b""):
