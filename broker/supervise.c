@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

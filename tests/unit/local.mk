@@ -107,6 +107,8 @@ tests_unit_libsptest_a_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DSSHD_FIXTURE='"$(abs_top_srcdir)/tests/integration/sshd_fixture.sh"'
 tests_unit_libsptest_a_CFLAGS = $(UNIT_CFLAGS)
 
+# automake gives this LDADD to every program without an _LDADD of its
+# own: any program that is not a unit test names its own (even empty).
 LDADD = tests/unit/libsptest.a libspexecutor.a libspfrontend.a \
 	libsppolicy.a libspcommon.a $(CRITERION_LIBS) $(SP_LIBS) \
 	$(LIBCRYPTO_LIBS) -lpthread
