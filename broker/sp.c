@@ -19,9 +19,11 @@
 #include "common/log.h"
 #include "common/record.h"
 
+typedef int sp_main_fn(int argc, char **argv);
+
 struct sp_command {
 	const char *name;
-	int (*run)(int argc, char **argv);
+	sp_main_fn *run;
 	const char *usage;
 	const char *summary;	/* one line for `sp help COMMAND` */
 };
@@ -72,7 +74,8 @@ sp_command_find(const char *name)
  * role's one argv spelling (common/record.c); no person names them.
  * NULL when name is none of them.
  */
-static int (*sp_role_main(const char *name))(int, char **)
+static sp_main_fn *
+sp_role_main(const char *name)
 {
 	if (strcmp(name, record_role_argv(RECORD_ROLE_FRONTEND)) == 0)
 		return frontend_main;
@@ -170,7 +173,7 @@ int
 main(int argc, char **argv)
 {
 	const struct sp_command *c;
-	int (*role_main)(int, char **);
+	sp_main_fn *role_main;
 
 	log_init("sp", LOG_LEVEL_INFO);
 	if (argc < 2) {

@@ -81,6 +81,11 @@ tests/fuzz/fuzz_base64: $(FUZZ_BASE64_SRCS:%=$(srcdir)/%)
 	    $(FUZZ_BASE64_SRCS:%=$(srcdir)/%)
 EXTRA_DIST += $(FUZZ_BASE64_SRCS) tests/fuzz/corpus/fuzz_base64
 
+# The targets built from whole libraries' sources, and what those need.
+FUZZ_LIBS_CFLAGS = $(FUZZ_CFLAGS) $(CJSON_CFLAGS) $(PCRE2_CFLAGS)
+FUZZ_LIBS_LINK = $(CJSON_LIBS) $(LIBCRYPTO_LIBS) $(LIBSECCOMP_LIBS) \
+	$(PCRE2_LIBS) -lm
+
 # policy_load() on arbitrary bytes (seeds: the shipped examples).  Built
 # from the whole policy and common libraries' sources, so a new source
 # file in either can never leave the fuzzer unlinkable.
@@ -89,10 +94,8 @@ FUZZ_POLICY_LOAD_FILES = $(srcdir)/tests/fuzz/fuzz_policy_load.c \
 	$(libspcommon_a_SOURCES:%=$(srcdir)/%)
 tests/fuzz/fuzz_policy_load: $(FUZZ_POLICY_LOAD_FILES) config.h
 	@mkdir -p tests/fuzz
-	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) $(CJSON_CFLAGS) $(PCRE2_CFLAGS) -o $@ \
-	    $(filter %.c,$(FUZZ_POLICY_LOAD_FILES)) \
-	    $(CJSON_LIBS) $(LIBCRYPTO_LIBS) $(LIBSECCOMP_LIBS) $(PCRE2_LIBS) \
-	    -lm
+	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_LIBS_CFLAGS) -o $@ \
+	    $(filter %.c,$(FUZZ_POLICY_LOAD_FILES)) $(FUZZ_LIBS_LINK)
 EXTRA_DIST += tests/fuzz/fuzz_policy_load.c \
 	tests/fuzz/corpus/fuzz_policy_load
 
@@ -103,9 +106,7 @@ FUZZ_MCP_SESSION_FILES = $(srcdir)/tests/fuzz/fuzz_mcp_session.c \
 	$(libspcommon_a_SOURCES:%=$(srcdir)/%)
 tests/fuzz/fuzz_mcp_session: $(FUZZ_MCP_SESSION_FILES) config.h
 	@mkdir -p tests/fuzz
-	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) $(CJSON_CFLAGS) $(PCRE2_CFLAGS) -o $@ \
-	    $(filter %.c,$(FUZZ_MCP_SESSION_FILES)) \
-	    $(CJSON_LIBS) $(LIBCRYPTO_LIBS) $(LIBSECCOMP_LIBS) $(PCRE2_LIBS) \
-	    -lm
+	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_LIBS_CFLAGS) -o $@ \
+	    $(filter %.c,$(FUZZ_MCP_SESSION_FILES)) $(FUZZ_LIBS_LINK)
 EXTRA_DIST += tests/fuzz/fuzz_mcp_session.c \
 	tests/fuzz/corpus/fuzz_mcp_session
