@@ -560,11 +560,12 @@ audit_log_mark(const struct audit_log *log, struct audit_log_mark *mark)
 
 static void
 audit_log_notify(const struct audit_log *log, const char *kind,
-    const cJSON *members, const struct audit_log_mark *mark)
+    const cJSON *members, const struct audit_log_mark *mark, bool durable)
 {
 	struct audit_log_note note = {
 		.session = log->session, .kind = kind, .members = members,
 		.seq = mark->seq, .prev = mark->prev, .hash = mark->hash,
+		.durable = durable,
 	};
 
 	if (log->observer != NULL)
@@ -622,9 +623,10 @@ audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
 	}
 	/* Both records are told, in order, once they are in the file. */
 	if (ok && start != NULL)
-		audit_log_notify(log, "session-start", start, &start_mark);
+		audit_log_notify(log, "session-start", start, &start_mark,
+		    durable);
 	if (ok)
-		audit_log_notify(log, kind, members, &mark);
+		audit_log_notify(log, kind, members, &mark, durable);
 	cJSON_Delete(start);
 	return ok;
 }
