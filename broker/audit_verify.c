@@ -183,12 +183,15 @@ verifier_check_link(struct verifier *v, const struct audit_record *rec)
 {
 	struct audit_verify_report *rep = v->report;
 	struct file_link *link = &v->links[v->file];
+	/* files before that held no record leave this one the first */
+	bool first = v->file == 0 || rep->records == 0;
 
 	link->rotated = rec->rotated;
 	link->seq = rec->rotated_seq;
 	memcpy(link->hash, rec->rotated_hash, sizeof(link->hash));
-	if (v->file == 0 && rec->rotated) {
+	if (first && rec->rotated) {
 		rep->continues = true;
+		rep->continues_file = v->file;
 		rep->continues_seq = rec->rotated_seq;
 		memcpy(rep->continues_hash, rec->rotated_hash,
 		    sizeof(rep->continues_hash));
@@ -196,7 +199,7 @@ verifier_check_link(struct verifier *v, const struct audit_record *rec)
 		memcpy(v->expected_prev, rec->prev, sizeof(v->expected_prev));
 		return AUDIT_BREAK_NONE;
 	}
-	if (v->file == 0)
+	if (first)
 		return AUDIT_BREAK_NONE;
 	if (!rec->rotated) {
 		/* judged at the file's end: out of order, or not linked */

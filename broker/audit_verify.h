@@ -10,7 +10,8 @@
  * or a file that an earlier file continues from says they are out of
  * order, the same seq with another hash says the file before was
  * replaced or edited.  The first file given may continue a file not
- * given (reported, not a break).  Every later file must link to the one
+ * given (reported, not a break); files before it that hold no record
+ * leave it the first.  Every later file must link to the one
  * before it: one that starts a new chain (seq 1, 64 zeros) is a break,
  * named as files out of order when an earlier file continues from its
  * end, else as not linked (nothing shows that it followed the file
@@ -54,6 +55,7 @@ struct audit_verify_report {
 	size_t files;			/* files read, up to the break */
 	bool hmac_checked;		/* a key was given */
 	bool continues;			/* the first file goes on from one not given */
+	size_t continues_file;		/* index of that file (earlier ones empty) */
 	uint64_t continues_seq;
 	char continues_hash[HASH_SHA256_HEX_LEN + 1];
 	uint64_t last_seq;

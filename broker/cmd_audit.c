@@ -118,8 +118,8 @@ cmd_audit_print_ok(const struct cmd_audit_opts *o,
 	    rep->repaired, cmd_audit_hmac_phrase(rep));
 	if (rep->continues)
 		printf("; %s continues from seq %" PRIu64 " (hash %s) of a "
-		    "file not given", o->files[0], rep->continues_seq,
-		    rep->continues_hash);
+		    "file not given", o->files[rep->continues_file],
+		    rep->continues_seq, rep->continues_hash);
 	if (rep->torn_tail)
 		printf("; torn tail at %s line %zu (%zu bytes)",
 		    o->files[rep->torn_file], rep->torn_line, rep->torn_bytes);
@@ -153,7 +153,7 @@ cmd_audit_json_link(cJSON *j, const struct cmd_audit_opts *o,
 	}
 	if ((c = cJSON_AddObjectToObject(j, "continues")) == NULL)
 		return;
-	cJSON_AddStringToObject(c, "file", o->files[0]);
+	cJSON_AddStringToObject(c, "file", o->files[rep->continues_file]);
 	cJSON_AddNumberToObject(c, "seq", (double)rep->continues_seq);
 	cJSON_AddStringToObject(c, "hash", rep->continues_hash);
 }

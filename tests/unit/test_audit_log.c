@@ -739,6 +739,28 @@ Test(audit_log, files_not_linked_do_not_verify_as_one)
 	}
 }
 
+/* A file with no record before the first one links nothing: not a break. */
+Test(audit_log, an_empty_file_before_the_first_record_is_no_link)
+{
+	char p1[160];
+	const char *files[2] = { p1, path };
+	struct audit_verify_report rep;
+	struct audit_log *a;
+	FILE *f;
+
+	snprintf(p1, sizeof(p1), "%s.1", path);
+	cr_assert_not_null(f = fopen(p1, "w"));
+	fclose(f);
+	a = audit_log_open(path, NULL, 0, "only");
+	cr_assert_not_null(a);
+	cr_assert(audit_log_append(a, "execution", NULL, false));
+	cr_assert(audit_log_append(a, "execution", NULL, false));
+	cr_assert(audit_log_close(a));
+	cr_assert_eq(audit_verify_files(files, 2, NULL, 0, &rep),
+	    AUDIT_VERIFY_OK, "why %d", rep.why);
+	cr_assert_eq(rep.records, 2);
+}
+
 /* What the observer was told, in order (broker/audit_journal.h's view). */
 struct told {
 	size_t n;
