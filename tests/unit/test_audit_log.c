@@ -673,6 +673,19 @@ Test(audit_log, a_removed_log_is_recreated_and_linked)
 	cJSON_Delete(recs);
 }
 
+/* A session of n records appended to the log at at, then closed. */
+static void
+one_session(const char *at, const char *session, int n)
+{
+	struct audit_log *a = audit_log_open(at, NULL, 0, session);
+	int i;
+
+	cr_assert_not_null(a);
+	for (i = 0; i < n; i++)
+		cr_assert(audit_log_append(a, "execution", NULL, i % 2 == 0));
+	cr_assert(audit_log_close(a));
+}
+
 /*
  * Rotated while no session ran: the next session finds no log, and its
  * first record links to <path>.1's last (docs/sp-audit.5, ROTATION);
@@ -683,21 +696,11 @@ Test(audit_log, a_log_started_after_a_rotation_links_to_the_rotated_file)
 	char p1[160];
 	const char *files[2] = { p1, path };
 	struct audit_verify_report rep;
-	struct audit_log *a;
-	int i;
 
 	snprintf(p1, sizeof(p1), "%s.1", path);
-	a = audit_log_open(path, NULL, 0, "before");
-	cr_assert_not_null(a);
-	for (i = 0; i < 3; i++)
-		cr_assert(audit_log_append(a, "execution", NULL, false));
-	cr_assert(audit_log_close(a));
+	one_session(path, "before", 3);
 	cr_assert_eq(rename(path, p1), 0);
-	a = audit_log_open(path, NULL, 0, "after");
-	cr_assert_not_null(a);
-	cr_assert(audit_log_append(a, "execution", NULL, true));
-	cr_assert(audit_log_append(a, "execution", NULL, true));
-	cr_assert(audit_log_close(a));
+	one_session(path, "after", 2);
 	cr_assert_eq(audit_verify_files(files, 2, NULL, 0, &rep),
 	    AUDIT_VERIFY_OK, "why %d", rep.why);
 	cr_assert_eq(rep.last_seq, 5);
@@ -715,18 +718,12 @@ Test(audit_log, files_not_linked_do_not_verify_as_one)
 	char p1[160];
 	const char *files[2] = { p1, path };
 	struct audit_verify_report rep;
-	struct audit_log *a;
-	int k, i;
+	int k;
 
 	snprintf(p1, sizeof(p1), "%s.1", path);
 	/* the log first: written after it, .1 would be linked to */
-	for (k = 0; k < 2; k++) {
-		a = audit_log_open(k == 0 ? path : p1, NULL, 0, "one");
-		cr_assert_not_null(a);
-		for (i = 0; i < 2 + k; i++)
-			cr_assert(audit_log_append(a, "execution", NULL, false));
-		cr_assert(audit_log_close(a));
-	}
+	one_session(path, "one", 2);
+	one_session(p1, "one", 3);
 	for (k = 0; k < 2; k++) {
 		files[0] = k == 0 ? p1 : path;
 		files[1] = k == 0 ? path : p1;
@@ -745,17 +742,12 @@ Test(audit_log, an_empty_file_before_the_first_record_is_no_link)
 	char p1[160];
 	const char *files[2] = { p1, path };
 	struct audit_verify_report rep;
-	struct audit_log *a;
 	FILE *f;
 
 	snprintf(p1, sizeof(p1), "%s.1", path);
 	cr_assert_not_null(f = fopen(p1, "w"));
 	fclose(f);
-	a = audit_log_open(path, NULL, 0, "only");
-	cr_assert_not_null(a);
-	cr_assert(audit_log_append(a, "execution", NULL, false));
-	cr_assert(audit_log_append(a, "execution", NULL, false));
-	cr_assert(audit_log_close(a));
+	one_session(path, "only", 2);
 	cr_assert_eq(audit_verify_files(files, 2, NULL, 0, &rep),
 	    AUDIT_VERIFY_OK, "why %d", rep.why);
 	cr_assert_eq(rep.records, 2);
