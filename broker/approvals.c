@@ -182,8 +182,6 @@ approvals_open(const struct policy *policy, const char *session_id,
 		approvals_free(ap);
 		return NULL;
 	}
-	log_info("approvals: sp approve answers this session at %s/%s", dir,
-	    ap->name);
 	return ap;
 }
 
@@ -610,6 +608,13 @@ approvals_ask(struct approvals *ap, const struct record_operator_ask *a)
 	p->tool_index = a->tool_index;
 	p->challenge = a->challenge;
 	p->since_ms = clock_monotonic_ms();
+	/* said when a call waits, not at every session's start: most never
+	 * call a tool an operator approves */
+	log_info("approvals: call %" PRIu64 " (%s) waits for an approver: sp "
+	    "approve --state-dir %s --list shows it (socket %s/%s/%s)",
+	    a->call_id, ap->policy->tools[a->tool_index].name,
+	    ap->policy->state_dir, ap->policy->state_dir, APPROVALS_DIR,
+	    ap->name);
 }
 
 void

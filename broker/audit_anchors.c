@@ -487,6 +487,35 @@ anchor_print(const char *journal, const struct anchor *a)
 		printf("the logs hold hash %s in its place\n", a->other);
 }
 
+/*
+ * A session whose last anchor is not its session-end was killed (or
+ * still runs): what it wrote after that anchor is vouched for by
+ * nothing, and a cut there is not seen.  Said, not a failure: a killed
+ * session is not tampering.  by_slot is sorted by session, then seq.
+ */
+static void
+set_report_gaps(const struct anchor_set *set)
+{
+	const struct anchor *last;
+	char hex[HASH_SHA256_HEX_LEN + 1];
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		last = set->by_slot[i];
+		if (i + 1 < set->n &&
+		    strcmp(set->by_slot[i + 1]->session, last->session) == 0)
+			continue;
+		if (strcmp(last->kind, "session-end") == 0)
+			continue;
+		hash_hex(last->hash, sizeof(last->hash), hex);
+		printf("session %s ended without a session-end anchor (killed, "
+		    "or still running): its last anchor is seq %" PRIu64
+		    " (%s, hash %s); records after it are vouched for by no "
+		    "anchor\n", last->session, last->seq, last->kind[0] ?
+		    last->kind : "kind unknown", hex);
+	}
+}
+
 static enum audit_anchors_status
 set_report(const struct anchor_set *set, const char *journal)
 {
@@ -497,6 +526,7 @@ set_report(const struct anchor_set *set, const char *journal)
 			anchor_print(journal, &set->a[i]);
 			bad++;
 		}
+	set_report_gaps(set);
 	printf("anchors: %zu checked, %zu held, %zu not held, %zu malformed\n",
 	    set->n, set->n - bad, bad, set->malformed);
 	if (set->n == 0 && set->malformed == 0)

@@ -20,7 +20,10 @@
  * one line, with the journal line and, when the entry has them, the
  * sender's _UID and _PID as journald saw them (an entry another local
  * user forged shows another uid).  Records that are not intact are left
- * to the chain check.
+ * to the chain check.  A session whose last anchor is not its
+ * session-end (killed, or still running) is named with that anchor's
+ * seq: records after it are vouched for by no anchor (said, not a
+ * failure).
  *
  * At most AUDIT_ANCHORS_MAX anchors (narrow with journalctl --since or
  * SP_LOG=PATH); lines of either input over AUDIT_LINE_MAX are skipped and

@@ -20,6 +20,12 @@ const char audit_journal_feature[] = "journald";
 const char audit_journal_feature[] = "syslog";
 #endif
 
+/*
+ * Records between two anchors at most (broker/audit_journal.h): the tail
+ * a killed session leaves without a session-end anchor, which can be cut
+ * unseen, is at most this many records less one, none of them durable.
+ */
+#define JOURNAL_ANCHOR_EVERY 16
 #define JOURNAL_FIELDS_MAX 20
 #define JOURNAL_VALUE_MAX 256		/* bytes of one SP_ value */
 #define JOURNAL_FIELD_MAX 512		/* "KEY=value", MESSAGE included */
@@ -41,6 +47,7 @@ struct audit_journal {
 	char *profile;			/* owned, NULL for none */
 	uint64_t failures;		/* sends that failed */
 	int last_errno;
+	unsigned since_anchor;		/* records not sent since the last sent */
 };
 
 /* One entry before it is sent: each field a "KEY=value" text. */
@@ -140,12 +147,24 @@ journal_add_fields(const struct audit_journal *j,
 	journal_add_value(e, "REASON", journal_member(note->members, "reason"));
 }
 
+/*
+ * With journal true: the session's ends, each durable record (the intent
+ * and execution of a mutating tool, synced before the action goes on or
+ * its result is told), and at least every JOURNAL_ANCHOR_EVERY-th
+ * record, so a session killed before its end leaves a bounded tail that
+ * no anchor vouches for.
+ */
 static bool
-journal_wanted(const struct audit_journal *j, const char *kind)
+journal_wanted(struct audit_journal *j, const struct audit_log_note *note)
 {
-	return j->mode == POLICY_JOURNAL_ALL ||
-	    strcmp(kind, "session-start") == 0 ||
-	    strcmp(kind, "session-end") == 0;
+	if (j->mode == POLICY_JOURNAL_ALL || note->durable ||
+	    strcmp(note->kind, "session-start") == 0 ||
+	    strcmp(note->kind, "session-end") == 0 ||
+	    ++j->since_anchor >= JOURNAL_ANCHOR_EVERY) {
+		j->since_anchor = 0;
+		return true;
+	}
+	return false;
 }
 
 #ifdef SP_HAVE_LIBSYSTEMD
@@ -303,7 +322,7 @@ journal_note(void *arg, const struct audit_log_note *note)
 	struct audit_journal *j = arg;
 	struct journal_entry e;
 
-	if (!journal_wanted(j, note->kind))
+	if (!journal_wanted(j, note))
 		return;
 	memset(&e, 0, sizeof(e));
 	e.priority = strcmp(note->kind, "rejection") == 0 ||

@@ -3,8 +3,11 @@
  * A chain in a file can be rewritten by whoever owns the file; a copy of
  * its hashes kept by journald (and shipped by the tools a fleet already
  * runs) cannot.  With audit.journal true (the default) the session-start
- * and session-end records are sent as structured entries, with "all"
- * every record; false sends nothing.  A build with libsystemd sends with
+ * and session-end records, every durable record (the intent and the
+ * execution of a mutating tool) and at least every 16th record are sent
+ * as structured entries, with "all" every record; false sends nothing.
+ * A session killed before its end leaves at most 15 records, none of
+ * them durable, after its last anchor: those can be cut unseen.  A build with libsystemd sends with
  * sd_journal_sendv(); one without sends the same fields with syslog(3).
  *
  * Each entry carries MESSAGE_ID (a fixed id per kind, listed in docs/sp.1),

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <libgen.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,6 +22,8 @@
 #include "common/log.h"
 
 #define REOPEN_TRIES 8		/* renames between a reopen and its lock */
+/* logrotate's name for the newest rotated file (docs/sp-audit.5) */
+#define PRIOR_SUFFIX ".1"
 
 
 struct audit_log {
@@ -43,6 +46,7 @@ struct audit_log {
 	char last_prev[HASH_SHA256_HEX_LEN + 1];
 	audit_log_observer *observer;	/* NULL: none */
 	void *observer_arg;		/* borrowed */
+	int prior_fd;			/* <base>.1 while the log is empty, or -1 */
 };
 
 static const char *const audit_log_reserved[] = {
@@ -123,6 +127,62 @@ audit_log_open_dir(struct audit_log *log, const char *path)
 	return ok;
 }
 
+/*
+ * A log found empty at open (created now, or by a rotation while no
+ * session ran) links its first record to the newest rotated file, by
+ * logrotate's name <path>.1 (docs/sp-audit.5, ROTATION).  Opened here,
+ * before confinement, read only at the first append, under its lock.
+ * -1 when there is none to link to.
+ */
+static int
+audit_log_open_prior(const struct audit_log *log, const char *path,
+    const struct stat *log_st)
+{
+	char name[NAME_MAX + 1];
+	struct stat st;
+	int fd, n;
+
+	n = snprintf(name, sizeof(name), "%s" PRIOR_SUFFIX, log->base);
+	if (n < 0 || (size_t)n >= sizeof(name))
+		return -1;
+	if ((fd = openat(log->dirfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) ==
+	    -1) {
+		if (errno != ENOENT)
+			log_warn("%s" PRIOR_SUFFIX ": %s: the log's next record "
+			    "starts a new chain", path, errno == ELOOP ?
+			    "a symbolic link" : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (st.st_dev == log_st->st_dev && st.st_ino == log_st->st_ino)) {
+		log_warn("%s" PRIOR_SUFFIX ": not a rotated log file: the log's "
+		    "next record starts a new chain", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Locks <path>.1 and reads where its chain ends into *prior, before the
+ * log's own lock (older files are locked first, as audit_log_follow
+ * does).  false, with the file let go, when it cannot be read: the log
+ * then starts a new chain, which sp audit verify refuses after a file.
+ */
+static bool
+audit_log_lock_prior(struct audit_log *log, struct audit_tail *prior)
+{
+	if (flock(log->prior_fd, LOCK_EX) == -1 ||
+	    !audit_tail_find(log->prior_fd, NULL, prior)) {
+		log_warn("%s" PRIOR_SUFFIX ": its last record cannot be read: "
+		    "the log's next record starts a new chain", log->base);
+		close(log->prior_fd);
+		log->prior_fd = -1;
+		return false;
+	}
+	return true;
+}
+
 struct audit_log *
 audit_log_open(const char *path, const uint8_t *key, size_t key_len,
     const char *session)
@@ -157,6 +217,7 @@ audit_log_open(const char *path, const uint8_t *key, size_t key_len,
 	tzset();
 	log->fd = -1;
 	log->dirfd = -1;
+	log->prior_fd = -1;
 	log->uid = geteuid();
 	if (!audit_log_open_dir(log, path) || (log->fd = audit_log_open_file(
 	    log->dirfd, log->base, path, log->uid, &st)) == -1) {
@@ -165,6 +226,8 @@ audit_log_open(const char *path, const uint8_t *key, size_t key_len,
 	}
 	log->dev = st.st_dev;
 	log->ino = st.st_ino;
+	if (st.st_size == 0)
+		log->prior_fd = audit_log_open_prior(log, path, &st);
 	return log;
 }
 
@@ -497,11 +560,12 @@ audit_log_mark(const struct audit_log *log, struct audit_log_mark *mark)
 
 static void
 audit_log_notify(const struct audit_log *log, const char *kind,
-    const cJSON *members, const struct audit_log_mark *mark)
+    const cJSON *members, const struct audit_log_mark *mark, bool durable)
 {
 	struct audit_log_note note = {
 		.session = log->session, .kind = kind, .members = members,
 		.seq = mark->seq, .prev = mark->prev, .hash = mark->hash,
+		.durable = durable,
 	};
 
 	if (log->observer != NULL)
@@ -514,21 +578,24 @@ audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
 {
 	struct audit_log_mark start_mark, mark;
 	cJSON *start = NULL;		/* the held start, once in the file */
-	struct audit_tail from;
+	struct audit_tail from, prior;
 	const struct audit_tail *link;
-	bool ok, rotated;
+	bool ok, rotated, have_prior;
 
 	if (!audit_log_kind_ok(kind) || !audit_log_members_ok(members)) {
 		log_error("bad kind or members");
 		return false;
 	}
+	have_prior = log->prior_fd != -1 && audit_log_lock_prior(log, &prior);
 	if (flock(log->fd, LOCK_EX) == -1) {
 		log_error("flock: %s", strerror(errno));
+		if (have_prior)
+			(void)flock(log->prior_fd, LOCK_UN);
 		return false;
 	}
 	/* a rotation is followed first: both records go to the new file */
 	ok = audit_log_follow(log, &from, &rotated);
-	link = rotated ? &from : NULL;
+	link = rotated && from.seq > 0 ? &from : have_prior ? &prior : NULL;
 	/* the held session-start goes first, in the same locked turn */
 	ok = ok && (log->held_start == NULL || audit_log_append_locked(log,
 	    "session-start", log->held_start, link));
@@ -542,6 +609,11 @@ audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
 		audit_log_mark(log, &mark);
 	if (flock(log->fd, LOCK_UN) == -1)
 		log_error("flock unlock: %s", strerror(errno));
+	if (ok && log->prior_fd != -1) {
+		close(log->prior_fd);	/* unlocks: the log is linked or not empty */
+		log->prior_fd = -1;
+	} else if (have_prior && flock(log->prior_fd, LOCK_UN) == -1)
+		log_error("flock unlock: %s", strerror(errno));
 	if (ok) {
 		log->pending = true;
 		/* Syncing after unlocking keeps other writers from waiting on
@@ -551,9 +623,10 @@ audit_log_append(struct audit_log *log, const char *kind, const cJSON *members,
 	}
 	/* Both records are told, in order, once they are in the file. */
 	if (ok && start != NULL)
-		audit_log_notify(log, "session-start", start, &start_mark);
+		audit_log_notify(log, "session-start", start, &start_mark,
+		    durable);
 	if (ok)
-		audit_log_notify(log, kind, members, &mark);
+		audit_log_notify(log, kind, members, &mark, durable);
 	cJSON_Delete(start);
 	return ok;
 }
@@ -644,6 +717,8 @@ audit_log_close(struct audit_log *log)
 	}
 	if (log->dirfd != -1)
 		close(log->dirfd);
+	if (log->prior_fd != -1)
+		close(log->prior_fd);
 	free(log->base);
 	if (log->key != NULL) {
 		explicit_bzero(log->key, log->key_len);

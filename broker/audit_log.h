@@ -110,6 +110,7 @@ struct audit_log_note {
 	uint64_t seq;
 	const char *prev;		/* HASH_SHA256_HEX_LEN hex digits */
 	const char *hash;
+	bool durable;			/* synced before the caller went on */
 };
 
 typedef void audit_log_observer(void *arg, const struct audit_log_note *note);

@@ -42,6 +42,9 @@ struct verifier {
 	struct audit_verify_report *report;
 	size_t file;			/* index of the file being read */
 	struct file_link *links;	/* one per file, owned */
+	bool unlinked;			/* this later file starts a new chain */
+	uint64_t unlinked_expected;	/* the seq the file before led to */
+	uint64_t unlinked_records;	/* intact records before that file */
 };
 
 static const char *const audit_break_reasons[] = {
@@ -62,6 +65,9 @@ static const char *const audit_break_reasons[] = {
 	[AUDIT_BREAK_FILE_REPLACED] =
 	    "the file before it was edited or replaced (rotated_from names "
 	    "another last record)",
+	[AUDIT_BREAK_FILE_UNLINKED] =
+	    "not linked to the file before it (it starts a new chain: no "
+	    "rotated_from; verify it on its own)",
 };
 
 const char *
@@ -177,12 +183,15 @@ verifier_check_link(struct verifier *v, const struct audit_record *rec)
 {
 	struct audit_verify_report *rep = v->report;
 	struct file_link *link = &v->links[v->file];
+	/* files before that held no record leave this one the first */
+	bool first = v->file == 0 || rep->records == 0;
 
 	link->rotated = rec->rotated;
 	link->seq = rec->rotated_seq;
 	memcpy(link->hash, rec->rotated_hash, sizeof(link->hash));
-	if (v->file == 0 && rec->rotated) {
+	if (first && rec->rotated) {
 		rep->continues = true;
+		rep->continues_file = v->file;
 		rep->continues_seq = rec->rotated_seq;
 		memcpy(rep->continues_hash, rec->rotated_hash,
 		    sizeof(rep->continues_hash));
@@ -190,11 +199,14 @@ verifier_check_link(struct verifier *v, const struct audit_record *rec)
 		memcpy(v->expected_prev, rec->prev, sizeof(v->expected_prev));
 		return AUDIT_BREAK_NONE;
 	}
-	if (v->file == 0)
+	if (first)
 		return AUDIT_BREAK_NONE;
 	if (!rec->rotated) {
+		/* judged at the file's end: out of order, or not linked */
 		if (rec->seq == 1) {
-			rep->new_chains++;
+			v->unlinked = true;
+			v->unlinked_expected = rep->last_seq + 1;
+			v->unlinked_records = rep->records;
 			rep->last_seq = 0;
 			audit_chain_genesis(v->expected_prev);
 		}
@@ -306,6 +318,23 @@ verifier_break(struct verifier *v, enum audit_break why, size_t lineno)
 	return AUDIT_VERIFY_BROKEN;
 }
 
+/*
+ * A later file that starts a new chain, read whole without another
+ * break: its first line is named.  Its records are not counted as
+ * intact: nothing shows they followed the file before.
+ */
+static enum audit_verify_status
+verifier_unlinked(struct verifier *v)
+{
+	struct audit_verify_report *rep = v->report;
+
+	rep->break_has_seq = true;
+	rep->break_seq = 1;
+	rep->expected_seq = v->unlinked_expected;
+	rep->records = v->unlinked_records;
+	return verifier_break(v, AUDIT_BREAK_FILE_UNLINKED, 1);
+}
+
 static enum audit_verify_status
 verifier_run(struct verifier *v, struct line_reader *r)
 {
@@ -341,6 +370,8 @@ verifier_run(struct verifier *v, struct line_reader *r)
 		return AUDIT_VERIFY_UNREADABLE;
 	if (r->lineno > 0 && verifier_out_of_order(v))
 		return verifier_break(v, AUDIT_BREAK_FILE_ORDER, r->lineno);
+	if (v->unlinked)
+		return verifier_unlinked(v);
 	return AUDIT_VERIFY_OK;
 }
 

@@ -10,9 +10,12 @@
  * or a file that an earlier file continues from says they are out of
  * order, the same seq with another hash says the file before was
  * replaced or edited.  The first file given may continue a file not
- * given (reported, not a break).  A later file that starts a new chain
- * (seq 1, 64 zeros: the first session after a rotation between
- * sessions) is reported as such, not a break: nothing links it.
+ * given (reported, not a break); files before it that hold no record
+ * leave it the first.  Every later file must link to the one
+ * before it: one that starts a new chain (seq 1, 64 zeros) is a break,
+ * named as files out of order when an earlier file continues from its
+ * end, else as not linked (nothing shows that it followed the file
+ * before; each such file verifies on its own).
  *
  * The first broken record is named by its line number (1-based) and seq,
  * with why.  A last line without "\n" is a torn tail, left by a writer
@@ -43,6 +46,7 @@ enum audit_break {
 	AUDIT_BREAK_FILE_MISSING,	/* rotated_from after the file before's end */
 	AUDIT_BREAK_FILE_ORDER,		/* files given out of order */
 	AUDIT_BREAK_FILE_REPLACED,	/* rotated_from's hash is not the file before's */
+	AUDIT_BREAK_FILE_UNLINKED,	/* a later file starts a new chain */
 };
 
 #define AUDIT_VERIFY_FILES_MAX 1024
@@ -51,9 +55,9 @@ struct audit_verify_report {
 	size_t files;			/* files read, up to the break */
 	bool hmac_checked;		/* a key was given */
 	bool continues;			/* the first file goes on from one not given */
+	size_t continues_file;		/* index of that file (earlier ones empty) */
 	uint64_t continues_seq;
 	char continues_hash[HASH_SHA256_HEX_LEN + 1];
-	size_t new_chains;		/* later files that start a new chain */
 	uint64_t last_seq;
 	uint64_t records;		/* intact records before any break */
 	uint64_t sessions;		/* distinct session ids among them */

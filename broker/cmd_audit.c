@@ -118,13 +118,8 @@ cmd_audit_print_ok(const struct cmd_audit_opts *o,
 	    rep->repaired, cmd_audit_hmac_phrase(rep));
 	if (rep->continues)
 		printf("; %s continues from seq %" PRIu64 " (hash %s) of a "
-		    "file not given", o->files[0], rep->continues_seq,
-		    rep->continues_hash);
-	if (rep->new_chains > 0)
-		printf("; %zu later file%s start%s a new chain (not linked to "
-		    "the file before)", rep->new_chains,
-		    rep->new_chains == 1 ? "" : "s",
-		    rep->new_chains == 1 ? "s" : "");
+		    "file not given", o->files[rep->continues_file],
+		    rep->continues_seq, rep->continues_hash);
 	if (rep->torn_tail)
 		printf("; torn tail at %s line %zu (%zu bytes)",
 		    o->files[rep->torn_file], rep->torn_line, rep->torn_bytes);
@@ -158,7 +153,7 @@ cmd_audit_json_link(cJSON *j, const struct cmd_audit_opts *o,
 	}
 	if ((c = cJSON_AddObjectToObject(j, "continues")) == NULL)
 		return;
-	cJSON_AddStringToObject(c, "file", o->files[0]);
+	cJSON_AddStringToObject(c, "file", o->files[rep->continues_file]);
 	cJSON_AddNumberToObject(c, "seq", (double)rep->continues_seq);
 	cJSON_AddStringToObject(c, "hash", rep->continues_hash);
 }
@@ -225,7 +220,6 @@ cmd_audit_print_json(const struct cmd_audit_opts *o,
 	cJSON_AddNumberToObject(j, "sessions", (double)rep->sessions);
 	cJSON_AddNumberToObject(j, "last_seq", (double)rep->last_seq);
 	cJSON_AddStringToObject(j, "last_hash", rep->last_hash);
-	cJSON_AddNumberToObject(j, "new_chains", (double)rep->new_chains);
 	cJSON_AddNumberToObject(j, "torn_tails_cut", (double)rep->repaired);
 	cmd_audit_json_link(j, o, rep);
 	cmd_audit_json_torn(j, o, rep);

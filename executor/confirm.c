@@ -25,6 +25,7 @@ struct confirm_spent {
 
 struct confirm_keeper {
 	uint8_t key[CONFIRM_KEY_LEN];
+	uint8_t issuer[CONFIRM_ISSUER_LEN];	/* each nonce's first bytes */
 	/*
 	 * Added to the monotonic clock for expiries: a requestState shows
 	 * its expiry to the client, and the bare clock would tell it the
@@ -65,6 +66,32 @@ confirm_random(void *out, size_t len)
 	return true;
 }
 
+/* Not all zero: the issuer id of some executor. */
+static bool
+confirm_issuer_named(const uint8_t issuer[CONFIRM_ISSUER_LEN])
+{
+	size_t i;
+
+	for (i = 0; i < CONFIRM_ISSUER_LEN; i++)
+		if (issuer[i] != 0)
+			return true;
+	return false;
+}
+
+/*
+ * A challenge that did not verify: another executor's (its session
+ * ended), or forged (this one's, changed, or unreadable).
+ */
+static enum confirm_decision
+confirm_unverified(const struct confirm_keeper *k,
+    const struct record_confirm_challenge *c)
+{
+	if (confirm_issuer_named(c->nonce) &&
+	    memcmp(c->nonce, k->issuer, sizeof(k->issuer)) != 0)
+		return CONFIRM_SESSION_ENDED;
+	return CONFIRM_FORGED;
+}
+
 struct confirm_keeper *
 confirm_keeper_new(size_t max_spent)
 {
@@ -80,10 +107,14 @@ confirm_keeper_new(size_t max_spent)
 	}
 	k->max_spent = max_spent;
 	if (!confirm_random(k->key, sizeof(k->key)) ||
+	    !confirm_random(k->issuer, sizeof(k->issuer)) ||
 	    !confirm_random(&k->epoch_ms, sizeof(k->epoch_ms))) {
 		confirm_keeper_free(k);
 		return NULL;
 	}
+	/* all zero is the unreadable requestState the frontend passes on */
+	if (!confirm_issuer_named(k->issuer))
+		k->issuer[0] = 1;
 	k->epoch_ms &= (UINT64_C(1) << 48) - 1;
 	return k;
 }
@@ -138,8 +169,12 @@ confirm_issue(struct confirm_keeper *k, const struct child_context *ctx,
     uint32_t tool_index, const struct value *args, size_t arg_count,
     uint32_t timeout_s, struct record_confirm_challenge *out)
 {
+	_Static_assert(RECORD_CONFIRM_NONCE_LEN >= CONFIRM_ISSUER_LEN + 12,
+	    "a nonce keeps 96 random bits after the issuer id");
 	memset(out, 0, sizeof(*out));
-	if (!confirm_random(out->nonce, sizeof(out->nonce)))
+	memcpy(out->nonce, k->issuer, sizeof(k->issuer));
+	if (!confirm_random(out->nonce + sizeof(k->issuer),
+	    sizeof(out->nonce) - sizeof(k->issuer)))
 		return false;
 	out->expiry_ms = k->epoch_ms + confirm_now_ms() +
 	    (uint64_t)timeout_s * 1000u;
@@ -254,7 +289,7 @@ confirm_verify(struct confirm_keeper *k, const struct child_context *ctx,
 	}
 	if (!confirm_mac(k, ctx, tool_index, args, arg_count, c, mac) ||
 	    !hash_equal_ct(mac, c->mac, sizeof(mac)))
-		return CONFIRM_FORGED;
+		return confirm_unverified(k, c);
 	if (c->expiry_ms <= now)
 		return CONFIRM_EXPIRED;
 	confirm_spent_prune(k, now);
@@ -283,6 +318,7 @@ confirm_decision_token(enum confirm_decision d)
 	case CONFIRM_WITHDRAWN: return "withdrawn";
 	case CONFIRM_OPERATOR_ONLY: return "not-the-operator";
 	case CONFIRM_OPERATOR_DENIED: return "denied";
+	case CONFIRM_SESSION_ENDED: return "expired";
 	}
 	return "unknown";
 }
@@ -325,6 +361,10 @@ confirm_decision_message(enum confirm_decision d)
 	case CONFIRM_OPERATOR_DENIED:
 		return "an operator denied this action (sp approve --deny); "
 		    "nothing was sent";
+	case CONFIRM_SESSION_ENDED:
+		return "this confirmation expired with the session that issued "
+		    "it (the server was restarted since); call the tool again "
+		    "to be asked anew; nothing was sent";
 	}
 	return "not confirmed; nothing was sent";
 }

@@ -11,7 +11,12 @@
  * call's canonical action (tool index and typed values as the action
  * record encodes them, with the call id zeroed), the expiry and the
  * nonce.  One executor serves one session, so the key is the session's:
- * a challenge from another session never verifies here.  The call id is
+ * a challenge from another session never verifies here.  The nonce's
+ * first CONFIRM_ISSUER_LEN bytes are the keeper's issuer id, random per
+ * executor, the rest random per challenge: a challenge that does not
+ * verify and names another issuer came from a session that has ended (a
+ * 2026-07-28 requestState kept across a restart), and is refused as
+ * such, not as forged.  The call id is
  * left out so that the single-use rule, not the MAC, is what stops a
  * challenge from being spent on a second identical call.
  *
@@ -51,7 +56,10 @@ enum confirm_decision {
 	CONFIRM_WITHDRAWN,	/* the client cancelled the call */
 	CONFIRM_OPERATOR_ONLY,	/* via operator: the frontend answered */
 	CONFIRM_OPERATOR_DENIED,	/* sp approve --deny */
+	CONFIRM_SESSION_ENDED,	/* issued by another session's executor */
 };
+
+#define CONFIRM_ISSUER_LEN 4
 
 struct confirm_keeper;
 

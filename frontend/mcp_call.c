@@ -244,6 +244,36 @@ mcp_call_over_budget(struct mcp_session *s, const struct mcp_frame *frame,
 	return true;
 }
 
+/*
+ * -32021 with data.requiredCapabilities in ClientCapabilities' shape
+ * (form elicitation), and a rejection: nothing reaches the executor.
+ */
+static bool
+mcp_call_missing_capability(struct mcp_session *s,
+    const struct mcp_frame *frame, const struct jsonrpc_id *id,
+    const struct policy_tool *tool, struct mcp_output *out)
+{
+	cJSON *data = cJSON_CreateObject(), *caps, *el;
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "Missing required client capabilities: "
+	    "elicitation (%s asks a human to confirm through form "
+	    "elicitation; nothing was sent)", tool->name);
+	if (data == NULL ||
+	    (caps = cJSON_AddObjectToObject(data,
+	    "requiredCapabilities")) == NULL ||
+	    (el = cJSON_AddObjectToObject(caps, "elicitation")) == NULL ||
+	    cJSON_AddObjectToObject(el, "form") == NULL) {
+		log_error("out of memory");
+		cJSON_Delete(data);
+		return false;
+	}
+	return mcp_output_add_line(out, result_render_error_data(&s->render,
+	    id, MCP_MISSING_CAPABILITY, msg, data)) &&
+	    mcp_session_audit_rejection(s, frame, "missing-capability",
+	    MCP_MISSING_CAPABILITY, out);
+}
+
 /* Authorized, validated, within limits: then and only then a record. */
 static bool
 mcp_call_tool(struct mcp_session *s, const struct mcp_frame *frame,
@@ -270,6 +300,10 @@ mcp_call_tool(struct mcp_session *s, const struct mcp_frame *frame,
 		value_array_free(values, tool->param_count);
 		return mcp_call_refuse(s, frame, id, RECORD_OUTCOME_DENIED,
 		    reason, msg, out);
+	}
+	if (mcp_confirm_capability_missing(s, tool, params)) {
+		value_array_free(values, tool->param_count);
+		return mcp_call_missing_capability(s, frame, id, tool, out);
 	}
 	ok = mcp_call_send(s, id, params, (uint32_t)index, values,
 	    tool->param_count, out);

@@ -80,6 +80,29 @@ mcp_confirm_form_mode(const cJSON *caps)
 	    (cJSON_IsObject(form) || (form == NULL && url == NULL));
 }
 
+/* The capabilities a 2026-07-28 request declared in its _meta. */
+static const cJSON *
+mcp_confirm_request_caps(const cJSON *params)
+{
+	return cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(params, "_meta"),
+	    MCP_META_CLIENT_CAPABILITIES);
+}
+
+/*
+ * A legacy client without the capability still gets a tool result
+ * (CONFIRM_UNSUPPORTED): its revisions define no error for it.  An
+ * operator's tool asks no one through the client.
+ */
+bool
+mcp_confirm_capability_missing(const struct mcp_session *s,
+    const struct policy_tool *tool, const cJSON *params)
+{
+	return s->era == MCP_ERA_MODERN && tool->confirm &&
+	    !tool->confirm_spec.via_operator &&
+	    !mcp_confirm_form_mode(mcp_confirm_request_caps(params));
+}
+
 void
 mcp_confirm_capability(struct mcp_session *s, const cJSON *params)
 {
@@ -208,9 +231,8 @@ mcp_confirm_prepare(struct mcp_session *s, struct mcp_call *call,
 	if (!tool->confirm)
 		return true;
 	call->confirm.can_ask = s->era == MCP_ERA_MODERN ?
-	    mcp_confirm_form_mode(cJSON_GetObjectItemCaseSensitive(
-	    cJSON_GetObjectItemCaseSensitive(params, "_meta"),
-	    MCP_META_CLIENT_CAPABILITIES)) : s->elicitation;
+	    mcp_confirm_form_mode(mcp_confirm_request_caps(params)) :
+	    s->elicitation;
 	if (s->era == MCP_ERA_MODERN &&
 	    !mcp_confirm_take_state(&call->confirm, tool, params))
 		return false;

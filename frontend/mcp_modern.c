@@ -64,22 +64,38 @@ mcp_modern_catalog(const char *catalog_json)
 	return text;
 }
 
+/*
+ * The versions server/discover offers, as member name of r: -32022 lists
+ * the same ones, so a client told one is unsupported learns every
+ * version it could use.
+ */
+static bool
+mcp_modern_add_versions(cJSON *r, const char *name)
+{
+	cJSON *list = cJSON_AddArrayToObject(r, name);
+	size_t i;
+
+	for (i = 0; list != NULL && i < sizeof(mcp_supported_versions) /
+	    sizeof(mcp_supported_versions[0]); i++)
+		if (!cJSON_AddItemToArray(list,
+		    cJSON_CreateString(mcp_supported_versions[i])))
+			return false;
+	return list != NULL;
+}
+
 /* -32022 with data {supported, requested} beside the issuer. */
 static bool
 mcp_modern_unsupported(struct mcp_session *s, const struct jsonrpc_id *id,
     const char *requested, struct mcp_output *out)
 {
-	cJSON *data = cJSON_CreateObject(), *list;
+	cJSON *data = cJSON_CreateObject();
 	char message[128];
 
 	snprintf(message, sizeof(message), "Unsupported protocol version: "
 	    "this server speaks %s in _meta (and %s or %s through "
 	    "initialize)", MCP_VERSION_MODERN, MCP_VERSION_LATEST,
 	    MCP_VERSION_PREVIOUS);
-	if (data == NULL ||
-	    (list = cJSON_AddArrayToObject(data, "supported")) == NULL ||
-	    !cJSON_AddItemToArray(list, cJSON_CreateString(
-	    MCP_VERSION_MODERN)) ||
+	if (data == NULL || !mcp_modern_add_versions(data, "supported") ||
 	    cJSON_AddStringToObject(data, "requested", requested) == NULL) {
 		log_error("out of memory");
 		cJSON_Delete(data);
@@ -121,20 +137,6 @@ mcp_modern_envelope(struct mcp_session *s, const struct jsonrpc_message *msg,
 	return true;
 }
 
-static bool
-mcp_modern_add_versions(cJSON *r)
-{
-	cJSON *list = cJSON_AddArrayToObject(r, "supportedVersions");
-	size_t i;
-
-	for (i = 0; list != NULL && i < sizeof(mcp_supported_versions) /
-	    sizeof(mcp_supported_versions[0]); i++)
-		if (!cJSON_AddItemToArray(list,
-		    cJSON_CreateString(mcp_supported_versions[i])))
-			return false;
-	return list != NULL;
-}
-
 /* What initialize says, as the revision shapes it; cacheable like the list. */
 static bool
 mcp_modern_discover(struct mcp_session *s, const struct mcp_frame *frame,
@@ -147,7 +149,7 @@ mcp_modern_discover(struct mcp_session *s, const struct mcp_frame *frame,
 	    cJSON_AddStringToObject(r, "resultType", "complete") == NULL ||
 	    cJSON_AddRawToObject(r, "ttlMs", MCP_CATALOG_TTL_MS) == NULL ||
 	    cJSON_AddStringToObject(r, "cacheScope", MCP_CACHE_SCOPE) == NULL ||
-	    !mcp_modern_add_versions(r) ||
+	    !mcp_modern_add_versions(r, "supportedVersions") ||
 	    (caps = cJSON_AddObjectToObject(r, "capabilities")) == NULL ||
 	    (caps = cJSON_AddObjectToObject(caps, "tools")) == NULL ||
 	    cJSON_AddFalseToObject(caps, "listChanged") == NULL ||

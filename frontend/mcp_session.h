@@ -68,12 +68,14 @@
  *   (with ttlMs, cacheScope) and tools/call, each result with
  *   "resultType": "complete"; every request must carry the version and
  *   "io.modelcontextprotocol/clientCapabilities" in _meta (-32602 when
- *   missing, -32022 naming the supported versions when the version is
- *   another); initialize, ping and logging/setLevel are -32601 there.  A
+ *   missing, -32022 naming the versions server/discover offers when the
+ *   version is another); initialize, ping and logging/setLevel are -32601 there.  A
  *   legacy session answers server/discover -32601.
  * - Confirmation (frontend/mcp_confirm.c): a legacy session asks through
  *   elicitation/create; a modern one answers input_required with the
- *   challenge as requestState and relays the retry's answer.
+ *   challenge as requestState and relays the retry's answer, and answers
+ *   -32021 to a request that declares no form elicitation, before any
+ *   record is sent.
  * - Session in use: the first frame that is not a server/discover or
  *   ping request appends an "opened" audit event, before anything else
  *   it causes; the broker writes session-start then.  A process that

@@ -178,6 +178,14 @@ void mcp_confirm_capability(struct mcp_session *s, const cJSON *params);
 bool mcp_confirm_prepare(struct mcp_session *s, struct mcp_call *call,
     const struct policy_tool *tool, const struct value *values,
     const cJSON *params);
+/*
+ * A 2026-07-28 call of a tool the client confirms, from a client whose
+ * request declared no form elicitation: the revision answers -32021
+ * (MissingRequiredClientCapability), before anything is sent.
+ */
+#define MCP_MISSING_CAPABILITY -32021
+bool mcp_confirm_capability_missing(const struct mcp_session *s,
+    const struct policy_tool *tool, const cJSON *params);
 /* Frees what the wait owns and zeroes it. */
 void mcp_confirm_free(struct mcp_confirm_wait *w);
 bool mcp_confirm_response(struct mcp_session *s,

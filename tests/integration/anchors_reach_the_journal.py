@@ -6,7 +6,10 @@ syslog's /dev/log -- is a datagram socket bound by this test, over an
 overlay so nothing changes outside.  The entries it receives are parsed
 (journald's native protocol, or the syslog line) and checked against the
 log; then `sp audit verify --anchors` is given them as `journalctl -o json`
-would print them, and must catch a log whose tail was cut or rewritten."""
+would print them, and must catch a log whose tail was cut or rewritten.
+A session killed (SIGKILL) before its end: anchors at each durable record
+and at least every 16th, so cutting its tail back past the last one is
+named, and --anchors names the session and its last anchor."""
 import hashlib
 import json
 import os
@@ -270,14 +273,17 @@ def anchors_default():
     check("journal default: the session ends with 0", status == 0, err)
     check_opening(opening, recs, log)
     OPENING[:] = opening
-    kinds = [e.get("SP_KIND") for e in entries]
-    check("journal default: exactly session-start and session-end",
-          kinds == ["session-start", "session-end"], (kinds, err))
-    by_kind = {r["kind"]: r for r in recs}
+    got = [(e.get("SP_KIND"), e.get("SP_TOOL")) for e in entries]
+    check("journal default: session-start, put_item's intent and "
+          "execution (durable), session-end; get_item's are not sent",
+          got == [("session-start", None), ("intent", "put_item"),
+                  ("execution", "put_item"), ("session-end", None)],
+          (got, err))
+    by_seq = {str(r["seq"]): r for r in recs}
     for e in entries:
-        if e.get("SP_KIND") in by_kind:
+        if e.get("SP_SEQ") in by_seq:
             check_entry("journal default: %s entry matches its record" %
-                        e["SP_KIND"], e, by_kind[e["SP_KIND"]], log)
+                        e["SP_KIND"], e, by_seq[e["SP_SEQ"]], log)
     check("journal default: no credential and no argument value sent",
           no_secrets(raw) == [], no_secrets(raw))
     return recs, entries, log
@@ -400,11 +406,11 @@ def reseal(line):
 def anchors_verify(recs, entries, log, other):
     jtext = journal_json(entries + OPENING)
     st, out, err = verify_anchors(jtext, log)
-    check("--anchors on the intact log: exit 0, 2 held",
-          st == 0 and "anchors: 2 checked, 2 held, 0 not held" in out,
-          (st, out, err))
+    check("--anchors on the intact log: exit 0, 4 held, no gap",
+          st == 0 and "anchors: 4 checked, 4 held, 0 not held" in out and
+          "without a session-end anchor" not in out, (st, out, err))
     st, out, err = verify_anchors(jtext, log, stdin=True)
-    check("--anchors - reads stdin", st == 0 and "2 held" in out,
+    check("--anchors - reads stdin", st == 0 and "4 held" in out,
           (st, out, err))
     with open(log) as f:
         lines = f.read().split("\n")[:-1]
@@ -440,10 +446,12 @@ def anchors_verify(recs, entries, log, other):
     # held by one of them; without the second, its anchors are missing.
     both = journal_json(entries + other[1])
     st, out, err = verify_anchors(both, other[2], log)
-    n = 2 + len(other[1])
-    check("--anchors over two logs: all %d anchors held, exit 0" % n,
-          st == 0 and "anchors: %d checked, %d held, 0 not held" % (n, n)
-          in out, (st, out, err))
+    n = len(entries) + len(other[1])
+    # two logs are not one chain: the chain check says so (exit 1)
+    check("--anchors over two logs: all %d anchors held" % n,
+          st == 1 and "anchors: %d checked, %d held, 0 not held" % (n, n)
+          in out and "not linked to the file before it" in out,
+          (st, out, err))
     st, out, err = verify_anchors(both, log)
     check("--anchors without the second log: its %d anchors missing" %
           len(other[1]), st == 1 and out.count("anchor missing: ") ==
@@ -472,6 +480,90 @@ def anchors_malformed(jtext, log, end):
     st, out, err = verify_anchors(jtext, log + ".absent")
     check("--anchors with a log that cannot be read: exit 66", st == 66,
           (st, out, err))
+
+
+def anchored_by_rule(recs):
+    """The seqs journal true anchors (broker/audit_journal.h): the
+    session's ends, put_item's intent and execution (durable), and at
+    least every 16th record."""
+    out, since = [], 0
+    for r in recs:
+        since += 1
+        if (r["kind"] in ("session-start", "session-end") or
+                r.get("tool") == "put_item" or since >= 16):
+            out.append(r["seq"])
+            since = 0
+    return out
+
+
+def killed_session():
+    """A session killed (SIGKILL to the broker) after some calls leaves no
+    session-end anchor; the periodic anchors bound what can be cut from
+    its tail unseen, and --anchors names the gap."""
+    tmp = tmpdir()
+    target = Target(lifetime=3600)
+    cfg = get_and_put_item_policy(tmp, target.url)
+    rx = Receiver(os.path.join(tmp, "sock"))
+    p = start_ns(tmp, cfg)
+    p.stdin.write(INITIALIZE)
+    p.stdin.flush()
+    p.stdout.readline()
+    tools = ["put_item", "get_item", "put_item"] + ["get_item"] * 11
+    for i, tool in enumerate(tools, 1):
+        p.stdin.write(request(i, "tools/call", {"name": tool, "arguments": {
+            "id": NASTY[i % len(NASTY)], "card": "4111-0000-%04d" % i,
+            "n": -i}}))
+        p.stdin.flush()
+        p.stdout.readline()
+    log = os.path.join(tmp, "audit.jsonl")
+    n_exec = len(tools)
+    wait_for(lambda: sum(r["kind"] == "execution"
+                         for r in read_log(log)[0]) == n_exec, 10)
+    p.kill()
+    p.wait(30)
+    recs = read_log(log)[0]
+    want = anchored_by_rule(recs)
+    wait_for(lambda: len([e for e in rx.entries()[0] if "SP_HASH" in e])
+             >= len(want), 5)
+    entries = [e for e in rx.entries()[0] if "SP_HASH" in e]
+    rx.close()
+    target.stop()
+    got = [int(e["SP_SEQ"]) for e in entries]
+    check("killed session: anchors at its start, at each durable record "
+          "and every 16th (%d of %d records)" % (len(want), len(recs)),
+          got == want and recs[-1]["kind"] == "execution" and
+          want[-1] < recs[-1]["seq"], (got, want, len(recs)))
+    if not got:
+        return
+    jtext = journal_json(entries)
+    last = next(r for r in recs if r["seq"] == got[-1])
+    st, out, err = verify_anchors(jtext, log)
+    gap = ("session %s ended without a session-end anchor (killed, or still "
+           "running): its last anchor is seq %d (%s, hash %s)" %
+           (last["session"], last["seq"], last["kind"], last["hash"]))
+    check("--anchors on the killed session's log: exit 0, the gap named "
+          "by its last anchor", st == 0 and gap in out, (st, out, err))
+    with open(log) as f:
+        lines = f.read().split("\n")[:-1]
+    cut = log + ".cut"
+    with open(cut, "w") as f:
+        f.write("\n".join(lines[:last["seq"] - 1]) + "\n")
+    p = subprocess.run([SP, "audit", "verify", cut], capture_output=True,
+                       timeout=30)
+    st, out, err = verify_anchors(jtext, cut)
+    check("its tail cut from the last anchor on: the chain alone still "
+          "verifies, --anchors exits 1 naming that anchor",
+          p.returncode == 0 and st == 1 and
+          "anchor missing: session %s seq %d hash %s" % (
+              last["session"], last["seq"], last["hash"]) in out,
+          (p.returncode, st, out, err))
+    put = [r for r in recs if r.get("tool") == "put_item"][-1]
+    with open(cut, "w") as f:
+        f.write("\n".join(lines[:put["seq"] - 1]) + "\n")
+    st, out, err = verify_anchors(jtext, cut)
+    check("cut back before the last mutating execution: named missing",
+          st == 1 and "anchor missing: session %s seq %d" % (
+              put["session"], put["seq"]) in out, (st, out, err))
 
 
 def policy_key():
@@ -505,11 +597,12 @@ def main():
     anchors_off()
     journald_gone()
     held_start_then_rejection()
-    if len(entries) == 2 and len(recs) >= 2:
+    if len(entries) == 4 and len(recs) >= 2:
         anchors_verify(recs, entries, log, other)
     else:
-        check("--anchors tests need the two default entries", False,
+        check("--anchors tests need the four default entries", False,
               entries)
+    killed_session()
     done()
 
 

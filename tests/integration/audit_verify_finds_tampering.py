@@ -139,12 +139,14 @@ def rotation_cases(d):
     write(paths[0], files[0][:3])
     expect("first file cut short: named", ["verify"] + paths, 1,
            paths[1] + " line 1", "missing before it")
-    # a later file that starts over: reported, not a break
+    # a later file that starts over: nothing shows it followed the file
+    # before, so the files are not one chain
     fresh, _ = make_log(2)
     write(paths[0], files[0])
     write(paths[2], fresh)
-    expect("a file that starts a new chain is reported",
-           ["verify"] + paths, 0, "1 later file starts a new chain")
+    expect("a later file that starts a new chain: named, not ok",
+           ["verify"] + paths, 1, paths[2] + " line 1 (seq 1",
+           "not linked to the file before it")
     for p in paths:
         os.unlink(p)
 

@@ -5,9 +5,12 @@ tools/call of a confirm tool returns resultType "input_required" with the
 question as an input request and the challenge as requestState, and
 nothing reaches the HTTP target; the retry with the human's accept and the
 requestState reaches it once.  A requestState replayed, changed, sent with
-other arguments or after its timeout_s, a decline, a wrong retyped value,
-and a client whose _meta declares no elicitation: each denied, saying
-why, zero requests; a read call runs between the rounds."""
+other arguments or after its timeout_s, a decline, a wrong retyped value:
+each denied, saying why, zero requests; a read call runs between the
+rounds.  A client whose _meta declares no elicitation gets the
+revision's error -32021 naming the capability, and a requestState kept
+across a restart of sp is refused as expired with the session that
+issued it: zero requests both."""
 import base64
 import json
 import os
@@ -16,6 +19,7 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sptest.audit import audit_records  # noqa: E402
 from sptest.confirm import decisions  # noqa: E402
 from sptest.mcp import request  # noqa: E402
 from sptest.policy import confirmed_create_item_policy  # noqa: E402
@@ -37,10 +41,18 @@ class Modern:
     def __init__(self, timeout_s=60):
         self.tmp = tmpdir()
         self.target = Target(self.tmp, "recorder")
-        self.p = start(confirmed_create_item_policy(
-            self.tmp, self.target.port, timeout_s=timeout_s))
+        self.config = confirmed_create_item_policy(
+            self.tmp, self.target.port, timeout_s=timeout_s)
+        self.p = start(self.config)
         self.pending = b""
         self.rid = 0
+        self.last = {}
+
+    def restart(self):
+        """The session ends and sp starts again on the same policy."""
+        finish(self.p, b"", 30)
+        self.p = start(self.config)
+        self.pending = b""
 
     def call(self, args, tool="create_item", extra=None, elicitation=True):
         self.rid += 1
@@ -53,7 +65,8 @@ class Modern:
         while b"\n" not in self.pending and time.monotonic() < end:
             self.pending += read_line(self.p, 60) or b""
         line, self.pending = self.pending.split(b"\n", 1)
-        return json.loads(line).get("result", {})
+        self.last = json.loads(line)
+        return self.last.get("result", {})
 
     def posts(self):
         return [r for r in self.target.requests() if r["method"] == "POST"]
@@ -126,18 +139,68 @@ def test_rounds():
           outcome(declined)[0] == "denied" and
           "declined" in outcome(declined)[1] and len(m.posts()) == 1,
           (wrong, declined))
-    bare = m.call({"name": NAME, "qty": 5}, elicitation=False)
-    check("a client whose _meta declares no elicitation: denied at once",
-          outcome(bare)[0] == "denied" and
-          "cannot ask for one" in outcome(bare)[1] and len(m.posts()) == 1,
-          bare)
     m.close()
     d = decisions(m.tmp)
     check("audited: relayed, accepted once, then replayed, forged, "
-          "wrong-value, declined, unsupported",
+          "wrong-value, declined",
           d.count("accepted") == 1 and d.count("relayed") == 3 and
           d.count("forged") == 3 and "replayed" in d and
-          "wrong-value" in d and "declined" in d and "unsupported" in d, d)
+          "wrong-value" in d and "declined" in d, d)
+
+
+def test_no_elicitation():
+    """-32021 (MissingRequiredClientCapability) with the capability in
+    ClientCapabilities' shape, for the first round and for a retry alike;
+    a rejection in the log, nothing sent, nothing asked."""
+    m = Modern()
+    state = m.call({"name": NAME, "qty": 5}).get("requestState", "")
+    for name, extra in (("a first call", None),
+                        ("a retry with an accepted requestState",
+                         answer(state))):
+        m.call({"name": NAME, "qty": 5}, extra=extra, elicitation=False)
+        err = m.last.get("error", {})
+        check("%s from a client whose _meta declares no elicitation: "
+              "-32021 naming it, nothing sent" % name,
+              "result" not in m.last and err.get("code") == -32021 and
+              err.get("data", {}).get("requiredCapabilities") ==
+              {"elicitation": {"form": {}}} and
+              "elicitation" in err.get("message", "") and
+              m.posts() == [], m.last)
+    read = m.call({"id": "after"}, tool="get_item")
+    check("... and the session goes on", outcome(read)[0] == "ok", read)
+    m.close()
+    recs = audit_records(m.tmp)
+    rej = [r for r in recs if r["kind"] == "rejection"]
+    check("audited as rejections, code -32021, reason missing-capability "
+          "(the second folded as repeated); no decision but the first "
+          "round's", [(r.get("code"), r.get("reason"), r.get("tool"),
+                       r.get("repeated")) for r in rej] ==
+          [(-32021, "missing-capability", "create_item", None),
+           (-32021, "missing-capability", "create_item", 1)] and
+          decisions(m.tmp) == ["asked", "relayed"], (rej, decisions(m.tmp)))
+
+
+def test_restart():
+    """The executor's key is its process's: a requestState from before a
+    restart cannot verify, and says it expired with its session."""
+    m = Modern()
+    state = m.call({"name": NAME, "qty": 5}).get("requestState", "")
+    m.restart()
+    late = m.call({"name": NAME, "qty": 5}, extra=answer(state))
+    check("a requestState from before a restart: denied as expired with "
+          "the session that issued it, nothing sent",
+          outcome(late)[0] == "denied" and
+          "expired with the session that issued it" in outcome(late)[1]
+          and m.posts() == [], late)
+    state = m.call({"name": NAME, "qty": 5}).get("requestState", "")
+    again = m.call({"name": NAME, "qty": 5}, extra=answer(state))
+    check("... asked anew, the new session's requestState runs it once",
+          outcome(again)[0] == "ok" and len(m.posts()) == 1, again)
+    m.close()
+    d = decisions(m.tmp)
+    check("audited: relayed, then expired (not forged), relayed, accepted",
+          d == ["asked", "relayed", "asked", "expired", "asked", "relayed",
+                "asked", "accepted"], d)
 
 
 def test_expired():
@@ -154,6 +217,8 @@ def test_expired():
 def main():
     test_rounds()
     test_expired()
+    test_no_elicitation()
+    test_restart()
     return done()
 
 

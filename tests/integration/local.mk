@@ -6,7 +6,9 @@
 # are a counted TAP skip without it.
 INTEGRATION_TESTS = \
 	tests/integration/anchors_reach_the_journal.py \
+	tests/integration/approvals_said_when_a_call_waits.py \
 	tests/integration/audit_log_holds_no_secret.py \
+	tests/integration/audit_rotation_between_sessions.py \
 	tests/integration/audit_trail_for_a_reviewer.py \
 	tests/integration/audit_verify_finds_tampering.py \
 	tests/integration/calls_wait_for_the_executor_hello.py \

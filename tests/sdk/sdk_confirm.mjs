@@ -7,7 +7,9 @@
 // cancels while it waits each reach it zero times, end denied, and say
 // why; a read call in the same session runs while a confirmation waits.
 // The v2 client pinned to 2026-07-28 gets the question in an
-// input_required result and retries with the answer.
+// input_required result and retries with the answer; without elicitation
+// it gets the revision's error -32021 (MissingRequiredClientCapability),
+// zero requests.
 // Each case posts to its own path, so the target's log counts it alone.
 // Prints TAP.
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -207,21 +209,32 @@ try {
 // The v2 client on 2026-07-28: the question comes back as input_required
 // and the client's multi-round-trip driver asks its handler, then retries
 // with the answer and the requestState.
-async function modern() {
-  let v2;
+async function loadV2() {
   try {
-    v2 = { ...(await import('@modelcontextprotocol/client')),
+    return { ...(await import('@modelcontextprotocol/client')),
       ...(await import('@modelcontextprotocol/client/stdio')) };
   } catch (e) {
     check('the v2 client loads', false, String(e?.stack ?? e));
-    return;
+    return null;
   }
+}
+
+// A v2 client pinned to 2026-07-28 on sp mcp, declaring capabilities.
+function modernClient(v2, capabilities) {
   const transport = new v2.StdioClientTransport({ command: sp,
     args: ['mcp', '--config', config], cwd: join(dir, 'cwd'),
     stderr: 'pipe' });
   const c = new v2.Client({ name: 'sallyport-sdk-confirm-v2',
-    version: '1.0.0' }, { capabilities: { elicitation: {} },
+    version: '1.0.0' }, { capabilities,
     versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  return { c, transport };
+}
+
+async function modern() {
+  const v2 = await loadV2();
+  if (v2 === null)
+    return;
+  const { c, transport } = modernClient(v2, { elicitation: {} });
   let reply = { action: 'accept', content: { qty: '4' } };
   const seen = [];
   c.setRequestHandler('elicitation/create', (request) => {
@@ -259,6 +272,37 @@ async function modern() {
   }
 }
 await modern();
+
+// The v2 client without elicitation: -32021 naming the capability, as
+// the SDK's MissingRequiredClientCapabilityError; nothing sent.
+async function modernBare() {
+  const v2 = await loadV2();
+  if (v2 === null)
+    return;
+  const { c, transport } = modernClient(v2, {});
+  try {
+    await c.connect(transport);
+    let err = null;
+    try {
+      await c.callTool({ name: 'create_item',
+        arguments: { tag: 'v2-bare', name, qty: 3 } });
+    } catch (e) {
+      err = e;
+    }
+    check('v2 client without elicitation: error -32021 naming it, zero ' +
+      'requests', err?.code === -32021 &&
+      err instanceof v2.MissingRequiredClientCapabilityError &&
+      err.requiredCapabilities?.elicitation !== undefined &&
+      posts('v2-bare').length === 0, [String(err), err?.data,
+      posts('v2-bare')]);
+  } catch (e) {
+    check('the v2 session without elicitation ran', false,
+      String(e?.stack));
+  } finally {
+    await c.close();
+  }
+}
+await modernBare();
 
 // A client that did not declare elicitation: denied at once.
 const bare = connect(false);

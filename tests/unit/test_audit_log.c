@@ -638,7 +638,6 @@ Test(audit_log, writers_follow_a_rename_and_link_the_files)
 	    rep.break_file, rep.break_line);
 	cr_assert_eq(rep.records, 6);
 	cr_assert_eq(rep.last_seq, 6);
-	cr_assert_eq(rep.new_chains, 0);
 	/* each file holds exactly its two records, a's then b's */
 	cr_assert_eq(audit_verify_file(path, NULL, 0, &rep), AUDIT_VERIFY_OK);
 	cr_assert(rep.continues && rep.continues_seq == 4 && rep.records == 2);
@@ -672,6 +671,86 @@ Test(audit_log, a_removed_log_is_recreated_and_linked)
 	cr_assert_not_null(from);
 	cr_assert_eq(cJSON_GetObjectItem(from, "seq")->valuedouble, 1);
 	cJSON_Delete(recs);
+}
+
+/* A session of n records appended to the log at at, then closed. */
+static void
+one_session(const char *at, const char *session, int n)
+{
+	struct audit_log *a = audit_log_open(at, NULL, 0, session);
+	int i;
+
+	cr_assert_not_null(a);
+	for (i = 0; i < n; i++)
+		cr_assert(audit_log_append(a, "execution", NULL, i % 2 == 0));
+	cr_assert(audit_log_close(a));
+}
+
+/*
+ * Rotated while no session ran: the next session finds no log, and its
+ * first record links to <path>.1's last (docs/sp-audit.5, ROTATION);
+ * the two verify oldest first and never the other way round.
+ */
+Test(audit_log, a_log_started_after_a_rotation_links_to_the_rotated_file)
+{
+	char p1[160];
+	const char *files[2] = { p1, path };
+	struct audit_verify_report rep;
+
+	snprintf(p1, sizeof(p1), "%s.1", path);
+	one_session(path, "before", 3);
+	cr_assert_eq(rename(path, p1), 0);
+	one_session(path, "after", 2);
+	cr_assert_eq(audit_verify_files(files, 2, NULL, 0, &rep),
+	    AUDIT_VERIFY_OK, "why %d", rep.why);
+	cr_assert_eq(rep.last_seq, 5);
+	files[0] = path;
+	files[1] = p1;
+	cr_assert_eq(audit_verify_files(files, 2, NULL, 0, &rep),
+	    AUDIT_VERIFY_BROKEN);
+	cr_assert_eq(rep.why, AUDIT_BREAK_FILE_ORDER);
+	cr_assert_eq(rep.break_file, 1);
+}
+
+/* Two chains that nothing links: not one chain, in either order. */
+Test(audit_log, files_not_linked_do_not_verify_as_one)
+{
+	char p1[160];
+	const char *files[2] = { p1, path };
+	struct audit_verify_report rep;
+	int k;
+
+	snprintf(p1, sizeof(p1), "%s.1", path);
+	/* the log first: written after it, .1 would be linked to */
+	one_session(path, "one", 2);
+	one_session(p1, "one", 3);
+	for (k = 0; k < 2; k++) {
+		files[0] = k == 0 ? p1 : path;
+		files[1] = k == 0 ? path : p1;
+		cr_assert_eq(audit_verify_files(files, 2, NULL, 0, &rep),
+		    AUDIT_VERIFY_BROKEN);
+		cr_assert_eq(rep.why, AUDIT_BREAK_FILE_UNLINKED);
+		cr_assert_eq(rep.break_file, 1);
+		cr_assert_eq(rep.break_line, 1);
+		cr_assert_eq(rep.records, k == 0 ? 3 : 2);
+	}
+}
+
+/* A file with no record before the first one links nothing: not a break. */
+Test(audit_log, an_empty_file_before_the_first_record_is_no_link)
+{
+	char p1[160];
+	const char *files[2] = { p1, path };
+	struct audit_verify_report rep;
+	FILE *f;
+
+	snprintf(p1, sizeof(p1), "%s.1", path);
+	cr_assert_not_null(f = fopen(p1, "w"));
+	fclose(f);
+	one_session(path, "only", 2);
+	cr_assert_eq(audit_verify_files(files, 2, NULL, 0, &rep),
+	    AUDIT_VERIFY_OK, "why %d", rep.why);
+	cr_assert_eq(rep.records, 2);
 }
 
 /* What the observer was told, in order (broker/audit_journal.h's view). */
