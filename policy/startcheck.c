@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "common/base64.h"
 #include "policy/authz.h"
@@ -47,6 +50,32 @@ secret_stat_ok(const struct stat *st, bool strict, bool *loose, char *why,
 	return !strict;
 }
 
+/*
+ * A file of the kernel's own filesystems (/proc/self/environ, sysfs)
+ * is S_ISREG with a size of 0 whatever it holds: what the executor then
+ * reads is not what was judged, and its read fails at start.
+ */
+static bool
+synthetic_file(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) == -1)
+		return true;
+	switch (sf.f_type) {
+	case PROC_SUPER_MAGIC:
+	case SYSFS_MAGIC:
+	case DEBUGFS_MAGIC:
+	case TRACEFS_MAGIC:
+	case SECURITYFS_MAGIC:
+	case CGROUP_SUPER_MAGIC:
+	case CGROUP2_SUPER_MAGIC:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int
 policy_file_open(const char *path, enum policy_file_kind kind, bool strict,
     size_t *size, bool *loose, char *why, size_t why_size)
@@ -69,6 +98,9 @@ policy_file_open(const char *path, enum policy_file_kind kind, bool strict,
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
 		snprintf(why, why_size, "is not a regular file");
+	else if (synthetic_file(fd))
+		snprintf(why, why_size, "is not a regular file (a procfs or "
+		    "sysfs file, whose size says nothing of what it holds)");
 	else if ((uintmax_t)st.st_size > POLICY_FILE_MAX)
 		snprintf(why, why_size, "is larger than %u bytes",
 		    POLICY_FILE_MAX);

@@ -23,8 +23,8 @@
 
 /*
  * Opens path read-only as a file of kind (not POLICY_FILE_AUDIT_LOG) and
- * checks what the descriptor holds: a regular file of at most
- * POLICY_FILE_MAX bytes; for a secret or audit key also not a symbolic
+ * checks what the descriptor holds: a regular file, not of procfs or
+ * sysfs, of at most POLICY_FILE_MAX bytes; for a secret or audit key also not a symbolic
  * link, owned by the running user or root, and not open to group or
  * others when strict (*loose set otherwise).  Returns the descriptor
  * (O_NONBLOCK, so a FIFO cannot hang a start) and its size, or -1 with

@@ -221,6 +221,25 @@ def test_cases(tmp):
         expect_starts(name, path)
 
 
+def test_kernel_files(tmp):
+    """A credential named at a file of procfs or sysfs (S_ISREG, size 0
+    whatever it holds) is no regular file: refused by sp check and at
+    start, where the executor's read of it would end the session (70)."""
+    for name in ("/proc/self/environ", "/sys/kernel/mm/transparent_hugepage/"
+                 "enabled", "/dev/null"):
+        if not os.path.exists(name):
+            skip("credential at %s refused" % name, "not on this machine")
+            continue
+        f = good_files(tmp)
+        f["token"] = name
+        text, lines = policy_text(tmp, f)
+        path = os.path.join(tmp, "kernel.json")
+        with open(path, "w") as fh:
+            fh.write(text)
+        expect_refused("credential at %s" % name, tmp, path, "file",
+                       lines["file"], "is not a regular file")
+
+
 def test_answers(tmp):
     """The refusal answers the first request whatever its id, after any
     notification; a client that sends nothing gets nothing."""
@@ -363,6 +382,7 @@ def main():
     os.chmod(tmp, 0o755)
     try:
         test_cases(tmp)
+        test_kernel_files(tmp)
         test_answers(tmp)
         test_user(tmp)
         test_secrets_unread(tmp)
