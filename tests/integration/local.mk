@@ -51,6 +51,7 @@ INTEGRATION_TESTS = \
 	tests/integration/patterns_bounded.py \
 	tests/integration/peerless_socket_and_run_as.py \
 	tests/integration/per_day_shared_through_state_dir.py \
+	tests/integration/policy_comments_change_nothing.py \
 	tests/integration/profile_chosen_by_peer.py \
 	tests/integration/reflected_credential_withheld.py \
 	tests/integration/refused_calls_spend_the_budget.py \
