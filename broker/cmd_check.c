@@ -13,10 +13,12 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "broker/cmd_args.h"
@@ -52,8 +54,42 @@ check_users(const struct policy *policy, const char *path,
 	    1, policy->run_as_col ? policy->run_as_col : 1, why);
 }
 
+/*
+ * As root without --user, root opens every file, and a secret owned by
+ * the service user fails as "owned by uid N" while the service itself
+ * would pass: one warning, at the first such file, naming the user to
+ * check as.  Only sp check says it; sp mcp runs as who it runs as.
+ */
+static void
+check_user_hint(const struct policy *policy, const char *path,
+    struct policy_diags *diags)
+{
+	const struct policy_file *f;
+	struct passwd *pw;
+	struct stat st;
+	char message[POLICY_WHY_MAX + PATH_MAX];
+	size_t i;
+
+	if (geteuid() != 0)
+		return;
+	for (i = 0; i < policy->file_count; i++) {
+		f = &policy->files[i];
+		if (lstat(f->path, &st) == -1 || st.st_uid == 0 ||
+		    (pw = getpwuid(st.st_uid)) == NULL)
+			continue;
+		snprintf(message, sizeof(message), "%s belongs to %s (uid %lu) "
+		    "and sp check runs as root: sp check --user %s opens the "
+		    "files as a service running as %s does", f->path,
+		    pw->pw_name, (unsigned long)st.st_uid, pw->pw_name,
+		    pw->pw_name);
+		policy_diags_add(diags, POLICY_DIAG_WARNING, path, f->line,
+		    f->col, message);
+		return;
+	}
+}
+
 static int
-check_policy(const char *path, const char *bytes, size_t len)
+check_policy(const char *path, const char *bytes, size_t len, bool as_user)
 {
 	struct policy_diags diags = { 0 };
 	struct policy *policy;
@@ -63,6 +99,8 @@ check_policy(const char *path, const char *bytes, size_t len)
 	if (policy != NULL) {
 		(void)policy_check_start(policy, path, &diags, NULL, 0);
 		check_users(policy, path, &diags);
+		if (!as_user)
+			check_user_hint(policy, path, &diags);
 		policy_check_grants(policy, path, &diags);
 	}
 	check_print(&diags);
@@ -121,7 +159,7 @@ cmd_check(int argc, char **argv)
 		fprintf(stderr, "%s: cannot read the policy: %s\n", path, why);
 		return SP_EXIT_CONFIG;
 	}
-	status = check_policy(path, bytes, len);
+	status = check_policy(path, bytes, len, args.user != NULL);
 	free(bytes);
 	return status;
 }

@@ -11,7 +11,8 @@ libsppolicy_a_SOURCES = \
 	policy/load_comment.c policy/load_limits.c \
 	policy/load_template.c policy/load_template.h \
 	policy/startcheck.c policy/startcheck.h policy/load_pin.c \
-	policy/source.c policy/source.h
+	policy/source.c policy/source.h \
+	policy/ssh_private_key.c policy/ssh_private_key.h
 libsppolicy_a_SOURCES += \
 	policy/buf.c policy/buf.h \
 	policy/constraint.c policy/constraint.h \
