@@ -1,13 +1,14 @@
 /*
- * sp check [--config FILE] [--user NAME]: validate a policy and print
+ * sp check [--config FILE] [--user NAME] [--dump]: validate a policy and print
  * every problem as "FILE:LINE:COL: message".  After the loader, the very
  * start-up checks sp mcp runs (policy/startcheck.h, child/child.h's user
  * check), so a policy that passes starts; then warnings about grants.
  * With --user, sp check first becomes that user (its groups, gid and
  * uid), so the files are opened as the service that reads them will open
- * them.  Diagnostics go to stderr (stdout stays silent, as everywhere in
- * sp but the protocol writer and sp catalog); exit 0 when the policy is
- * valid (warnings allowed), 78 otherwise.
+ * them.  Diagnostics go to stderr; stdout stays silent but for --dump,
+ * which prints the effective policy there once it is valid (as sshd -T
+ * does: policy/dump.h).  Exit 0 when the policy is valid (warnings
+ * allowed), 78 otherwise.
  */
 #include "config.h"
 
@@ -25,6 +26,7 @@
 #include "broker/commands.h"
 #include "child/child.h"
 #include "common/log.h"
+#include "policy/dump.h"
 #include "policy/load.h"
 #include "policy/source.h"
 #include "policy/startcheck.h"
@@ -88,8 +90,26 @@ check_user_hint(const struct policy *policy, const char *path,
 	}
 }
 
+/* The effective policy on stdout (sp check --dump), once it is valid. */
+static bool
+check_dump(const struct policy *policy)
+{
+	cJSON *tree = policy_dump(policy);
+	char *text = tree != NULL ? cJSON_Print(tree) : NULL;
+	bool ok = text != NULL && printf("%s\n", text) >= 0 &&
+	    fflush(stdout) == 0;
+
+	if (!ok)
+		log_error("--dump: %s", text == NULL ? "out of memory" :
+		    strerror(errno));
+	cJSON_free(text);
+	cJSON_Delete(tree);
+	return ok;
+}
+
 static int
-check_policy(const char *path, const char *bytes, size_t len, bool as_user)
+check_policy(const char *path, const char *bytes, size_t len,
+    const struct cmd_args *args)
 {
 	struct policy_diags diags = { 0 };
 	struct policy *policy;
@@ -99,7 +119,7 @@ check_policy(const char *path, const char *bytes, size_t len, bool as_user)
 	if (policy != NULL) {
 		(void)policy_check_start(policy, path, &diags, NULL, 0);
 		check_users(policy, path, &diags);
-		if (!as_user)
+		if (args->user == NULL)
 			check_user_hint(policy, path, &diags);
 		policy_check_grants(policy, path, &diags);
 	}
@@ -109,7 +129,8 @@ check_policy(const char *path, const char *bytes, size_t len, bool as_user)
 		    "%zu profiles\n", path, policy->tool_count,
 		    policy->target_count, policy->credential_count,
 		    policy->profile_count);
-		status = SP_EXIT_OK;
+		status = !args->dump || check_dump(policy) ? SP_EXIT_OK :
+		    SP_EXIT_IOERR;
 	}
 	policy_free(policy);
 	policy_diags_free(&diags);
@@ -148,8 +169,9 @@ cmd_check(int argc, char **argv)
 	size_t len;
 	int status;
 
-	if (!cmd_args_parse(argc, argv, CMD_ARG_USER, &args)) {
-		fprintf(stderr, "usage: sp check [--config FILE] [--user NAME]\n");
+	if (!cmd_args_parse(argc, argv, CMD_ARG_USER | CMD_ARG_DUMP, &args)) {
+		fprintf(stderr, "usage: sp check [--config FILE] [--user NAME] "
+		    "[--dump]\n");
 		return SP_EXIT_USAGE;
 	}
 	if (args.user != NULL && !check_become(args.user))
@@ -159,7 +181,7 @@ cmd_check(int argc, char **argv)
 		fprintf(stderr, "%s: cannot read the policy: %s\n", path, why);
 		return SP_EXIT_CONFIG;
 	}
-	status = check_policy(path, bytes, len, args.user != NULL);
+	status = check_policy(path, bytes, len, &args);
 	free(bytes);
 	return status;
 }

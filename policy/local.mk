@@ -12,6 +12,7 @@ libsppolicy_a_SOURCES = \
 	policy/load_template.c policy/load_template.h \
 	policy/startcheck.c policy/startcheck.h policy/load_pin.c \
 	policy/source.c policy/source.h \
+	policy/dump.c policy/dump.h \
 	policy/ssh_private_key.c policy/ssh_private_key.h
 libsppolicy_a_SOURCES += \
 	policy/buf.c policy/buf.h \

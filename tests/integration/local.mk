@@ -61,6 +61,7 @@ INTEGRATION_TESTS = \
 	tests/integration/sessions_share_one_audit_log.py \
 	tests/integration/socket_admits_its_group_only.py \
 	tests/integration/sp_call_makes_one_call.py \
+	tests/integration/sp_check_dump_fills_defaults.py \
 	tests/integration/sp_check_examples_and_errors.py \
 	tests/integration/sp_check_runs_the_start_checks.py \
 	tests/integration/sp_connect_adds_no_byte.py \
