@@ -430,6 +430,23 @@ state_dir_ok(const struct policy *policy, const char *display_name,
 	return false;
 }
 
+/* A public file's bytes (caller frees), or NULL when it does not open
+ * or read: file_check() has said why. */
+static char *
+public_file_read(const char *path, enum policy_file_kind kind, size_t *size)
+{
+	char why[POLICY_WHY_MAX], *bytes;
+	bool loose;
+	int fd;
+
+	if ((fd = policy_file_open(path, kind, false, size, &loose, why,
+	    sizeof(why))) == -1)
+		return NULL;
+	bytes = file_read_all(fd, *size, why, sizeof(why));
+	(void)close(fd);
+	return bytes;
+}
+
 /* Where the policy names path (a pointer into the policy). */
 static const struct policy_file *
 file_named(const struct policy *p, const char *path)
@@ -537,17 +554,13 @@ known_hosts_entry_check(const struct policy *p, const struct policy_target *t,
     size_t sentence_size)
 {
 	const struct policy_file *f = file_named(p, t->known_hosts);
-	char why[POLICY_WHY_MAX], name[300], message[POLICY_WHY_MAX + 3 * PATH_MAX];
+	char name[300], port[16] = "", message[POLICY_WHY_MAX + 3 * PATH_MAX];
 	size_t size;
-	bool loose;
 	char *bytes;
-	int fd;
 
-	if (f == NULL || (fd = policy_file_open(f->path, f->kind, false, &size,
-	    &loose, why, sizeof(why))) == -1)
-		return;		/* file_check() said why */
-	bytes = file_read_all(fd, size, why, sizeof(why));
-	(void)close(fd);
+	if (f == NULL)
+		return;
+	bytes = public_file_read(f->path, f->kind, &size);
 	if (bytes == NULL || known_hosts_entry(bytes, size, t) != KNOWN_NONE) {
 		free(bytes);
 		return;
@@ -555,15 +568,16 @@ known_hosts_entry_check(const struct policy *p, const struct policy_target *t,
 	free(bytes);
 	if (t->port == 22)
 		snprintf(name, sizeof(name), "%s", t->host);
-	else
+	else {
 		snprintf(name, sizeof(name), "[%s]:%u", t->host,
 		    (unsigned)t->port);
+		snprintf(port, sizeof(port), " -p %u", (unsigned)t->port);
+	}
 	snprintf(message, sizeof(message), "known_hosts file %s has no entry "
 	    "for %s, target %s's host and port: every call to it would fail; "
-	    "add one with ssh-keyscan%s%.0u %s >> %s, then compare its "
+	    "add one with ssh-keyscan%s %s >> %s, then compare its "
 	    "fingerprint (ssh-keygen -lf %s) with the server's", f->path, name,
-	    t->name, t->port == 22 ? "" : " -p ", t->port == 22 ? 0 :
-	    (unsigned)t->port, t->host, f->path, f->path);
+	    t->name, port, t->host, f->path, f->path);
 	ssh_problem(f, POLICY_DIAG_ERROR, display_name, diags, message,
 	    "has no entry for its target's host and port", sentence,
 	    sentence_size);
@@ -573,17 +587,10 @@ known_hosts_entry_check(const struct policy *p, const struct policy_target *t,
 static size_t
 public_key_blob(const char *path, unsigned char *blob, size_t cap)
 {
-	char why[POLICY_WHY_MAX], *bytes;
 	const char *line, *type, *key;
 	size_t size, off = 0, n, at = 0, tl, kl, got = 0;
-	bool loose;
-	int fd;
+	char *bytes = public_file_read(path, POLICY_FILE_PUBLIC_KEY, &size);
 
-	if ((fd = policy_file_open(path, POLICY_FILE_PUBLIC_KEY, false, &size,
-	    &loose, why, sizeof(why))) == -1)
-		return 0;
-	bytes = file_read_all(fd, size, why, sizeof(why));
-	(void)close(fd);
 	if (bytes != NULL && next_line(bytes, size, &off, &line, &n) &&
 	    next_field(line, n, &at, &type, &tl) &&
 	    next_field(line, n, &at, &key, &kl) &&

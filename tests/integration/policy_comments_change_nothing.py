@@ -6,7 +6,6 @@ them.  In an http action's body, query and headers a "comment" member is
 what is sent, so there it changes the fingerprint.  A comment that is not
 a string is an error at its place, and so is a comment in another
 language's syntax ("//", "/*", "#"), which says that JSON has none."""
-import copy
 import json
 import os
 import shutil

@@ -110,6 +110,17 @@ def good_files(tmp):
     return f
 
 
+def good_policy(tmp):
+    """good_files and the policy naming them, in tmp/policy.json:
+    (files, text, {key: line}, path)."""
+    f = good_files(tmp)
+    text, lines = policy_text(tmp, f)
+    path = os.path.join(tmp, "policy.json")
+    with open(path, "w") as fh:
+        fh.write(text)
+    return f, text, lines, path
+
+
 def sp_check(path):
     p = subprocess.run([SP, "check", "--config", path], capture_output=True,
                        timeout=TIMEOUT, env=sp_env())
@@ -223,11 +234,7 @@ def cases(tmp, f):
 
 
 def test_cases(tmp):
-    f = good_files(tmp)
-    text, lines = policy_text(tmp, f)
-    path = os.path.join(tmp, "policy.json")
-    with open(path, "w") as fh:
-        fh.write(text)
+    f, text, lines, path = good_policy(tmp)
     expect_starts("the whole policy", path)
     for name, key, breaker, phrase in cases(tmp, f):
         breaker()
@@ -298,11 +305,7 @@ def ssh_cases(tmp, f):
 
 
 def test_ssh_keys(tmp):
-    f = good_files(tmp)
-    text, lines = policy_text(tmp, f)
-    path = os.path.join(tmp, "policy.json")
-    with open(path, "w") as fh:
-        fh.write(text)
+    f, text, lines, path = good_policy(tmp)
     for name, key, breaker, phrase, fix in ssh_cases(tmp, f):
         breaker()
         said = expect_refused(name, tmp, path, key, lines[key], phrase)
@@ -339,11 +342,7 @@ def test_root_hint(tmp):
     if os.geteuid() != 0:
         skip("as root, sp check hints at --user", "needs root")
         return
-    f = good_files(tmp)
-    text, lines = policy_text(tmp, f)
-    path = os.path.join(tmp, "policy.json")
-    with open(path, "w") as fh:
-        fh.write(text)
+    f, text, lines, path = good_policy(tmp)
     for key in ("token", "private_key", "audit_key"):
         os.chown(f[key], 1, 1)
     status, out, err = sp_check(path)
@@ -390,11 +389,7 @@ def test_user(tmp):
     if os.geteuid() != 0:
         skip("sp check --user checks as another user", "needs root")
         return
-    f = good_files(tmp)
-    text, lines = policy_text(tmp, f)
-    path = os.path.join(tmp, "policy.json")
-    with open(path, "w") as fh:
-        fh.write(text)
+    f, text, lines, path = good_policy(tmp)
     os.chmod(path, 0o644)
     os.chmod(os.path.join(tmp, "log"), 0o755)
     status, out, err = sp_check(path)
@@ -450,11 +445,7 @@ def test_secrets_unread(tmp):
     if shutil.which("strace") is None:
         skip("the start-up checks read no credential", "strace missing")
         return
-    f = good_files(tmp)
-    text, lines = policy_text(tmp, f)
-    path = os.path.join(tmp, "policy.json")
-    with open(path, "w") as fh:
-        fh.write(text)
+    f, text, lines, path = good_policy(tmp)
     trace = os.path.join(tmp, "trace")
     p = subprocess.run(["strace", "-f", "-y", "-e", "trace=read,pread64",
                         "-o", trace, SP, "check", "--config", path],
@@ -496,11 +487,7 @@ def test_socket_activation(tmp):
         skip("behind socket activation the client is told why",
              "systemd-socket-activate not installed (package systemd)")
         return
-    f = good_files(tmp)
-    text, lines = policy_text(tmp, f)
-    path = os.path.join(tmp, "policy.json")
-    with open(path, "w") as fh:
-        fh.write(text)
+    f, text, lines, path = good_policy(tmp)
     write(f["audit_key"], b"abc")
     sock = os.path.join(tmp, "mcp.sock")
     server = listen(sock, path)
