@@ -9,6 +9,8 @@ policy with the file put right passes sp check, and sp mcp then answers
 initialize.  Last, the refusal as a client behind socket activation and
 sp connect sees it."""
 import base64
+import hashlib
+import hmac
 import json
 import os
 import shutil
@@ -312,6 +314,14 @@ def test_ssh_keys(tmp):
         check("%s: sp check says how to fix it" % name, fix in said, said)
         good_files(tmp)
         expect_starts(name, path)
+    # a hashed name (ssh-keygen -H) sp cannot match is not refused
+    salt = os.urandom(20)
+    digest = hmac.new(salt, b"[127.0.0.1]:9", hashlib.sha1).digest()
+    write(f["known_hosts"], b"|1|%s|%s %s" % (base64.b64encode(salt),
+                                             base64.b64encode(digest), KEY),
+          0o644)
+    expect_starts("known_hosts with only a hashed name", path)
+    good_files(tmp)
     # the same pair with its passphrase named starts
     private, public = keypair(tmp, "enc", "pass $(id) 'é")
     write(f["private_key"], private)
