@@ -49,6 +49,11 @@ cmd_args_parse(int argc, char **argv, unsigned options, struct cmd_args *a)
 		if ((options & CMD_ARG_USER) != 0 && cmd_args_option(argc,
 		    argv, &i, "--user", &a->user, &bad))
 			continue;
+		if ((options & CMD_ARG_DUMP) != 0 &&
+		    strcmp(argv[i], "--dump") == 0) {
+			a->dump = true;
+			continue;
+		}
 		if ((options & CMD_ARG_WORDS) != 0 &&
 		    strncmp(argv[i], "--", 2) != 0 && a->word_count < 2) {
 			a->words[a->word_count++] = argv[i];

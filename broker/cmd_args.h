@@ -1,6 +1,7 @@
 /*
  * The options sp check, sp catalog and sp mcp share: --config FILE,
- * --profile NAME and (sp check) --user NAME, each also as --config=FILE,
+ * --profile NAME and (sp check) --user NAME and --dump, each option with
+ * a value also as --config=FILE,
  * so an operator can write either form to any of them.
  */
 #ifndef SP_BROKER_CMD_ARGS_H
@@ -12,6 +13,7 @@ struct cmd_args {
 	const char *config;	/* points into argv; NULL when not given */
 	const char *profile;	/* points into argv; NULL when not given */
 	const char *user;	/* points into argv; NULL when not given */
+	bool dump;		/* CMD_ARG_DUMP: --dump was given */
 	const char *words[2];	/* CMD_ARG_WORDS: the other words, in order */
 	int word_count;
 };
@@ -19,6 +21,7 @@ struct cmd_args {
 #define CMD_ARG_PROFILE 0x1	/* --profile is taken */
 #define CMD_ARG_USER 0x2	/* --user is taken */
 #define CMD_ARG_WORDS 0x4	/* up to two words not starting "--" */
+#define CMD_ARG_DUMP 0x8	/* --dump is taken (a flag, no value) */
 
 /*
  * Parses argv[1..argc-1] (argv[0] is the subcommand's name) into a;

@@ -1,28 +1,32 @@
 /*
- * sp check [--config FILE] [--user NAME]: validate a policy and print
+ * sp check [--config FILE] [--user NAME] [--dump]: validate a policy and print
  * every problem as "FILE:LINE:COL: message".  After the loader, the very
  * start-up checks sp mcp runs (policy/startcheck.h, child/child.h's user
  * check), so a policy that passes starts; then warnings about grants.
  * With --user, sp check first becomes that user (its groups, gid and
  * uid), so the files are opened as the service that reads them will open
- * them.  Diagnostics go to stderr (stdout stays silent, as everywhere in
- * sp but the protocol writer and sp catalog); exit 0 when the policy is
- * valid (warnings allowed), 78 otherwise.
+ * them.  Diagnostics go to stderr; stdout stays silent but for --dump,
+ * which prints the effective policy there once it is valid (as sshd -T
+ * does: policy/dump.h).  Exit 0 when the policy is valid (warnings
+ * allowed), 78 otherwise.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "broker/cmd_args.h"
 #include "broker/commands.h"
 #include "child/child.h"
 #include "common/log.h"
+#include "policy/dump.h"
 #include "policy/load.h"
 #include "policy/source.h"
 #include "policy/startcheck.h"
@@ -52,8 +56,60 @@ check_users(const struct policy *policy, const char *path,
 	    1, policy->run_as_col ? policy->run_as_col : 1, why);
 }
 
+/*
+ * As root without --user, root opens every file, and a secret owned by
+ * the service user fails as "owned by uid N" while the service itself
+ * would pass: one warning, at the first such file, naming the user to
+ * check as.  Only sp check says it; sp mcp runs as who it runs as.
+ */
+static void
+check_user_hint(const struct policy *policy, const char *path,
+    struct policy_diags *diags)
+{
+	const struct policy_file *f;
+	struct passwd *pw;
+	struct stat st;
+	char message[POLICY_WHY_MAX + PATH_MAX];
+	size_t i;
+
+	if (geteuid() != 0)
+		return;
+	for (i = 0; i < policy->file_count; i++) {
+		f = &policy->files[i];
+		if (lstat(f->path, &st) == -1 || st.st_uid == 0 ||
+		    (pw = getpwuid(st.st_uid)) == NULL)
+			continue;
+		snprintf(message, sizeof(message), "%s belongs to %s (uid %lu) "
+		    "and sp check runs as root: sp check --user %s opens the "
+		    "files as a service running as %s does", f->path,
+		    pw->pw_name, (unsigned long)st.st_uid, pw->pw_name,
+		    pw->pw_name);
+		policy_diags_add(diags, POLICY_DIAG_WARNING, path, f->line,
+		    f->col, message);
+		return;
+	}
+}
+
+/* The effective policy on stdout (sp check --dump), once it is valid. */
+static bool
+check_dump(const struct policy *policy)
+{
+	cJSON *tree = policy_dump(policy);
+	char *text = tree != NULL ? cJSON_Print(tree) : NULL;
+	bool ok = text != NULL && printf("%s\n", text) >= 0 &&
+	    fflush(stdout) == 0;
+
+	if (!ok)
+		log_error("--dump: %s", text == NULL ? "out of memory" :
+		    strerror(errno));
+	cJSON_free(text);
+	cJSON_Delete(tree);
+	return ok;
+}
+
 static int
-check_policy(const char *path, const char *bytes, size_t len)
+check_policy(const char *path, const char *bytes, size_t len,
+    const struct cmd_args *args)
 {
 	struct policy_diags diags = { 0 };
 	struct policy *policy;
@@ -63,6 +119,8 @@ check_policy(const char *path, const char *bytes, size_t len)
 	if (policy != NULL) {
 		(void)policy_check_start(policy, path, &diags, NULL, 0);
 		check_users(policy, path, &diags);
+		if (args->user == NULL)
+			check_user_hint(policy, path, &diags);
 		policy_check_grants(policy, path, &diags);
 	}
 	check_print(&diags);
@@ -71,7 +129,8 @@ check_policy(const char *path, const char *bytes, size_t len)
 		    "%zu profiles\n", path, policy->tool_count,
 		    policy->target_count, policy->credential_count,
 		    policy->profile_count);
-		status = SP_EXIT_OK;
+		status = !args->dump || check_dump(policy) ? SP_EXIT_OK :
+		    SP_EXIT_IOERR;
 	}
 	policy_free(policy);
 	policy_diags_free(&diags);
@@ -110,8 +169,9 @@ cmd_check(int argc, char **argv)
 	size_t len;
 	int status;
 
-	if (!cmd_args_parse(argc, argv, CMD_ARG_USER, &args)) {
-		fprintf(stderr, "usage: sp check [--config FILE] [--user NAME]\n");
+	if (!cmd_args_parse(argc, argv, CMD_ARG_USER | CMD_ARG_DUMP, &args)) {
+		fprintf(stderr, "usage: sp check [--config FILE] [--user NAME] "
+		    "[--dump]\n");
 		return SP_EXIT_USAGE;
 	}
 	if (args.user != NULL && !check_become(args.user))
@@ -121,7 +181,7 @@ cmd_check(int argc, char **argv)
 		fprintf(stderr, "%s: cannot read the policy: %s\n", path, why);
 		return SP_EXIT_CONFIG;
 	}
-	status = check_policy(path, bytes, len);
+	status = check_policy(path, bytes, len, &args);
 	free(bytes);
 	return status;
 }

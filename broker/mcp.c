@@ -405,6 +405,26 @@ mcp_check_users(struct mcp_session *s)
 	return status;
 }
 
+/*
+ * Says whom no profile matched, with the ids peer_pick_profile() compared,
+ * so an operator sees which match entry is missing.
+ */
+static void
+mcp_warn_no_profile(const struct mcp_session *s)
+{
+	if (s->has_peer_ids)
+		log_warn("no profile matches this client (socket peer uid %u "
+		    "gid %u): no tools", (unsigned)s->peer_uid,
+		    (unsigned)s->peer_gid);
+	else if (strcmp(s->profile_from, "unknown peer") == 0)
+		log_warn("no profile matches this client (a socket peer "
+		    "without credentials): no tools");
+	else
+		log_warn("no profile matches this client (the running user, "
+		    "uid %u gid %u): no tools", (unsigned)getuid(),
+		    (unsigned)getgid());
+}
+
 /* The client on fd 0: its profile, and who it is when the kernel says. */
 static int
 mcp_identify_client(const struct cmd_args *a, struct mcp_session *s)
@@ -423,8 +443,6 @@ mcp_identify_client(const struct cmd_args *a, struct mcp_session *s)
 		    "its command line names cannot be used");
 		return SP_EXIT_USAGE;
 	}
-	if (s->profile == NULL)
-		log_warn("no profile matches this client: no tools");
 	if (peer_credentials(STDIN_FILENO, &uid, &gid, &s->peer_pid)) {
 		(void)snprintf(s->peer, sizeof(s->peer), "uid %u gid %u",
 		    (unsigned)uid, (unsigned)gid);
@@ -433,6 +451,8 @@ mcp_identify_client(const struct cmd_args *a, struct mcp_session *s)
 		s->peer_gid = gid;
 	} else
 		(void)snprintf(s->peer, sizeof(s->peer), "no peer credentials");
+	if (s->profile == NULL)
+		mcp_warn_no_profile(s);
 	return SP_EXIT_OK;
 }
 

@@ -34,7 +34,7 @@ static int sp_version(int, char **);
 static const struct sp_command sp_commands[] = {
 	{ "audit", cmd_audit, "audit verify [--key FILE] [--json] [--anchors JOURNAL] FILE...",
 	    "Check an audit log's hash chain (and its HMACs with --key)." },
-	{ "check", cmd_check, "check [--config FILE] [--user NAME]",
+	{ "check", cmd_check, "check [--config FILE] [--user NAME] [--dump]",
 	    "Validate a policy file; one line per problem on stderr." },
 	{ "catalog", cmd_catalog, "catalog [--config FILE] [--profile NAME]",
 	    "Print the tools a profile is offered, as an MCP client sees them." },

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -493,6 +494,19 @@ policy_new(struct load_ctx *ctx)
 	return p;
 }
 
+/* "//", "/" "*" or "#" where the scanner stopped: a comment of another
+ * language, which JSON has not. */
+static bool
+looks_like_comment(const struct load_ctx *ctx, size_t at)
+{
+	const char *t = ctx->text;
+
+	if (at >= ctx->len)
+		return false;
+	return t[at] == '#' || (t[at] == '/' && at + 1 < ctx->len &&
+	    (t[at + 1] == '/' || t[at + 1] == '*'));
+}
+
 /* Scans and parses; reports a syntax error at its place. */
 static cJSON *
 parse_text(struct load_ctx *ctx)
@@ -507,6 +521,9 @@ parse_text(struct load_ctx *ctx)
 		return NULL;
 	}
 	if (!json_locations_scan(ctx->text, ctx->len, &ctx->locs, &err)) {
+		if (looks_like_comment(ctx, err.offset))
+			snprintf(err.message, sizeof(err.message), "JSON has no "
+			    "comments: write a \"comment\" member, a string");
 		policy_diags_add(ctx->diags, POLICY_DIAG_ERROR, ctx->name,
 		    err.line, err.col, err.message);
 		return NULL;
@@ -529,18 +546,23 @@ policy_load(const char *display_name, const char *bytes, size_t len,
 		.name = display_name, .text = bytes, .len = len, .diags = diags,
 	};
 	size_t errors_before = diags->errors, first = diags->count;
-	cJSON *root;
+	cJSON *root, *comments = NULL;
 
 	if ((ctx.policy = policy_new(&ctx)) == NULL)
 		return NULL;
 	if ((root = parse_text(&ctx)) != NULL) {
 		check_duplicate_keys(&ctx, root);
+		if ((comments = cJSON_CreateArray()) == NULL)
+			ctx_out_of_memory(&ctx);
+		else
+			load_strip_comments(&ctx, root, comments);
 		if (ctx_require_object(&ctx, root))
 			load_toplevel(&ctx, root);
 		if (diags->errors == errors_before &&
 		    ctx.policy->server_name == NULL)
 			ctx.policy->server_name = ctx_strdup(&ctx, "sallyport");
 	}
+	cJSON_Delete(comments);
 	cJSON_Delete(root);
 	json_locations_free(&ctx.locs);
 	policy_diags_sort(diags, first);

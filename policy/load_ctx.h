@@ -156,6 +156,13 @@ void ctx_out_of_memory(struct load_ctx *ctx);
 /* strdup that reports failure with ctx_out_of_memory(). */
 char *ctx_strdup(struct load_ctx *ctx, const char *s);
 
+/*
+ * Moves every "comment" member of root's objects into held (a cJSON
+ * array the caller deletes), reporting one that is not a string; an http
+ * action's body, query and headers are left as they are (load_comment.c).
+ */
+void load_strip_comments(struct load_ctx *ctx, cJSON *root, cJSON *held);
+
 /* Sections, each in its own file. */
 void load_credentials(struct load_ctx *ctx, const cJSON *root);
 void load_targets(struct load_ctx *ctx, const cJSON *root);

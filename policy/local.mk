@@ -8,10 +8,12 @@ libsppolicy_a_SOURCES = \
 	policy/load_ctx.c policy/load_ctx.h \
 	policy/load_targets.c policy/load_url.c \
 	policy/load_tools.c policy/load_params.c policy/load_confirm.c \
-	policy/load_limits.c \
+	policy/load_comment.c policy/load_limits.c \
 	policy/load_template.c policy/load_template.h \
 	policy/startcheck.c policy/startcheck.h policy/load_pin.c \
-	policy/source.c policy/source.h
+	policy/source.c policy/source.h \
+	policy/dump.c policy/dump.h \
+	policy/ssh_private_key.c policy/ssh_private_key.h
 libsppolicy_a_SOURCES += \
 	policy/buf.c policy/buf.h \
 	policy/constraint.c policy/constraint.h \

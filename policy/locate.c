@@ -111,8 +111,8 @@ json_locations_scan(const char *text, size_t len, struct json_locations *out,
 	if (json_scan_text((const uint8_t *)text, len, JSON_LOCATE_MAX_DEPTH,
 	    &obs, &jerr))
 		return true;
-	locate_cursor_move(&from_start, jerr.offset <= len ? jerr.offset : len,
-	    &err->line, &err->col);
+	err->offset = jerr.offset <= len ? jerr.offset : len;
+	locate_cursor_move(&from_start, err->offset, &err->line, &err->col);
 	snprintf(err->message, sizeof(err->message), "%s", jerr.reason);
 	json_locations_free(out);
 	return false;

@@ -39,6 +39,7 @@ struct json_locations {
 
 struct json_syntax_error {
 	unsigned line, col;
+	size_t offset;			/* byte offset where the scan stopped */
 	char message[96];
 };
 

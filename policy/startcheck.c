@@ -12,10 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
+
+#include <arpa/inet.h>
 
 #include "common/base64.h"
 #include "policy/authz.h"
+#include "policy/ssh_private_key.h"
 #include "policy/startcheck.h"
 
 /* A key blob in known_hosts or a .pub file; far above any real one. */
@@ -47,6 +53,32 @@ secret_stat_ok(const struct stat *st, bool strict, bool *loose, char *why,
 	return !strict;
 }
 
+/*
+ * A file of the kernel's own filesystems (/proc/self/environ, sysfs)
+ * is S_ISREG with a size of 0 whatever it holds: what the executor then
+ * reads is not what was judged, and its read fails at start.
+ */
+static bool
+synthetic_file(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) == -1)
+		return true;
+	switch (sf.f_type) {
+	case PROC_SUPER_MAGIC:
+	case SYSFS_MAGIC:
+	case DEBUGFS_MAGIC:
+	case TRACEFS_MAGIC:
+	case SECURITYFS_MAGIC:
+	case CGROUP_SUPER_MAGIC:
+	case CGROUP2_SUPER_MAGIC:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int
 policy_file_open(const char *path, enum policy_file_kind kind, bool strict,
     size_t *size, bool *loose, char *why, size_t why_size)
@@ -69,6 +101,9 @@ policy_file_open(const char *path, enum policy_file_kind kind, bool strict,
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
 		snprintf(why, why_size, "is not a regular file");
+	else if (synthetic_file(fd))
+		snprintf(why, why_size, "is not a regular file (a procfs or "
+		    "sysfs file, whose size says nothing of what it holds)");
 	else if ((uintmax_t)st.st_size > POLICY_FILE_MAX)
 		snprintf(why, why_size, "is larger than %u bytes",
 		    POLICY_FILE_MAX);
@@ -229,29 +264,43 @@ policy_file_content_ok(enum policy_file_kind kind, const char *bytes,
 	}
 }
 
+/* The size bytes of what policy_file_open() opened, NUL-terminated
+ * (caller frees), or NULL with why filled.  Never a secret's. */
+static char *
+file_read_all(int fd, size_t size, char *why, size_t why_size)
+{
+	char *buf;
+	size_t got = 0;
+	ssize_t r;
+
+	if ((buf = malloc(size + 1)) == NULL) {
+		snprintf(why, why_size, "cannot be read: out of memory");
+		return NULL;
+	}
+	while (got < size && ((r = read(fd, buf + got, size - got)) > 0 ||
+	    (r == -1 && errno == EINTR)))
+		got += r > 0 ? (size_t)r : 0;
+	if (got != size) {
+		snprintf(why, why_size, "cannot be read whole");
+		free(buf);
+		return NULL;
+	}
+	buf[size] = '\0';
+	return buf;
+}
+
 /* Reads what policy_file_open() opened, then the content rules. */
 static bool
 file_read_check(int fd, size_t size, enum policy_file_kind kind, char *why,
     size_t why_size)
 {
 	char *buf;
-	size_t got = 0;
-	ssize_t r;
 	bool ok;
 
-	if ((buf = malloc(size + 1)) == NULL) {
-		snprintf(why, why_size, "cannot be read: out of memory");
+	if ((buf = file_read_all(fd, size, why, why_size)) == NULL)
 		return false;
-	}
-	while (got < size && ((r = read(fd, buf + got, size - got)) > 0 ||
-	    (r == -1 && errno == EINTR)))
-		got += r > 0 ? (size_t)r : 0;
-	ok = got == size;
-	if (!ok)
-		snprintf(why, why_size, "cannot be read whole");
-	else
-		ok = policy_file_content_ok(kind, buf, size, why, why_size);
-	explicit_bzero(buf, size);
+	ok = policy_file_content_ok(kind, buf, size, why, why_size);
+	explicit_bzero(buf, size);	/* an audit key is a secret */
 	free(buf);
 	return ok;
 }
@@ -381,6 +430,286 @@ state_dir_ok(const struct policy *policy, const char *display_name,
 	return false;
 }
 
+/* A public file's bytes (caller frees), or NULL when it does not open
+ * or read: file_check() has said why. */
+static char *
+public_file_read(const char *path, enum policy_file_kind kind, size_t *size)
+{
+	char why[POLICY_WHY_MAX], *bytes;
+	bool loose;
+	int fd;
+
+	if ((fd = policy_file_open(path, kind, false, size, &loose, why,
+	    sizeof(why))) == -1)
+		return NULL;
+	bytes = file_read_all(fd, *size, why, sizeof(why));
+	(void)close(fd);
+	return bytes;
+}
+
+/* Where the policy names path (a pointer into the policy). */
+static const struct policy_file *
+file_named(const struct policy *p, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->file_count; i++)
+		if (p->files[i].path == path)
+			return &p->files[i];
+	return NULL;
+}
+
+/* One problem of the ssh checks, at the file's place. */
+static void
+ssh_problem(const struct policy_file *f, enum policy_diag_severity severity,
+    const char *display_name, struct policy_diags *diags, const char *message,
+    const char *client_why, char *sentence, size_t sentence_size)
+{
+	if (severity == POLICY_DIAG_ERROR && sentence != NULL &&
+	    sentence[0] == '\0')
+		snprintf(sentence, sentence_size, "the %s named at line %u of "
+		    "its policy %s", kind_name(f->kind), f->line, client_why);
+	policy_diags_add(diags, severity, display_name, f->line, f->col,
+	    message);
+}
+
+static bool
+is_address(const char *s, size_t n)
+{
+	char buf[INET6_ADDRSTRLEN];
+	unsigned char addr[sizeof(struct in6_addr)];
+
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return inet_pton(AF_INET, buf, addr) == 1 ||
+	    inet_pton(AF_INET6, buf, addr) == 1;
+}
+
+/*
+ * Whether one known_hosts name is the target's as the executor looks it
+ * up (executor/ssh_hostkey.c, compared exactly as libssh2 does): "HOST"
+ * on port 22, "[HOST]:PORT" on any other.  For a host given by name, an
+ * address under the same port may be the one it resolves to at call
+ * time, so it counts too.
+ */
+static bool
+known_name_fits(const char *name, size_t n, const struct policy_target *t)
+{
+	const char *host = name, *close;
+	size_t hl = n;
+	unsigned long port = 22;
+	char *end;
+
+	if (n > 0 && name[0] == '[') {
+		if ((close = memchr(name, ']', n)) == NULL ||
+		    (size_t)(close - name) + 2 >= n || close[1] != ':')
+			return false;
+		host = name + 1;
+		hl = (size_t)(close - host);
+		port = strtoul(close + 2, &end, 10);
+		if (end != name + n || port == 22)
+			return false;
+	}
+	if (port != t->port)
+		return false;
+	if (hl == strlen(t->host) && memcmp(host, t->host, hl) == 0)
+		return true;
+	return !is_address(t->host, strlen(t->host)) && is_address(host, hl);
+}
+
+/* What known_hosts says of the target: an entry, hashed names only (which
+ * sp cannot match without SHA-1), or nothing. */
+enum known_entry { KNOWN_ENTRY, KNOWN_HASHED, KNOWN_NONE };
+
+static enum known_entry
+known_hosts_entry(const char *bytes, size_t len, const struct policy_target *t)
+{
+	const char *line, *hosts, *name, *comma;
+	size_t off = 0, n, at, hl, nl;
+	bool hashed = false;
+
+	while (next_line(bytes, len, &off, &line, &n)) {
+		at = 0;
+		if (!next_field(line, n, &at, &hosts, &hl) || hosts[0] == '#')
+			continue;
+		for (name = hosts; name < hosts + hl; name += nl + 1) {
+			comma = memchr(name, ',', (size_t)(hosts + hl - name));
+			nl = comma != NULL ? (size_t)(comma - name) :
+			    (size_t)(hosts + hl - name);
+			if (nl >= 3 && memcmp(name, "|1|", 3) == 0)
+				hashed = true;
+			else if (known_name_fits(name, nl, t))
+				return KNOWN_ENTRY;
+		}
+	}
+	return hashed ? KNOWN_HASHED : KNOWN_NONE;
+}
+
+/* Every call to a target known_hosts has no entry for would fail. */
+static void
+known_hosts_entry_check(const struct policy *p, const struct policy_target *t,
+    const char *display_name, struct policy_diags *diags, char *sentence,
+    size_t sentence_size)
+{
+	const struct policy_file *f = file_named(p, t->known_hosts);
+	char name[300], port[16] = "", message[POLICY_WHY_MAX + 3 * PATH_MAX];
+	size_t size;
+	char *bytes;
+
+	if (f == NULL)
+		return;
+	bytes = public_file_read(f->path, f->kind, &size);
+	if (bytes == NULL || known_hosts_entry(bytes, size, t) != KNOWN_NONE) {
+		free(bytes);
+		return;
+	}
+	free(bytes);
+	if (t->port == 22)
+		snprintf(name, sizeof(name), "%s", t->host);
+	else {
+		snprintf(name, sizeof(name), "[%s]:%u", t->host,
+		    (unsigned)t->port);
+		snprintf(port, sizeof(port), " -p %u", (unsigned)t->port);
+	}
+	snprintf(message, sizeof(message), "known_hosts file %s has no entry "
+	    "for %s, target %s's host and port: every call to it would fail; "
+	    "add one with ssh-keyscan%s %s >> %s, then compare its "
+	    "fingerprint (ssh-keygen -lf %s) with the server's", f->path, name,
+	    t->name, port, t->host, f->path, f->path);
+	ssh_problem(f, POLICY_DIAG_ERROR, display_name, diags, message,
+	    "has no entry for its target's host and port", sentence,
+	    sentence_size);
+}
+
+/* The key blob of an OpenSSH public key file, or 0 bytes. */
+static size_t
+public_key_blob(const char *path, unsigned char *blob, size_t cap)
+{
+	const char *line, *type, *key;
+	size_t size, off = 0, n, at = 0, tl, kl, got = 0;
+	char *bytes = public_file_read(path, POLICY_FILE_PUBLIC_KEY, &size);
+
+	if (bytes != NULL && next_line(bytes, size, &off, &line, &n) &&
+	    next_field(line, n, &at, &type, &tl) &&
+	    next_field(line, n, &at, &key, &kl) &&
+	    !base64_decode(key, kl, blob, cap, &got))
+		got = 0;
+	free(bytes);
+	return got;
+}
+
+/* public_key against the public key the private key file holds, which
+ * libssh2 would otherwise send and then fail to sign for. */
+static void
+key_pair_check(const struct policy *p, const struct policy_credential *c,
+    const struct ssh_key_head *h, const char *display_name,
+    struct policy_diags *diags, char *sentence, size_t sentence_size)
+{
+	const struct policy_file *f = file_named(p, c->public_key);
+	const struct policy_file *priv = file_named(p, c->private_key);
+	char message[POLICY_WHY_MAX + 3 * PATH_MAX];
+	unsigned char *blob;
+	size_t len;
+
+	if (f == NULL || priv == NULL)
+		return;
+	if (h->format == SSH_KEY_PEM) {
+		snprintf(message, sizeof(message), "public key file %s cannot "
+		    "be compared with the PEM private key at line %u offline; "
+		    "an OpenSSH-format key can (ssh-keygen -p -f KEY rewrites "
+		    "it in that format)", f->path, priv->line);
+		ssh_problem(f, POLICY_DIAG_WARNING, display_name, diags,
+		    message, "", NULL, 0);
+		return;
+	}
+	if (h->format != SSH_KEY_OPENSSH ||
+	    (blob = malloc(SSH_KEY_BLOB_MAX)) == NULL)
+		return;
+	len = public_key_blob(f->path, blob, SSH_KEY_BLOB_MAX);
+	if (len > 0 && (len != h->blob_len || memcmp(blob, h->blob, len) != 0)) {
+		snprintf(message, sizeof(message), "public key file %s is not "
+		    "the public half of the private key at line %u (the server "
+		    "would refuse it as \"Username/PublicKey combination "
+		    "invalid\"); ssh-keygen -y -f %s > %s writes the one that "
+		    "is", f->path, priv->line, priv->path, f->path);
+		ssh_problem(f, POLICY_DIAG_ERROR, display_name, diags, message,
+		    "is not the public half of its private key", sentence,
+		    sentence_size);
+	}
+	free(blob);
+}
+
+/*
+ * An encrypted key without a passphrase and a public_key of another
+ * pair, found on what the private key file says in the clear
+ * (policy/ssh_private_key.h: no byte of its secret is read here).
+ */
+static void
+ssh_key_check(const struct policy *p, const struct policy_credential *c,
+    const char *display_name, struct policy_diags *diags, char *sentence,
+    size_t sentence_size)
+{
+	const struct policy_file *f = file_named(p, c->private_key);
+	char why[POLICY_WHY_MAX], message[POLICY_WHY_MAX + PATH_MAX];
+	struct ssh_key_head *h;
+	size_t size;
+	bool loose, ok;
+	int fd;
+
+	if (f == NULL || (fd = policy_file_open(f->path, f->kind,
+	    p->strict_credentials, &size, &loose, why, sizeof(why))) == -1)
+		return;		/* file_check() said why */
+	if ((h = malloc(sizeof(*h))) == NULL) {
+		(void)close(fd);
+		return;
+	}
+	ok = ssh_private_key_head(fd, h, why, sizeof(why));
+	(void)close(fd);
+	if (!ok) {
+		snprintf(message, sizeof(message), "secret file %s %s", f->path,
+		    why);
+		ssh_problem(f, POLICY_DIAG_ERROR, display_name, diags, message,
+		    "is not a whole OpenSSH private key", sentence,
+		    sentence_size);
+	} else if (h->encrypted && c->passphrase_file == NULL) {
+		snprintf(message, sizeof(message), "secret file %s is an "
+		    "encrypted private key (%s) and credential %s names no "
+		    "passphrase_file: the server would refuse it as "
+		    "\"Username/PublicKey combination invalid\"; name one, or "
+		    "remove the passphrase (ssh-keygen -p -N '' -f %s)", f->path,
+		    h->format == SSH_KEY_PEM ? "PEM" : h->cipher, c->name,
+		    f->path);
+		ssh_problem(f, POLICY_DIAG_ERROR, display_name, diags, message,
+		    "is an encrypted private key and its credential names no "
+		    "passphrase_file", sentence,
+		    sentence_size);
+	} else if (c->public_key != NULL)
+		key_pair_check(p, c, h, display_name, diags, sentence,
+		    sentence_size);
+	explicit_bzero(h, sizeof(*h));
+	free(h);
+}
+
+/* What an ssh target's files say together (docs/design.md section 4). */
+static void
+ssh_checks(const struct policy *p, const char *display_name,
+    struct policy_diags *diags, char *sentence, size_t sentence_size)
+{
+	size_t i;
+
+	for (i = 0; i < p->target_count; i++)
+		if (p->targets[i].type == TARGET_SSH &&
+		    p->targets[i].known_hosts != NULL)
+			known_hosts_entry_check(p, &p->targets[i], display_name,
+			    diags, sentence, sentence_size);
+	for (i = 0; i < p->credential_count; i++)
+		if (p->credentials[i].type == CREDENTIAL_SSH_KEY)
+			ssh_key_check(p, &p->credentials[i], display_name,
+			    diags, sentence, sentence_size);
+}
+
 bool
 policy_check_start(const struct policy *policy, const char *display_name,
     struct policy_diags *diags, char *sentence, size_t sentence_size)
@@ -392,6 +721,9 @@ policy_check_start(const struct policy *policy, const char *display_name,
 	for (i = 0; i < policy->file_count; i++)
 		file_check(policy, &policy->files[i], display_name, diags,
 		    sentence, sentence_size);
+	if (diags->errors == before)	/* each file opens and reads */
+		ssh_checks(policy, display_name, diags, sentence,
+		    sentence_size);
 	if (!policy_check_catalog_pin(policy, display_name, diags) &&
 	    sentence != NULL && sentence[0] == '\0')
 		snprintf(sentence, sentence_size, "its catalog no longer "

@@ -23,8 +23,8 @@
 
 /*
  * Opens path read-only as a file of kind (not POLICY_FILE_AUDIT_LOG) and
- * checks what the descriptor holds: a regular file of at most
- * POLICY_FILE_MAX bytes; for a secret or audit key also not a symbolic
+ * checks what the descriptor holds: a regular file, not of procfs or
+ * sysfs, of at most POLICY_FILE_MAX bytes; for a secret or audit key also not a symbolic
  * link, owned by the running user or root, and not open to group or
  * others when strict (*loose set otherwise).  Returns the descriptor
  * (O_NONBLOCK, so a FIFO cannot hang a start) and its size, or -1 with
@@ -44,7 +44,12 @@ bool policy_file_content_ok(enum policy_file_kind kind, const char *bytes,
 
 /*
  * Every check above on every file policy names, audit.path's directory
- * writable, and the catalog pin; each problem appended to diags at the
+ * writable, and the catalog pin; once every file opens, what an ssh
+ * target's files say together: a known_hosts entry for its host and
+ * port, a passphrase_file for an encrypted private key, a public_key that
+ * is the private key's half (policy/ssh_private_key.h reads only the
+ * private key's clear part; a PEM key's half cannot be compared: a
+ * warning).  Each problem appended to diags at the
  * place the policy names it.  sentence (NULL: not wanted) gets the first
  * error as a sentence for a client: no path, no file content.  Returns
  * false when it appended an error.

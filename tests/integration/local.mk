@@ -53,6 +53,7 @@ INTEGRATION_TESTS = \
 	tests/integration/patterns_bounded.py \
 	tests/integration/peerless_socket_and_run_as.py \
 	tests/integration/per_day_shared_through_state_dir.py \
+	tests/integration/policy_comments_change_nothing.py \
 	tests/integration/profile_chosen_by_peer.py \
 	tests/integration/reflected_credential_withheld.py \
 	tests/integration/refused_calls_spend_the_budget.py \
@@ -62,6 +63,7 @@ INTEGRATION_TESTS = \
 	tests/integration/sessions_share_one_audit_log.py \
 	tests/integration/socket_admits_its_group_only.py \
 	tests/integration/sp_call_makes_one_call.py \
+	tests/integration/sp_check_dump_fills_defaults.py \
 	tests/integration/sp_check_examples_and_errors.py \
 	tests/integration/sp_check_runs_the_start_checks.py \
 	tests/integration/sp_connect_adds_no_byte.py \

@@ -145,6 +145,11 @@ def main():
               "(socket: %s)" % over_socket,
               status == 0 and names == [] and "no tools" in err,
               (names, err))
+        seen = ("socket peer uid %d gid %d" if over_socket else
+                "the running user, uid %d gid %d") % (uid, gid)
+        check("... and the warning says which uid and gid it compared "
+              "(socket: %s)" % over_socket,
+              "no profile matches this client (%s)" % seen in err, err)
     cfg = shared_target_policy(tmp, tools=TOOLS, profiles={
         "ops": {"scopes": ["read"], "match": {"uid": [uid + 4242]}}})
     names, status, err = session(cfg, over_socket=True)

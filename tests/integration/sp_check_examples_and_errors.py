@@ -249,7 +249,7 @@ def run_all(root):
                   "/etc/sallyport/policy.json: cannot read"), r.stderr)
     r = sp("check", "--bogus")
     check("unknown option: usage, exit 64", r.returncode == 64 and
-          "usage: sp check [--config FILE] [--user NAME]" in r.stderr, r.stderr)
+          "usage: sp check [--config FILE] [--user NAME] [--dump]" in r.stderr, r.stderr)
 
     # confirm.via "operator" (sp approve): approvers and state_dir needed.
     op = write(root, "operator.json", """{

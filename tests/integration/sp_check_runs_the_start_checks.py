@@ -8,6 +8,9 @@ in a sentence, with no path and nothing of the file in it.  The same
 policy with the file put right passes sp check, and sp mcp then answers
 initialize.  Last, the refusal as a client behind socket activation and
 sp connect sees it."""
+import base64
+import hashlib
+import hmac
 import json
 import os
 import shutil
@@ -74,6 +77,21 @@ def policy_text(tmp, files):
     return text, lines
 
 
+def keypair(tmp, name, passphrase="", pem=False):
+    """A throwaway ssh-keygen key pair in tmp/keys; (private, public)
+    bytes."""
+    d = os.path.join(tmp, "keys")
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, name)
+    if not os.path.exists(path):
+        subprocess.run(["ssh-keygen", "-q", "-t", "rsa" if pem else "ed25519",
+                        "-N", passphrase, "-C", "ops $(id)", "-f", path] +
+                       (["-m", "PEM", "-b", "2048"] if pem else []),
+                       check=True, stdin=subprocess.DEVNULL)
+    with open(path, "rb") as a, open(path + ".pub", "rb") as b:
+        return a.read(), b.read()
+
+
 def good_files(tmp):
     f = {"audit": os.path.join(tmp, "log", "audit.jsonl"),
          "audit_key": os.path.join(tmp, "audit.key"),
@@ -85,13 +103,24 @@ def good_files(tmp):
     os.makedirs(os.path.join(tmp, "log"), exist_ok=True)
     write(f["audit_key"], b"k\"$(id)\n" + b"\x00\xff" * 12)   # 32 bytes
     write(f["token"], SECRET)
-    write(f["private_key"], b"-----BEGIN OPENSSH PRIVATE KEY-----\n" +
-          SECRET + b"-----END OPENSSH PRIVATE KEY-----\n")
-    write(f["public_key"], KEY, 0o644)
+    private, public = keypair(tmp, "ops")
+    write(f["private_key"], private)
+    write(f["public_key"], public, 0o644)
     write(f["ca"], b"-----BEGIN CERTIFICATE-----\nMIIB\n"
           b"-----END CERTIFICATE-----\n", 0o644)
     write(f["known_hosts"], b"# ours\n[127.0.0.1]:9 " + KEY, 0o644)
     return f
+
+
+def good_policy(tmp):
+    """good_files and the policy naming them, in tmp/policy.json:
+    (files, text, {key: line}, path)."""
+    f = good_files(tmp)
+    text, lines = policy_text(tmp, f)
+    path = os.path.join(tmp, "policy.json")
+    with open(path, "w") as fh:
+        fh.write(text)
+    return f, text, lines, path
 
 
 def sp_check(path):
@@ -105,6 +134,7 @@ def sp_mcp(path):
 
 
 def expect_refused(name, tmp, path, key, line, phrase):
+    """Returns sp check's diagnostic at line."""
     status, out, err = sp_check(path)
     want = "%s:%d:" % (path, line)
     located = [l for l in err.splitlines() if l.startswith(want)]
@@ -124,6 +154,7 @@ def expect_refused(name, tmp, path, key, line, phrase):
           b"$(id)" not in out, out)
     check("%s: no audit log was started" % name,
           not os.path.exists(os.path.join(tmp, "log", "audit.jsonl")))
+    return located[0] if located else ""
 
 
 def expect_starts(name, path):
@@ -205,11 +236,7 @@ def cases(tmp, f):
 
 
 def test_cases(tmp):
-    f = good_files(tmp)
-    text, lines = policy_text(tmp, f)
-    path = os.path.join(tmp, "policy.json")
-    with open(path, "w") as fh:
-        fh.write(text)
+    f, text, lines, path = good_policy(tmp)
     expect_starts("the whole policy", path)
     for name, key, breaker, phrase in cases(tmp, f):
         breaker()
@@ -219,6 +246,127 @@ def test_cases(tmp):
                 os.rmdir(p)
         good_files(tmp)
         expect_starts(name, path)
+
+
+def test_kernel_files(tmp):
+    """A credential named at a file of procfs or sysfs (S_ISREG, size 0
+    whatever it holds) is no regular file: refused by sp check and at
+    start, where the executor's read of it would end the session (70)."""
+    for name in ("/proc/self/environ", "/sys/kernel/mm/transparent_hugepage/"
+                 "enabled", "/dev/null"):
+        if not os.path.exists(name):
+            skip("credential at %s refused" % name, "not on this machine")
+            continue
+        f = good_files(tmp)
+        f["token"] = name
+        text, lines = policy_text(tmp, f)
+        path = os.path.join(tmp, "kernel.json")
+        with open(path, "w") as fh:
+            fh.write(text)
+        expect_refused("credential at %s" % name, tmp, path, "file",
+                       lines["file"], "is not a regular file")
+
+
+def ssh_cases(tmp, f):
+    """(name, key, breaker, phrase, the fix sp check must name): the key
+    checks sp check did not make before, which otherwise fail only at
+    call time (or, for known_hosts, at every call)."""
+    other = keypair(tmp, "other")[1]
+    kh = f["known_hosts"]
+
+    def hosts(line):
+        return lambda: write(kh, b"# ours\n" + line + KEY, 0o644)
+
+    fix = "ssh-keyscan -p 9 127.0.0.1 >> %s" % kh
+    out = [("known_hosts entry for port 22 only", "known_hosts",
+            hosts(b"127.0.0.1 "), "has no entry for", fix),
+           ("known_hosts entry under [host]:22", "known_hosts",
+            hosts(b"[127.0.0.1]:22,other.example "), "has no entry for",
+            fix),
+           ("known_hosts entry for another port", "known_hosts",
+            hosts(b"[127.0.0.1]:99 "), "has no entry for", fix),
+           ("known_hosts entry for localhost", "known_hosts",
+            hosts(b"[localhost]:9 "), "has no entry for", fix)]
+    for label, private in (
+            ("encrypted OpenSSH key", keypair(tmp, "enc", "pass $(id) 'é")[0]),
+            ("encrypted PEM key", keypair(tmp, "pem", "pass-\"x", True)[0])):
+        out.append(("%s without passphrase_file" % label, "private_key",
+                    lambda p=private: write(f["private_key"], p),
+                    "is an encrypted private key",
+                    "name one, or remove the passphrase"))
+    out.append(("public_key of another pair", "public_key",
+                lambda: write(f["public_key"], other, 0o644),
+                "is not the public half of",
+                "ssh-keygen -y -f %s > %s" % (f["private_key"],
+                                               f["public_key"])))
+    cut = keypair(tmp, "ops")[0][:90]
+    out.append(("OpenSSH private key cut short", "private_key",
+                lambda: write(f["private_key"], cut),
+                "is not a whole OpenSSH private key", "is not a whole"))
+    return out
+
+
+def test_ssh_keys(tmp):
+    f, text, lines, path = good_policy(tmp)
+    for name, key, breaker, phrase, fix in ssh_cases(tmp, f):
+        breaker()
+        said = expect_refused(name, tmp, path, key, lines[key], phrase)
+        check("%s: sp check says how to fix it" % name, fix in said, said)
+        good_files(tmp)
+        expect_starts(name, path)
+    # a hashed name (ssh-keygen -H) sp cannot match is not refused
+    salt = os.urandom(20)
+    digest = hmac.new(salt, b"[127.0.0.1]:9", hashlib.sha1).digest()
+    write(f["known_hosts"], b"|1|%s|%s %s" % (base64.b64encode(salt),
+                                             base64.b64encode(digest), KEY),
+          0o644)
+    expect_starts("known_hosts with only a hashed name", path)
+    good_files(tmp)
+    # the same pair with its passphrase named starts
+    private, public = keypair(tmp, "enc", "pass $(id) 'é")
+    write(f["private_key"], private)
+    write(f["public_key"], public, 0o644)
+    pw = write(os.path.join(tmp, "passphrase"), "pass $(id) 'é\n".encode())
+    doc = json.loads(text)
+    doc["credentials"]["k"]["passphrase_file"] = pw
+    with open(path, "w") as fh:
+        json.dump(doc, fh, indent=1)
+    expect_starts("encrypted key with its passphrase_file", path)
+    # a PEM key's public half cannot be compared offline: said, not failed
+    private, public = keypair(tmp, "pem2", "", True)
+    write(f["private_key"], private)
+    write(f["public_key"], public, 0o644)
+    with open(path, "w") as fh:
+        fh.write(text)
+    status, out, err = sp_check(path)
+    check("a PEM key with a public_key: a warning that it cannot be "
+          "compared, at the public key",
+          status == 0 and "%s:%d:" % (path, lines["public_key"]) in err and
+          "warning: public key file %s cannot be compared" % f["public_key"]
+          in err, err)
+
+
+def test_root_hint(tmp):
+    """As root without --user, files the service user owns fail as owned
+    by another uid: sp check says which user to check as."""
+    if os.geteuid() != 0:
+        skip("as root, sp check hints at --user", "needs root")
+        return
+    f, text, lines, path = good_policy(tmp)
+    for key in ("token", "private_key", "audit_key"):
+        os.chown(f[key], 1, 1)
+    status, out, err = sp_check(path)
+    first = min(lines["file"], lines["private_key"], lines["key_file"])
+    check("as root, files of uid 1: exit 78 and a hint to check as daemon "
+          "at line %d" % first,
+          status == 78 and any(
+              l.startswith("%s:%d:" % (path, first)) and "warning:" in l and
+              "sp check --user daemon" in l for l in err.splitlines()), err)
+    p = subprocess.run([SP, "check", "--config", path, "--user", "daemon"],
+                       capture_output=True, timeout=TIMEOUT, env=sp_env())
+    check("with --user daemon the hint is not given",
+          b"sp check --user" not in p.stderr, p.stderr)
+    good_files(tmp)
 
 
 def test_answers(tmp):
@@ -251,11 +399,7 @@ def test_user(tmp):
     if os.geteuid() != 0:
         skip("sp check --user checks as another user", "needs root")
         return
-    f = good_files(tmp)
-    text, lines = policy_text(tmp, f)
-    path = os.path.join(tmp, "policy.json")
-    with open(path, "w") as fh:
-        fh.write(text)
+    f, text, lines, path = good_policy(tmp)
     os.chmod(path, 0o644)
     os.chmod(os.path.join(tmp, "log"), 0o755)
     status, out, err = sp_check(path)
@@ -279,20 +423,39 @@ def test_user(tmp):
           p.returncode == 78 and b"no such user" in p.stderr, p.stderr)
 
 
+def clear_part(path):
+    """How many bytes of an OpenSSH private key file hold the armor line,
+    the header and the public key, up to the private section's length:
+    the start-up checks may read that much (policy/ssh_private_key.h)."""
+    with open(path, "rb") as fh:
+        armor, body = fh.read().split(b"\n", 1)
+    chars = body.split(b"-----")[0]
+    raw = base64.b64decode(chars.replace(b"\n", b""))
+    at = 15
+    for _ in range(3):                      # cipher, kdf, kdf options
+        at += 4 + int.from_bytes(raw[at:at + 4], "big")
+    at += 4                                 # the number of keys: 1
+    at += 4 + int.from_bytes(raw[at:at + 4], "big")
+    quads, seen = (at + 4 + 2) // 3, 0     # through the section's length
+    for i, c in enumerate(chars):
+        if c not in b"\r\n":
+            seen += 1
+        if seen == quads * 4:
+            return len(armor) + 1 + i + 1
+    return len(armor) + 1 + len(chars)
+
+
 def test_secrets_unread(tmp):
     """The start-up checks open a credential file and judge what the
     descriptor is, but never read its bytes: they are the executor's
-    alone (docs/design.md section 1).  Seen with strace -y in sp check,
+    alone (docs/design.md section 1).  Of a private key they read only
+    the clear part before the private section (armor, cipher, public key).  Seen with strace -y in sp check,
     which runs the same checks as the broker; the known_hosts file next
     to it is read, so the trace is able to show a read."""
     if shutil.which("strace") is None:
         skip("the start-up checks read no credential", "strace missing")
         return
-    f = good_files(tmp)
-    text, lines = policy_text(tmp, f)
-    path = os.path.join(tmp, "policy.json")
-    with open(path, "w") as fh:
-        fh.write(text)
+    f, text, lines, path = good_policy(tmp)
     trace = os.path.join(tmp, "trace")
     p = subprocess.run(["strace", "-f", "-y", "-e", "trace=read,pread64",
                         "-o", trace, SP, "check", "--config", path],
@@ -303,10 +466,14 @@ def test_secrets_unread(tmp):
           p.stderr)
     check("known_hosts was read (the trace shows reads)",
           any("<%s>" % f["known_hosts"] in l for l in reads), reads[:5])
-    for key in ("token", "private_key"):
-        check("the %s file was never read" % key,
-              not any("<%s>" % f[key] in l for l in reads),
-              [l for l in reads if f[key] in l])
+    check("the token file was never read",
+          not any("<%s>" % f["token"] in l for l in reads),
+          [l for l in reads if f["token"] in l])
+    got = sum(int(l.rsplit("=", 1)[1]) for l in reads
+              if "<%s>" % f["private_key"] in l)
+    most = clear_part(f["private_key"])
+    check("of the private key only the clear part was read: %d bytes, at "
+          "most %d" % (got, most), 0 < got <= most, got)
 
 
 def listen(sock, config):
@@ -330,11 +497,7 @@ def test_socket_activation(tmp):
         skip("behind socket activation the client is told why",
              "systemd-socket-activate not installed (package systemd)")
         return
-    f = good_files(tmp)
-    text, lines = policy_text(tmp, f)
-    path = os.path.join(tmp, "policy.json")
-    with open(path, "w") as fh:
-        fh.write(text)
+    f, text, lines, path = good_policy(tmp)
     write(f["audit_key"], b"abc")
     sock = os.path.join(tmp, "mcp.sock")
     server = listen(sock, path)
@@ -363,6 +526,9 @@ def main():
     os.chmod(tmp, 0o755)
     try:
         test_cases(tmp)
+        test_kernel_files(tmp)
+        test_ssh_keys(tmp)
+        test_root_hint(tmp)
         test_answers(tmp)
         test_user(tmp)
         test_secrets_unread(tmp)
