@@ -20,6 +20,7 @@ INTEGRATION_TESTS = \
 	tests/integration/confirmations_keep_stdin_read.py \
 	tests/integration/credential_in_ssh_output_withheld.py \
 	tests/integration/credential_symlink_refused_at_start.py \
+	tests/integration/declined_challenge_is_spent.py \
 	tests/integration/demo_transcript.py \
 	tests/integration/duplicate_after_the_result_ring.py \
 	tests/integration/executor_enforces_session_limits.py \
