@@ -55,6 +55,7 @@ INTEGRATION_TESTS = \
 	tests/integration/peerless_socket_and_run_as.py \
 	tests/integration/per_day_shared_through_state_dir.py \
 	tests/integration/profile_chosen_by_peer.py \
+	tests/integration/question_shows_what_is_sent.py \
 	tests/integration/reflected_credential_withheld.py \
 	tests/integration/refused_calls_spend_the_budget.py \
 	tests/integration/results_sanitized_and_cut.py \
