@@ -35,6 +35,7 @@
 #include "broker/commands.h"
 #include "common/exit.h"
 #include "common/json.h"
+#include "common/text_escape.h"
 #include "policy/load.h"
 #include "policy/source.h"
 
@@ -215,20 +216,20 @@ approve_ask(const char *dir, const char *name, const cJSON *req, size_t *len)
 	return reply;
 }
 
-/* A text a target or a model chose, safe for a terminal: controls and
- * DEL as \xNN, backslash doubled. */
+/* A text a target or a model chose, safe for a terminal: every
+ * character that does not show what it is escaped as the question's
+ * values are (common/text_escape.h); the executor escaped those already,
+ * so they print as they came. */
 static void
 approve_print_text(const char *s)
 {
-	const unsigned char *p;
+	char e[TEXT_ESCAPE_MAX];
+	size_t i = 0, n = strlen(s), elen, chars;
 
-	for (p = (const unsigned char *)s; *p != '\0'; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			printf("\\x%02x", *p);
-		else if (*p == '\\')
-			fputs("\\\\", stdout);
-		else
-			putchar(*p);
+	while (i < n) {
+		i += text_escape_next((const uint8_t *)s + i, n - i, 0, e,
+		    &elen, &chars);
+		fputs(e, stdout);
 	}
 }
 

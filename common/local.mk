@@ -18,6 +18,7 @@ libspcommon_a_SOURCES += \
 	common/secret.c common/secret.h
 libspcommon_a_SOURCES += \
 	common/utf8.c common/utf8.h \
+	common/text_escape.c common/text_escape.h \
 	common/frame.c common/frame.h \
 	common/json.c common/json.h \
 	common/json_tree.c common/json_tree.h \

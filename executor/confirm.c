@@ -264,38 +264,61 @@ confirm_retype_ok(const struct policy_tool *tool, const struct value *args,
 	return same;
 }
 
-enum confirm_decision
-confirm_verify(struct confirm_keeper *k, const struct child_context *ctx,
-    uint32_t tool_index, const struct value *args, size_t arg_count,
-    const struct record_confirm_answer *answer)
+/*
+ * The challenge's own checks: the MAC for these values, the expiry, and
+ * the nonce spent here (CONFIRM_ACCEPTED: it verified and is now spent).
+ */
+static enum confirm_decision
+confirm_spend_verified(struct confirm_keeper *k,
+    const struct child_context *ctx, uint32_t tool_index,
+    const struct value *args, size_t arg_count,
+    const struct record_confirm_challenge *c)
 {
-	const struct policy_tool *tool = &ctx->policy->tools[tool_index];
-	const struct record_confirm_challenge *c = &answer->challenge;
 	uint8_t mac[HASH_SHA256_LEN];
 	uint64_t now = k->epoch_ms + confirm_now_ms();
-	bool spent;
 
-	switch (answer->verdict) {
-	case RECORD_CONFIRM_ACCEPT:
-		break;
-	case RECORD_CONFIRM_DECLINE:
-		return CONFIRM_DECLINED;
-	case RECORD_CONFIRM_CANCEL:
-		return CONFIRM_CANCELLED;
-	case RECORD_CONFIRM_UNSUPPORTED:
-		return CONFIRM_UNSUPPORTED;
-	case RECORD_CONFIRM_RELAYED:
-		return CONFIRM_RELAYED;
-	}
 	if (!confirm_mac(k, ctx, tool_index, args, arg_count, c, mac) ||
 	    !hash_equal_ct(mac, c->mac, sizeof(mac)))
 		return confirm_unverified(k, c);
 	if (c->expiry_ms <= now)
 		return CONFIRM_EXPIRED;
 	confirm_spent_prune(k, now);
-	spent = confirm_spent_has(k, c);
-	if (spent || !confirm_spend(k, c))
+	if (confirm_spent_has(k, c) || !confirm_spend(k, c))
 		return CONFIRM_REPLAYED;
+	return CONFIRM_ACCEPTED;
+}
+
+enum confirm_decision
+confirm_verify(struct confirm_keeper *k, const struct child_context *ctx,
+    uint32_t tool_index, const struct value *args, size_t arg_count,
+    const struct record_confirm_answer *answer)
+{
+	const struct policy_tool *tool = &ctx->policy->tools[tool_index];
+	enum confirm_decision d;
+
+	switch (answer->verdict) {
+	case RECORD_CONFIRM_ACCEPT:
+		break;
+	/* the human's "no" is final: its challenge is spent as an accept's
+	 * is, so it cannot come back with an accept (a forged one spends
+	 * nothing and is a "no" all the same) */
+	case RECORD_CONFIRM_DECLINE:
+		(void)confirm_spend_verified(k, ctx, tool_index, args,
+		    arg_count, &answer->challenge);
+		return CONFIRM_DECLINED;
+	case RECORD_CONFIRM_CANCEL:
+		(void)confirm_spend_verified(k, ctx, tool_index, args,
+		    arg_count, &answer->challenge);
+		return CONFIRM_CANCELLED;
+	case RECORD_CONFIRM_UNSUPPORTED:
+		return CONFIRM_UNSUPPORTED;
+	case RECORD_CONFIRM_RELAYED:
+		return CONFIRM_RELAYED;
+	}
+	d = confirm_spend_verified(k, ctx, tool_index, args, arg_count,
+	    &answer->challenge);
+	if (d != CONFIRM_ACCEPTED)
+		return d;
 	if (!confirm_retype_ok(tool, args, arg_count, answer))
 		return CONFIRM_WRONG_VALUE;
 	return CONFIRM_ACCEPTED;

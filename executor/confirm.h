@@ -24,10 +24,13 @@
  * the MAC verifies (constant-time compare) for the values this executor
  * holds for the call; the expiry has not passed; the nonce was never
  * spent; and, with retype, the typed text read as the param's canonical
- * value equals the call's value.  A nonce is spent by an accept whose
- * MAC verified, whatever the retype check then says, and remembered
- * until its expiry; any other answer leaves it unspent (a 2026-07-28
- * client brings the same challenge back with its retry).
+ * value equals the call's value.  A nonce is spent by the human's
+ * answer -- an accept, a decline or a cancel -- whose MAC verified and
+ * which came before the expiry, whatever the retype check then says, and
+ * remembered until its expiry: a "no" cannot come back as a "yes".  Only
+ * "relayed" (the 2026-07-28 question went out in a result; the client
+ * brings the same challenge back with its retry) and "unsupported" (no
+ * human was asked) leave it unspent.
  *
  * Ownership: the keeper is the dispatch's (executor/dispatch.h); it owns
  * its key (zeroed when freed) and its bounded list of spent nonces.

@@ -20,27 +20,11 @@
 #include "common/log.h"
 #include "executor/dispatch_int.h"
 #include "policy/audit_args.h"
-#include "policy/buf.h"
 #include "policy/confirm_message.h"
-#include "policy/expand.h"
 
-/* What sp approve --list shows of a value, and of the whole message, in
- * code points (as the client's question is cut: frontend/mcp_confirm.c). */
-#define DISPATCH_OPERATOR_VALUE_CHARS 120
-#define DISPATCH_OPERATOR_MESSAGE_CHARS 500
-#define DISPATCH_OPERATOR_BUILD_BYTES 65536
-
-/* The byte length of s's first max code points (s is UTF-8). */
-static size_t
-dispatch_operator_cut(const char *s, size_t len, size_t max)
-{
-	size_t i, chars = 0;
-
-	for (i = 0; i < len; i++)
-		if (((unsigned char)s[i] & 0xc0) != 0x80 && ++chars > max)
-			break;
-	return i;
-}
+/* The operator's question travels in one OPERATOR_ASK record. */
+_Static_assert(CONFIRM_MESSAGE_BYTES_MAX <= RECORD_TEXT_CAP,
+    "the question fits an OPERATOR_ASK record");
 
 /* The shape of what the human typed: "string(N)", never the text. */
 static char *
@@ -110,54 +94,6 @@ dispatch_confirm_on_expiry(evutil_socket_t fd, short what, void *arg)
 	dispatch_confirm_deny(c, CONFIRM_EXPIRED, NULL);
 }
 
-/* The value as text, cut after DISPATCH_OPERATOR_VALUE_CHARS code points
- * (a confirm_value_fn); sp approve shows it escaped (broker/approvals.h). */
-static bool
-dispatch_operator_value(struct policy_buf *b, const struct policy_param *p,
-    const struct value *v, void *arg)
-{
-	struct policy_buf text;
-	size_t i;
-	bool ok;
-
-	(void)arg;
-	policy_buf_init(&text, DISPATCH_OPERATOR_BUILD_BYTES);
-	ok = expand_value_text(p, v, &text);
-	i = ok ? dispatch_operator_cut(text.data != NULL ? text.data : "",
-	    text.len, DISPATCH_OPERATOR_VALUE_CHARS) : 0;
-	ok = ok && policy_buf_append(b, text.data != NULL ? text.data : "", i) &&
-	    (i == text.len || policy_buf_append_str(b, "..."));
-	policy_buf_free(&text);
-	return ok;
-}
-
-/*
- * The question as the client would be asked it: the template, or the
- * title and each value by name.  Rendered here, not by the frontend, so
- * what an approver reads comes from the values this executor holds.
- */
-static char *
-dispatch_operator_message(const struct dispatch_call *c)
-{
-	struct policy_buf b;
-	size_t k, n;
-	bool ok;
-	char *out;
-
-	policy_buf_init(&b, DISPATCH_OPERATOR_BUILD_BYTES);
-	ok = confirm_message_build(&b, c->tool, c->args, c->arg_count,
-	    dispatch_operator_value, NULL);
-	if (!ok || (out = policy_buf_steal(&b, &n)) == NULL) {
-		policy_buf_free(&b);
-		return NULL;
-	}
-	/* the whole cut as the client's question is */
-	if ((k = dispatch_operator_cut(out, n, DISPATCH_OPERATOR_MESSAGE_CHARS))
-	    < n)
-		memcpy(out + k, "\0", 1);
-	return out;
-}
-
 /* via operator: the broker lists the call for sp approve. */
 static bool
 dispatch_operator_ask(struct dispatch_call *c,
@@ -170,13 +106,14 @@ dispatch_operator_ask(struct dispatch_call *c,
 	ask.call_id = c->call_id;
 	ask.tool_index = c->tool_index;
 	ask.challenge = *challenge;
-	if ((ask.message.ptr = dispatch_operator_message(c)) == NULL) {
+	/* rendered here, not by the frontend, so what an approver reads
+	 * comes from the values this executor holds */
+	if ((ask.message.ptr = confirm_message_render(c->tool, c->args,
+	    c->arg_count, &ask.message.len)) == NULL) {
 		log_error("call %llu: the approval message could not be built",
 		    (unsigned long long)c->call_id);
 		return false;
 	}
-	/* 500 code points: at most 2000 bytes, within RECORD_TEXT_CAP */
-	ask.message.len = strlen(ask.message.ptr);
 	ok = channel_send(c->d->ctx->chan, RECORD_ROLE_BROKER,
 	    RECORD_OPERATOR_ASK, &ask);
 	free(ask.message.ptr);

@@ -5,10 +5,10 @@
  * and will verify it; the frontend shows the question and relays the
  * answer with the challenge.  A legacy session whose client declared
  * form elicitation in initialize gets one elicitation/create per
- * challenge, id "sallyport-confirm-CALL", with the message built from the
- * tool's template and its validated values (each on one line, sanitized
- * as target text is and cut at MCP_CONFIRM_VALUE_CHARS, the whole at
- * MCP_CONFIRM_MESSAGE_CHARS) and a schema of one field: the retype
+ * challenge, id "sallyport-confirm-CALL", with the question built from
+ * the tool's template and its validated values (policy/confirm_message.h:
+ * each value escaped, never folded, and every cut said, as the operator
+ * reads it) and a schema of one field: the retype
  * param's value, typed again as a string, or a boolean "confirm".  A
  * client without the capability is not asked: the executor is told at
  * once and denies the call.  The call's slot stays taken while it waits,
@@ -33,18 +33,8 @@
 #include "common/base64.h"
 #include "common/log.h"
 #include "frontend/mcp_session_impl.h"
-#include "frontend/sanitize.h"
-#include "policy/buf.h"
 #include "policy/confirm_message.h"
-#include "policy/expand.h"
 
-#define MCP_CONFIRM_VALUE_CHARS 120
-#define MCP_CONFIRM_MESSAGE_CHARS 500
-/* One value's text before its cut (its expansion's bound). */
-#define MCP_CONFIRM_MESSAGE_BYTES (64u * 1024)
-/* One value in the message once cut: 120 characters of at most 4 bytes,
- * the cut marker, and the default message's "name = " around it. */
-#define MCP_CONFIRM_VALUE_BYTES (4u * MCP_CONFIRM_VALUE_CHARS + 1024)
 #define MCP_CONFIRM_ID_PREFIX "sallyport-confirm-"
 /* The field of a question without retype. */
 #define MCP_CONFIRM_FIELD "confirm"
@@ -110,46 +100,6 @@ mcp_confirm_capability(struct mcp_session *s, const cJSON *params)
 	    cJSON_GetObjectItemCaseSensitive(params, "capabilities"));
 }
 
-/*
- * A value sits inside the template's sentence: its line breaks and tabs
- * (the two controls the sanitizer keeps) become spaces, so a value cannot
- * write lines that read as the template's own.
- */
-static void
-mcp_confirm_one_line(struct policy_buf *text)
-{
-	size_t i;
-
-	for (i = 0; i < text->len; i++)
-		if (text->data[i] == '\n' || text->data[i] == '\t')
-			text->data[i] = ' ';
-}
-
-/* The value as text, on one line, sanitized and cut (a confirm_value_fn). */
-static bool
-mcp_confirm_add_value(struct policy_buf *b, const struct policy_param *p,
-    const struct value *v, void *arg)
-{
-	struct policy_buf text;
-	struct sanitized clean;
-	bool ok;
-
-	(void)arg;
-	policy_buf_init(&text, MCP_CONFIRM_MESSAGE_BYTES);
-	ok = expand_value_text(p, v, &text);
-	if (ok)
-		mcp_confirm_one_line(&text);
-	ok = ok && sanitize_external_text((const uint8_t *)(text.data != NULL ?
-	    text.data : ""), text.len, text.len, MCP_CONFIRM_VALUE_CHARS,
-	    &clean);
-	policy_buf_free(&text);
-	if (!ok)
-		return false;
-	ok = policy_buf_append(b, clean.text, clean.len);
-	sanitized_free(&clean);
-	return ok;
-}
-
 void
 mcp_confirm_free(struct mcp_confirm_wait *w)
 {
@@ -199,33 +149,12 @@ mcp_confirm_take_state(struct mcp_confirm_wait *w,
 	return true;
 }
 
-/*
- * The whole message before its cut: literal text and each value, cut.  A
- * 500-character template holds up to 166 placeholders, so a fixed bound
- * would fail (and end the session) on long values in a template the
- * loader accepted.
- */
-static size_t
-mcp_confirm_message_max(const struct policy_tool *tool)
-{
-	const struct policy_template *t = &tool->confirm_spec.message;
-	size_t max = tool->title != NULL ? strlen(tool->title) :
-	    strlen(tool->name);
-
-	if (tool->confirm_spec.has_message)
-		return max + 4 * MCP_CONFIRM_MESSAGE_CHARS +
-		    t->part_count * MCP_CONFIRM_VALUE_BYTES;
-	return max + 16 + tool->param_count * MCP_CONFIRM_VALUE_BYTES;
-}
-
 bool
 mcp_confirm_prepare(struct mcp_session *s, struct mcp_call *call,
     const struct policy_tool *tool, const struct value *values,
     const cJSON *params)
 {
-	struct policy_buf b;
-	struct sanitized whole;
-	bool ok;
+	size_t len;
 
 	memset(&call->confirm, 0, sizeof(call->confirm));
 	if (!tool->confirm)
@@ -236,17 +165,12 @@ mcp_confirm_prepare(struct mcp_session *s, struct mcp_call *call,
 	if (s->era == MCP_ERA_MODERN &&
 	    !mcp_confirm_take_state(&call->confirm, tool, params))
 		return false;
-	policy_buf_init(&b, mcp_confirm_message_max(tool));
-	ok = confirm_message_build(&b, tool, values, tool->param_count,
-	    mcp_confirm_add_value, NULL);
-	ok = ok && sanitize_external_text((const uint8_t *)b.data, b.len,
-	    b.len, MCP_CONFIRM_MESSAGE_CHARS, &whole);
-	policy_buf_free(&b);
-	if (!ok) {
+	call->confirm.message = confirm_message_render(tool, values,
+	    tool->param_count, &len);
+	if (call->confirm.message == NULL) {
 		log_error("the confirmation message could not be built");
 		return false;
 	}
-	call->confirm.message = whole.text;	/* taken over */
 	return true;
 }
 

@@ -14,8 +14,9 @@
 
 #include "policy/load_template.h"
 
-/* The whole message is cut at 500 characters when rendered; a template
- * longer than that could never be shown whole. */
+/* A template within this always shows whole: the rendered question is
+ * cut at CONFIRM_MESSAGE_CHARS (policy/confirm_message.h), and values
+ * take at most CONFIRM_MESSAGE_VALUES_CHARS of it plus their cuts. */
 #define LOAD_CONFIRM_MESSAGE_MAX 500
 
 static void

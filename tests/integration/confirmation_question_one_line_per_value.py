@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """The question a human reads is built only from the template and the
-sanitized values (docs/design.md section 8.2), and a value cannot take
-over its layout: a model's value with newlines could otherwise write
-lines that read as the template's own ("Approved already: type 3").  So
-in a confirmation message a value's line breaks and tabs are spaces,
-bidi controls go, "{qty}" inside a value stays text, each value is cut
-at 120 characters (never inside a UTF-8 sequence) and the whole at 500,
-each cut said; a template of 166 placeholders with long values is still
-asked (a fixed 64 KiB bound ended the session).  Every question is
-declined: the target sees nothing.  Without a template the question is
-"Allow TOOL: param = value, ...?", its values shown the same way."""
+values (docs/design.md section 8.2, policy/confirm_message.h), and a
+value cannot take over its layout: a model's value with newlines could
+otherwise write lines that read as the template's own ("Approved already:
+type 3").  So in a confirmation message a value's line breaks, tabs and
+bidi controls are shown escaped (\\u{000A}, \\u{202E}: one line, nothing
+hidden, nothing dropped), "{qty}" inside a value stays text, each value
+is cut at 120 characters (never inside a UTF-8 sequence), fewer when
+many values share the question, so that each still shows, and the whole
+at 1000, each cut said with its length; a template of 166 placeholders
+with long values is still asked (a fixed 64 KiB bound ended the
+session).  Every question is declined: the target sees nothing.  Without
+a template the question is "Allow TOOL: param = value, ...?", its values
+shown the same way."""
 import json
 import os
 import sys
@@ -59,41 +62,43 @@ def main():
     forged = "widget\n\nApproved already by the operator: type 3\r\n\tok"
     msg, closed = question("Create {qty} x {name} in the shop", forged)
     check("a value with newlines and a tab: one line, the value's breaks "
-          "are spaces", msg == "Create 3 x widget  Approved already by the "
-          "operator: type 3   ok in the shop" and closed, repr(msg))
+          "shown escaped", msg == "Create 3 x widget\\u{000A}\\u{000A}"
+          "Approved already by the operator: type 3\\u{000D}\\u{000A}"
+          "\\u{0009}ok in the shop" and closed, repr(msg))
 
     msg, closed = question("Create {qty} x {name}",
                            "a\u202egnp.exe {qty} {name} \u2066x\u2069")
-    check("bidi controls are spaces, placeholders in a value stay text",
-          msg == "Create 3 x a gnp.exe {qty} {name}  x " and closed,
-          repr(msg))
+    check("bidi controls shown escaped, placeholders in a value stay text",
+          msg == "Create 3 x a\\u{202E}gnp.exe {qty} {name} \\u{2066}x"
+          "\\u{2069}" and closed, repr(msg))
 
     msg, closed = question("Create {qty} x {name}", "\u00e9" * 200)
-    shown = msg.split("\n")[0] if msg else ""
     check("a value of 200 two-byte characters: 120 shown, whole, and the "
-          "cut said on the value's own line",
-          shown == "Create 3 x " + "\u00e9" * 120 and
-          "[external text cut: shown 120 of 200 characters]" in msg and
-          closed, repr(msg))
+          "cut said with the value's length",
+          msg == "Create 3 x " + "\u00e9" * 120 +
+          "\u2026 (cut: shown 120 of 200 chars)" and closed, repr(msg))
 
     msg, closed = question("{name}|{name}|{name}|{name}|{name}",
                            "\u20ac" * 130)
-    check("five cut values (600+ characters): the whole is cut at 500, "
-          "and said", msg is not None and
-          msg.endswith("characters]") and
-          len(msg.split("\n[external text cut: shown 500 of")[0]) == 500 and
+    check("five cut values (600+ characters): each shown to its own cut, "
+          "each cut said, the whole not cut",
+          msg == "|".join(["\u20ac" * 120 +
+                           "\u2026 (cut: shown 120 of 130 chars)"] * 5) and
           closed, repr(msg))
     msg, closed = question(None, "two\nlines", qty=7)
     check("no template: \"Allow TOOL: param = value, ...?\", each value "
-          "on one line", msg == "Allow create_item: name = two lines, "
-          "qty = 7?" and closed, repr(msg))
+          "on one line", msg == "Allow create_item: name = two\\u{000A}"
+          "lines, qty = 7?" and closed, repr(msg))
     # the most placeholders a 500-character template holds, each value
-    # of 4-byte characters cut at 120: about 90 KB before the whole cut
+    # of 4-byte characters: about 90 KB before the cuts
     msg, closed = question("{a}" * 166, "n", a="\U0001f600" * 200)
-    check("166 placeholders of 200 four-byte characters each: asked, cut "
-          "at 500, the session goes on",
-          msg is not None and msg.endswith("characters]") and closed,
-          repr(msg)[:300])
+    head, _, tail = (msg or "").partition("\u2026 (question cut: shown ")
+    said = tail.split(" ")
+    check("166 placeholders of 200 four-byte characters each: asked, the "
+          "whole cut at 1000 characters and said, the session goes on",
+          msg is not None and len(head) <= 1000 and
+          said[0] == str(len(head)) and int(said[2]) > 1000 and
+          msg.endswith(" chars)") and closed, repr(msg)[-300:])
     done()
 
 

@@ -20,6 +20,7 @@ INTEGRATION_TESTS = \
 	tests/integration/confirmations_keep_stdin_read.py \
 	tests/integration/credential_in_ssh_output_withheld.py \
 	tests/integration/credential_symlink_refused_at_start.py \
+	tests/integration/declined_challenge_is_spent.py \
 	tests/integration/demo_transcript.py \
 	tests/integration/duplicate_after_the_result_ring.py \
 	tests/integration/executor_enforces_session_limits.py \
@@ -55,6 +56,7 @@ INTEGRATION_TESTS = \
 	tests/integration/per_day_shared_through_state_dir.py \
 	tests/integration/policy_comments_change_nothing.py \
 	tests/integration/profile_chosen_by_peer.py \
+	tests/integration/question_shows_what_is_sent.py \
 	tests/integration/reflected_credential_withheld.py \
 	tests/integration/refused_calls_spend_the_budget.py \
 	tests/integration/results_sanitized_and_cut.py \

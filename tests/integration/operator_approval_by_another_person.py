@@ -159,7 +159,7 @@ def test_approve():
     check("approve: --list shows the waiting call to an approver: id, "
           "tool, requester uid 0, the values as the message renders them",
           len(lines) == 1 and "\tcreate_item\tuid 0\t" in lines[0] and
-          "Create 3 x widget \"$(id)\"\\x0a-x \u00e9t\u00e9 in the shop"
+          "Create 3 x widget \"$(id)\"\\u{000A}-x \u00e9t\u00e9 in the shop"
           in lines[0] and "(retype qty)" in lines[0], lines)
     ident = lines[0].split("\t")[0] if lines else "none.1"
     check("... nothing reached the target while it waits",
@@ -202,7 +202,7 @@ def test_default_question():
     check("no template: the approver reads \"Allow TOOL: param = value, "
           "...?\", the values as the executor holds them",
           len(lines) == 1 and "Allow create_item: name = widget "
-          "\"$(id)\"\\x0a-x \u00e9t\u00e9, qty = 9?" in lines[0], lines)
+          "\"$(id)\"\\u{000A}-x \u00e9t\u00e9, qty = 9?" in lines[0], lines)
     ident = lines[0].split("\t")[0] if lines else "none.1"
     st, out, err = approve(state, ident, "--deny", user=APPROVER)
     s.wait([1], 60)

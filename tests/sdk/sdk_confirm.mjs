@@ -89,8 +89,8 @@ function connect(elicitation) {
 let answer = () => ({ action: 'decline' });
 const asked = [];
 const name = 'widget "$(id)"\n-x \u00e9t\u00e9';
-// As the question shows it: a value's line breaks are spaces there.
-const shown = name.replace(/\n/g, ' ');
+// As the question shows it: a value's line break escaped there.
+const shown = name.replace(/\n/g, '\\u{000A}');
 const call = (client, tool, tag, qty, opts) => client.callTool({ name: tool,
   arguments: { tag, name, qty } }, undefined, opts);
 

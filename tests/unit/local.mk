@@ -14,7 +14,7 @@ COMMON_UNIT_TESTS = \
 	tests/unit/test_audit_chain \
 	tests/unit/test_sandbox tests/unit/test_confine tests/unit/test_spawn \
 	tests/unit/test_executor_filter tests/unit/test_secret \
-	tests/unit/test_exec_confine
+	tests/unit/test_exec_confine tests/unit/test_text_escape
 tests_unit_test_record_SOURCES = tests/unit/test_record.c \
 	tests/unit/test_record_action.c tests/unit/test_record_result.c \
 	tests/unit/test_record_audit.c tests/unit/test_record_confirm.c
@@ -127,6 +127,7 @@ endif
 tests_unit_test_log_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_hash_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_hex_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_text_escape_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_base64_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_buf_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_record_CFLAGS = $(UNIT_CFLAGS)
