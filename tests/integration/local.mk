@@ -36,6 +36,7 @@ INTEGRATION_TESTS = \
 	tests/integration/killed_writers_leave_a_torn_tail_at_most.py \
 	tests/integration/known_hosts_markers_refused.py \
 	tests/integration/leading_dash_value_refused.py \
+	tests/integration/limits_and_journal_compare_canonical_values.py \
 	tests/integration/long_session_heap_stays_flat.py \
 	tests/integration/lost_client_ends_the_session.py \
 	tests/integration/make_install_and_rotation.py \
