@@ -22,10 +22,13 @@ import time
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import structured  # noqa: E402
-from sptest.policy import write_policy  # noqa: E402
+from sptest.policy import (document, http_target, http_tool,  # noqa: E402
+                            write_policy)
 from sptest.run import Session, tmpdir  # noqa: E402
 from sptest.tap import check, done, skip  # noqa: E402
 from sptest.target import Target  # noqa: E402
+
+ID = {"id": {"type": "string", "maxLength": 64}}
 
 CHECKS = ["full before: each session denied", "full before: saying why",
           "full before: nothing reached the target",
@@ -35,22 +38,16 @@ CHECKS = ["full before: each session denied", "full before: saying why",
 
 
 def doc(tmp, port, state):
-    return {
-        "sallyport": 1,
-        "server": {"name": "journal-full"},
-        "limits": {"call_timeout_ms": 120000, "dedupe_ms": 0},
-        "state_dir": state,
-        "targets": {"api": {"type": "http",
-                            "base_url": "http://127.0.0.1:%d" % port}},
-        "tools": [{"name": "hold_item", "description": "Store, held.",
-                   "target": "api", "scope": "rw", "mutating": True,
-                   "http": {"method": "POST", "path": "/hold/f/{id}"},
-                   "params": {"id": {"type": "string", "maxLength": 64}},
-                   "idempotency": {"window_s": 3600,
-                                   "header": "Idempotency-Key"}}],
-        "profiles": {"default": {"scopes": ["rw"]}},
-        "audit": {"path": os.path.join(tmp, "audit.jsonl")},
-    }
+    held = http_tool("hold_item", "/hold/f/{id}", ID, method="POST",
+                     scope="rw", description="Store, held.", mutating=True,
+                     idempotency={"window_s": 3600,
+                                  "header": "Idempotency-Key"})
+    return document("journal-full",
+                    {"api": http_target("http://127.0.0.1:%d" % port)},
+                    [held], limits={"call_timeout_ms": 120000,
+                                    "dedupe_ms": 0},
+                    audit_path=os.path.join(tmp, "audit.jsonl"),
+                    scopes=("rw",), state_dir=state)
 
 
 def mounted(state):

@@ -25,10 +25,13 @@ import sys
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE, INITIALIZED, structured  # noqa: E402
-from sptest.policy import write_policy  # noqa: E402
+from sptest.policy import (document, http_target, http_tool,  # noqa: E402
+                            write_policy)
 from sptest.run import SP, Session, finish, start, tmpdir  # noqa: E402
 from sptest.tap import check, done, skip  # noqa: E402
 from sptest.target import Target  # noqa: E402
+
+ID = {"id": {"type": "string", "maxLength": 64}}
 
 ATTACKER = "sp-stf-%05d" % random.randrange(100000)
 CASES = ["limits.jsonl", "journal.jsonl", "approvals", "symlink",
@@ -36,21 +39,13 @@ CASES = ["limits.jsonl", "journal.jsonl", "approvals", "symlink",
 
 
 def doc(tmp, port, state):
-    return {
-        "sallyport": 1,
-        "server": {"name": "state-owners"},
-        "limits": {"call_timeout_ms": 120000, "dedupe_ms": 0},
-        "state_dir": state,
-        "targets": {"api": {"type": "http",
-                            "base_url": "http://127.0.0.1:%d" % port}},
-        "tools": [{"name": "count_item", "description": "Counted.",
-                   "target": "api", "scope": "rw",
-                   "http": {"method": "GET", "path": "/count/{id}"},
-                   "params": {"id": {"type": "string", "maxLength": 64}},
-                   "limits": {"per_day": 3}}],
-        "profiles": {"default": {"scopes": ["rw"]}},
-        "audit": {"path": os.path.join(tmp, "audit.jsonl")},
-    }
+    counted = http_tool("count_item", "/count/{id}", ID, scope="rw",
+                        description="Counted.", limits={"per_day": 3})
+    return document("state-owners",
+                    {"api": http_target("http://127.0.0.1:%d" % port)},
+                    [counted], limits={"call_timeout_ms": 120000},
+                    audit_path=os.path.join(tmp, "audit.jsonl"),
+                    scopes=("rw",), state_dir=state)
 
 
 def as_attacker(*argv):
