@@ -334,10 +334,10 @@ state_dir_entry_trusted(const struct stat *st, uid_t owner, char *why,
 		    "its own");
 	else if (st->st_uid != owner)
 		snprintf(why, why_size, "is owned by uid %lu, not the running "
-		    "user (uid %lu): rm it, or chown %lu it%s",
+		    "user (uid %lu): run sp as its owner if that is sp's user "
+		    "(sp check --user NAME), else rm it or chown %lu it",
 		    (unsigned long)st->st_uid, (unsigned long)owner,
-		    (unsigned long)owner, owner == 0 ? " (or check as the "
-		    "service: sp check --user NAME)" : "");
+		    (unsigned long)owner);
 	else if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
 		snprintf(why, why_size, "is writable by group or others (mode "
 		    "%04o): chmod go-w it", (unsigned)(st->st_mode & 07777));
