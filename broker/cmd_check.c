@@ -1,8 +1,9 @@
 /*
  * sp check [--config FILE] [--user NAME] [--dump]: validate a policy and print
  * every problem as "FILE:LINE:COL: message".  After the loader, the very
- * start-up checks sp mcp runs (policy/startcheck.h, child/child.h's user
- * check), so a policy that passes starts; then warnings about grants.
+ * start-up checks sp mcp runs (policy/startcheck.h, state_dir's owners in
+ * broker/state_dir.h, child/child.h's user check), so a policy that
+ * passes starts; then warnings about grants.
  * With --user, sp check first becomes that user (its groups, gid and
  * uid), so the files are opened as the service that reads them will open
  * them.  Diagnostics go to stderr; stdout stays silent but for --dump,
@@ -24,6 +25,7 @@
 
 #include "broker/cmd_args.h"
 #include "broker/commands.h"
+#include "broker/state_dir.h"
 #include "child/child.h"
 #include "common/log.h"
 #include "policy/dump.h"
@@ -118,6 +120,7 @@ check_policy(const char *path, const char *bytes, size_t len,
 	policy = policy_load(path, bytes, len, &diags);
 	if (policy != NULL) {
 		(void)policy_check_start(policy, path, &diags, NULL, 0);
+		(void)state_dir_check_start(policy, path, &diags, NULL, 0);
 		check_users(policy, path, &diags);
 		if (args->user == NULL)
 			check_user_hint(policy, path, &diags);

@@ -326,13 +326,14 @@ journal_abandon(struct journal *j)
 	j->locked = false;
 }
 
-/* One change, in memory and (locked) in the file. */
-static void
+/* One change, in memory and (locked) in the file; false when it is not
+ * in the file (logged). */
+static bool
 journal_put(struct journal *j, struct journal_entry *e)
 {
 	cJSON *o = cJSON_CreateObject();
 	char *line = NULL;
-	bool ok;
+	bool ok = true;
 
 	if (j->state == NULL)
 		goto out;
@@ -343,22 +344,29 @@ journal_put(struct journal *j, struct journal_entry *e)
 	    cJSON_AddNumberToObject(o, "call", (double)e->call_id) &&
 	    cJSON_AddStringToObject(o, "tool", e->tool) &&
 	    cJSON_AddStringToObject(o, "summary", e->summary) &&
-	    (line = cJSON_PrintUnformatted(o)) != NULL;
-	if (!ok || !state_file_append(j->state, line, strlen(line)))
+	    (line = cJSON_PrintUnformatted(o)) != NULL &&
+	    state_file_append(j->state, line, strlen(line));
+	if (!ok)
 		log_error("journal key %s: %s not written", e->key,
 		    journal_state_names[e->state]);
 out:
 	cJSON_free(line);
 	cJSON_Delete(o);
+	return ok;
 }
 
-void
+bool
 journal_begin(struct journal *j, const struct record_audit_event *intent,
-    const char *key, uint64_t wall_ms)
+    const char *key, uint64_t wall_ms, char *message, size_t message_size)
 {
-	struct journal_entry *e = journal_slot(j, key);
+	struct journal_entry *e = journal_find(j, key), was;
+	bool existed = e != NULL, ok;
 
-	if (e != NULL) {
+	if (existed)
+		was = *e;
+	else
+		e = journal_slot(j, key);
+	if ((ok = e != NULL)) {
 		e->state = JOURNAL_PENDING;
 		e->ts_ms = wall_ms;
 		e->call_id = intent->call_id;
@@ -366,9 +374,19 @@ journal_begin(struct journal *j, const struct record_audit_event *intent,
 		e->summary[0] = '\0';
 		snprintf(e->tool, sizeof(e->tool), "%s",
 		    j->policy->tools[intent->tool_index].name);
-		journal_put(j, e);
+		/* unrecorded, a call could be sent again by the next session
+		 * whatever its outcome: it is not sent at all */
+		if (!(ok = journal_put(j, e)) && existed)
+			*e = was;
+		else if (!ok)
+			*e = j->e[--j->n];	/* the slot just made, last */
 	}
+	if (!ok)
+		snprintf(message, message_size, "denied: the idempotency "
+		    "journal could not record this call in state_dir (is it "
+		    "full?); nothing was sent");
 	journal_abandon(j);
+	return ok;
 }
 
 static struct journal_entry *
@@ -402,6 +420,12 @@ journal_summary(const struct policy_tool *tool, enum record_outcome outcome,
 	    "exit status" : "HTTP", status);
 }
 
+/*
+ * An outcome that cannot be written leaves the file's pending line: other
+ * sessions refuse the identical call as in flight, then (past twice the
+ * budget) as unknown, until window_s passes or sp journal resolve; this
+ * session keeps the outcome in memory.  Never sent blindly.
+ */
 void
 journal_end(struct journal *j, uint64_t call_id, enum record_outcome outcome,
     int32_t status, uint64_t wall_ms)
@@ -409,15 +433,13 @@ journal_end(struct journal *j, uint64_t call_id, enum record_outcome outcome,
 	const struct state_reader reader = { journal_on_reset, journal_on_line,
 	    j };
 	struct journal_entry *e = journal_ours(j, call_id), keep;
+	bool locked;
 
 	if (e == NULL)
 		return;
 	keep = *e;
 	/* read first: the change goes after what others wrote since */
-	if (j->state != NULL && !state_file_lock(j->state, &reader)) {
-		log_error("journal key %s: outcome not written", keep.key);
-		return;
-	}
+	locked = j->state != NULL && state_file_lock(j->state, &reader);
 	if ((e = journal_slot(j, keep.key)) != NULL) {
 		*e = keep;
 		e->ours = false;
@@ -427,8 +449,13 @@ journal_end(struct journal *j, uint64_t call_id, enum record_outcome outcome,
 		    JOURNAL_FAILED;
 		journal_summary(journal_tool_named(j->policy, e->tool), outcome,
 		    status, e->summary, sizeof(e->summary));
-		journal_put(j, e);
+		if (j->state != NULL && (!locked || !journal_put(j, e)))
+			log_error("journal key %s: the outcome %s is not in "
+			    "state_dir, which still says pending: other "
+			    "sessions refuse the identical call until its "
+			    "window passes or sp journal resolve %s",
+			    keep.key, journal_state_names[e->state], keep.key);
 	}
-	if (j->state != NULL)
+	if (locked)
 		state_file_unlock(j->state);
 }

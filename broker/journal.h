@@ -21,7 +21,10 @@
  * under the file's lock (broker/state_dir.h), which is held from the
  * check until the pending line is in, so two sessions never both send.
  * At most JOURNAL_MAX keys are held; past that, with none expired, a
- * call is refused rather than sent unrecorded.
+ * call is refused rather than sent unrecorded; so is a call whose pending
+ * line cannot be written (state_dir full).  An outcome that cannot be
+ * written leaves that pending line, which other sessions take as in
+ * flight, then unknown: the call is never sent again blindly.
  */
 #ifndef SP_BROKER_JOURNAL_H
 #define SP_BROKER_JOURNAL_H
@@ -59,9 +62,14 @@ enum journal_verdict journal_check(struct journal *j,
     const struct record_audit_event *intent, uint64_t wall_ms, char *key,
     char *message, size_t message_size);
 
-/* After PASS: the entry pending for intent's call, then unlocked. */
-void journal_begin(struct journal *j, const struct record_audit_event *intent,
-    const char *key, uint64_t wall_ms);
+/*
+ * After PASS: the entry pending for intent's call, then unlocked.  false
+ * when the pending line could not be written to state_dir: the call must
+ * not be sent (message says so), as an unrecorded call could be sent
+ * again by another session whatever its outcome.
+ */
+bool journal_begin(struct journal *j, const struct record_audit_event *intent,
+    const char *key, uint64_t wall_ms, char *message, size_t message_size);
 /* After PASS, when something else refused the call: unlocked. */
 void journal_abandon(struct journal *j);
 

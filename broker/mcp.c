@@ -132,7 +132,8 @@ mcp_refusal_from_diags(const struct policy_diags *diags, struct mcp_session *s)
 
 /*
  * Read, validate, then the start-up checks sp check runs too
- * (policy/startcheck.h): else exit 78.
+ * (policy/startcheck.h, and state_dir's owners: broker/state_dir.h):
+ * else exit 78.
  */
 static bool
 mcp_load_policy(const char *option, struct mcp_session *s)
@@ -146,9 +147,12 @@ mcp_load_policy(const char *option, struct mcp_session *s)
 	s->policy = policy_load(name, s->bytes, s->len, &diags);
 	if (s->policy == NULL)
 		mcp_refusal_from_diags(&diags, s);
-	else
+	else {
 		(void)policy_check_start(s->policy, name, &diags, s->refusal,
 		    sizeof(s->refusal));
+		(void)state_dir_check_start(s->policy, name, &diags,
+		    s->refusal, sizeof(s->refusal));
+	}
 	ok = mcp_report(&diags) && s->policy != NULL;
 	policy_diags_free(&diags);
 	if (!ok)

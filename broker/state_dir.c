@@ -5,12 +5,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "broker/approvals.h"
+#include "broker/journal.h"
+#include "broker/limits.h"
 #include "broker/state_dir.h"
 #include "common/log.h"
 #include "common/sandbox.h"
@@ -21,6 +26,7 @@ struct state_file {
 	int dirfd;			/* O_PATH, held for reopening */
 	bool own_dir;			/* else the sibling's, borrowed */
 	int fd;
+	uid_t owner;			/* who its files must belong to */
 	char *name;			/* inside dirfd; owned */
 	dev_t dev;
 	ino_t ino;
@@ -35,6 +41,7 @@ static int
 state_file_open_fd(struct state_file *sf, struct stat *st)
 {
 	int fd = openat(sf->dirfd, sf->name, SANDBOX_AUDIT_LOG_FLAGS, 0600);
+	char why[160];
 
 	if (fd == -1) {
 		log_error("state_dir %s: %s", sf->name, errno == ELOOP ?
@@ -43,6 +50,12 @@ state_file_open_fd(struct state_file *sf, struct stat *st)
 	}
 	if (fstat(fd, st) == -1 || !S_ISREG(st->st_mode)) {
 		log_error("state_dir %s: not a regular file", sf->name);
+		close(fd);
+		return -1;
+	}
+	/* another user's file would let them spend or reset what it holds */
+	if (!state_dir_entry_trusted(st, sf->owner, why, sizeof(why))) {
+		log_error("state_dir %s %s", sf->name, why);
 		close(fd);
 		return -1;
 	}
@@ -62,6 +75,7 @@ state_file_new(const char *name)
 	}
 	sf->fd = -1;
 	sf->dirfd = -1;
+	sf->owner = geteuid();	/* before confinement: its filter has none */
 	return sf;
 }
 
@@ -79,6 +93,24 @@ state_file_finish(struct state_file *sf)
 	return sf;
 }
 
+static bool
+state_file_dir_ok(const struct state_file *sf, const char *dir)
+{
+	struct stat st;
+	char why[200];
+	bool open_to_all;
+
+	if (fstat(sf->dirfd, &st) == -1) {
+		log_error("state_dir %s: %s", dir, strerror(errno));
+		return false;
+	}
+	if (state_dir_dir_trusted(&st, sf->owner, &open_to_all, why,
+	    sizeof(why)))
+		return true;
+	log_error("state_dir %s %s", dir, why);
+	return false;
+}
+
 struct state_file *
 state_file_open(const char *dir, const char *name)
 {
@@ -92,6 +124,10 @@ state_file_open(const char *dir, const char *name)
 		return NULL;
 	}
 	sf->own_dir = true;
+	if (!state_file_dir_ok(sf, dir)) {
+		state_file_free(sf);
+		return NULL;
+	}
 	return state_file_finish(sf);
 }
 
@@ -287,4 +323,108 @@ void
 state_file_unlock(struct state_file *sf)
 {
 	(void)flock(sf->fd, LOCK_UN);
+}
+
+bool
+state_dir_entry_trusted(const struct stat *st, uid_t owner, char *why,
+    size_t why_size)
+{
+	if (S_ISLNK(st->st_mode))
+		snprintf(why, why_size, "is a symbolic link: rm it, sp makes "
+		    "its own");
+	else if (st->st_uid != owner)
+		snprintf(why, why_size, "is owned by uid %lu, not the running "
+		    "user (uid %lu): run sp as its owner if that is sp's user "
+		    "(sp check --user NAME), else rm it or chown %lu it",
+		    (unsigned long)st->st_uid, (unsigned long)owner,
+		    (unsigned long)owner);
+	else if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		snprintf(why, why_size, "is writable by group or others (mode "
+		    "%04o): chmod go-w it", (unsigned)(st->st_mode & 07777));
+	else if (S_ISREG(st->st_mode) && st->st_nlink != 1)
+		snprintf(why, why_size, "has %lu names (hard links): rm it, sp "
+		    "makes its own", (unsigned long)st->st_nlink);
+	else
+		return true;
+	return false;
+}
+
+bool
+state_dir_dir_trusted(const struct stat *st, uid_t owner, bool *open,
+    char *why, size_t why_size)
+{
+	*open = false;
+	if (st->st_uid != owner && st->st_uid != 0) {
+		snprintf(why, why_size, "is owned by uid %lu, neither the "
+		    "running user (uid %lu) nor root, who could replace what "
+		    "sp keeps there: chown %lu it", (unsigned long)st->st_uid,
+		    (unsigned long)owner, (unsigned long)owner);
+		return false;
+	}
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) == 0)
+		return true;
+	if ((st->st_mode & S_ISVTX) == 0) {
+		snprintf(why, why_size, "is writable by group or others without "
+		    "the sticky bit (mode %04o), so they could replace what sp "
+		    "keeps there: chmod go-w it", (unsigned)(st->st_mode & 07777));
+		return false;
+	}
+	*open = true;
+	snprintf(why, why_size, "lets others add names (mode %04o): one who "
+	    "makes a file sp uses first keeps sessions from starting; chmod "
+	    "go-w it", (unsigned)(st->st_mode & 07777));
+	return true;
+}
+
+/* One problem of state_dir, at the place the policy names it. */
+static void
+state_dir_report(const struct policy *policy, const char *display_name,
+    struct policy_diags *diags, enum policy_diag_severity severity,
+    const char *name, const char *why, char *sentence, size_t sentence_size)
+{
+	char message[PATH_MAX + 256];
+
+	if (severity == POLICY_DIAG_ERROR && sentence != NULL &&
+	    sentence[0] == '\0')
+		snprintf(sentence, sentence_size, "the state_dir named at line "
+		    "%u of its policy: %s%s%s", policy->state_dir_line,
+		    name != NULL ? name : "", name != NULL ? " " : "", why);
+	snprintf(message, sizeof(message), "state_dir %s%s%s %s",
+	    policy->state_dir, name != NULL ? ": " : "",
+	    name != NULL ? name : "", why);
+	policy_diags_add(diags, severity, display_name, policy->state_dir_line,
+	    policy->state_dir_col, message);
+}
+
+bool
+state_dir_check_start(const struct policy *policy, const char *display_name,
+    struct policy_diags *diags, char *sentence, size_t sentence_size)
+{
+	static const char *const names[] = { LIMITS_STATE_FILE,
+	    JOURNAL_STATE_FILE, APPROVALS_DIR };
+	size_t before = diags->errors, i;
+	char why[200];
+	struct stat st;
+	bool open_to_all;
+	int fd;
+
+	if (policy->state_dir == NULL)
+		return true;
+	/* missing or not a directory: policy_check_start() said so */
+	if ((fd = open(policy->state_dir, O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
+		return true;
+	if (fstat(fd, &st) == 0 && (!state_dir_dir_trusted(&st, geteuid(),
+	    &open_to_all, why, sizeof(why)) || open_to_all))
+		state_dir_report(policy, display_name, diags, open_to_all ?
+		    POLICY_DIAG_WARNING : POLICY_DIAG_ERROR, NULL, why,
+		    sentence, sentence_size);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (fstatat(fd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !state_dir_entry_trusted(&st, geteuid(), why, sizeof(why)))
+			state_dir_report(policy, display_name, diags,
+			    POLICY_DIAG_ERROR, names[i], why, sentence,
+			    sentence_size);
+	(void)close(fd);
+	return diags->errors == before;
 }

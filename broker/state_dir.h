@@ -16,15 +16,21 @@
  * is the caller's to skip.
  *
  * Created 0600 (umask 077 is set by sp mcp), never through a symbolic
- * link.  The file grows by one line per counted call; an operator may
- * truncate or replace it at any time, which starts the counts over.
+ * link, and trusted only as state_dir_entry_trusted() says, at every
+ * open (a replaced file too).  The file grows by one line per counted
+ * call; an operator may truncate or replace it at any time, which starts
+ * the counts over.
  */
 #ifndef SP_BROKER_STATE_DIR_H
 #define SP_BROKER_STATE_DIR_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+
+#include "policy/load.h"
+#include "policy/policy.h"
 
 #define STATE_LINE_MAX 1024	/* longer lines are skipped */
 
@@ -55,5 +61,38 @@ bool state_file_lock(struct state_file *sf, const struct state_reader *r);
 bool state_file_append(struct state_file *sf, const char *line, size_t len);
 
 void state_file_unlock(struct state_file *sf);
+
+/*
+ * What a file or directory in state_dir must be before the broker trusts
+ * what it holds (the rules of credential files; docs/design.md section
+ * 9): not a symbolic link, owned by owner (the running user), writable by
+ * nobody else, and a file has no second name (a hard link).  st is
+ * lstat(2)'s, or fstat(2)'s of a descriptor opened O_NOFOLLOW.  false
+ * with why: what is wrong, then the fix (chown, chmod, rm).
+ */
+bool state_dir_entry_trusted(const struct stat *st, uid_t owner, char *why,
+    size_t why_size);
+
+/*
+ * state_dir itself: false with why when another user could rename or
+ * remove what the broker keeps there (owned by another user than owner
+ * or root; writable by group or others without the sticky bit); *open
+ * set when anyone may still add names (world-writable, sticky), which
+ * can keep sessions from starting but changes nothing they trust.
+ */
+bool state_dir_dir_trusted(const struct stat *st, uid_t owner, bool *open,
+    char *why, size_t why_size);
+
+/*
+ * sp mcp's and sp check's start check of policy's state_dir: the
+ * directory by state_dir_dir_trusted(), then each name sp opens there
+ * (limits.jsonl, journal.jsonl, approvals/) that exists by
+ * state_dir_entry_trusted(); each problem added to diags at state_dir's
+ * place, the first error as sentence for a client (NULL: not wanted).
+ * false when it added an error.
+ */
+bool state_dir_check_start(const struct policy *policy,
+    const char *display_name, struct policy_diags *diags, char *sentence,
+    size_t sentence_size);
 
 #endif

@@ -204,9 +204,10 @@ supervise_limit_intent(struct supervisor *sv, const struct child *c,
 		limits_journal_verdict(d, j == JOURNAL_REPLAY);
 	else if (limits_decide(sv->lim, ev, clock_monotonic_ms(), wall_ms, d) ==
 	    LIMITS_PASS) {
-		if (j == JOURNAL_PASS)
-			journal_begin(sv->journal, ev, d->journal, wall_ms);
-		return false;
+		if (j != JOURNAL_PASS || journal_begin(sv->journal, ev,
+		    d->journal, wall_ms, d->message, sizeof(d->message)))
+			return false;
+		limits_journal_verdict(d, false);	/* not recorded: not sent */
 	} else if (j == JOURNAL_PASS)
 		journal_abandon(sv->journal);
 	supervise_write_decision(sv, c, ev, d);

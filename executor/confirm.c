@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "common/buf.h"
+#include "common/hash.h"
 #include "common/log.h"
 #include "executor/confirm.h"
 #include "policy/args.h"
@@ -223,25 +224,16 @@ confirm_spend(struct confirm_keeper *k,
 	return true;
 }
 
+/* The canonical form the broker keys limits and the journal by
+ * (common/value.h): "042.50" retyped is the call's "42.5". */
 static bool
 confirm_value_equal(const struct value *a, const struct value *b)
 {
-	if (a->kind != b->kind)
-		return false;
-	switch (a->kind) {
-	case VALUE_STRING:
-		return a->u.str.len == b->u.str.len &&
-		    memcmp(a->u.str.ptr, b->u.str.ptr, a->u.str.len) == 0;
-	case VALUE_INTEGER:
-		return a->u.integer == b->u.integer;
-	case VALUE_DECIMAL:
-		return a->u.decimal_minor == b->u.decimal_minor;
-	case VALUE_BOOLEAN:
-		return a->u.boolean == b->u.boolean;
-	case VALUE_ABSENT:
-		break;
-	}
-	return false;
+	uint8_t da[HASH_SHA256_LEN], db[HASH_SHA256_LEN];
+
+	value_digest(a, da);
+	value_digest(b, db);
+	return memcmp(da, db, sizeof(da)) == 0;
 }
 
 /* The typed text, read as the retype param's value, is the call's. */

@@ -35,10 +35,12 @@ INTEGRATION_TESTS = \
 	tests/integration/http_actions_end_to_end.py \
 	tests/integration/idempotency_journal.py \
 	tests/integration/inflight_bound_holds_frames_back.py \
+	tests/integration/journal_fails_closed_on_a_full_state_dir.py \
 	tests/integration/killed_executor_leaves_unknown_records.py \
 	tests/integration/killed_writers_leave_a_torn_tail_at_most.py \
 	tests/integration/known_hosts_markers_refused.py \
 	tests/integration/leading_dash_value_refused.py \
+	tests/integration/limits_and_journal_compare_canonical_values.py \
 	tests/integration/long_session_heap_stays_flat.py \
 	tests/integration/lost_client_ends_the_session.py \
 	tests/integration/make_install_and_rotation.py \
@@ -74,6 +76,7 @@ INTEGRATION_TESTS = \
 	tests/integration/sp_policy_man_page_covers_keys.py \
 	tests/integration/ssh_actions_end_to_end.py \
 	tests/integration/ssh_outcomes_when_things_break.py \
+	tests/integration/state_files_of_another_user_refused.py \
 	tests/integration/stderr_shared_with_stdout.py \
 	tests/integration/systemd_units_verify.py \
 	tests/integration/three_processes_start_and_end.py \

@@ -62,7 +62,8 @@ Test(journal, past_the_keys_held_a_new_call_is_refused)
 		intent_of(&ev, digest, (uint64_t)i + 1, -500 + 3 * i);
 		cr_assert_eq(journal_check(j, &ev, WALL, key, message,
 		    sizeof(message)), JOURNAL_PASS, "call %d", i);
-		journal_begin(j, &ev, key, WALL);
+		cr_assert(journal_begin(j, &ev, key, WALL, message,
+		    sizeof(message)));
 	}
 	intent_of(&ev, digest, 99999, 1 << 30);
 	cr_assert_eq(journal_check(j, &ev, WALL + 1, key, message,
