@@ -24,6 +24,7 @@
 #include "common/hash.h"
 #include "common/json.h"
 #include "common/log.h"
+#include "policy/startcheck.h"
 
 /* Supplementary groups read of a connection; more are not looked at. */
 #define APPROVALS_GROUPS_MAX 64
@@ -81,29 +82,6 @@ approvals_needed(const struct policy *policy)
 	return false;
 }
 
-/* Why the approvals directory st is not the broker's own, or NULL. */
-static const char *
-approvals_dir_foreign(const struct stat *st)
-{
-	if (!S_ISDIR(st->st_mode))
-		return "not a directory";
-	if (st->st_uid != geteuid())
-		return "owned by another user";
-	if ((st->st_mode & 022) != 0)
-		return "writable by its group or others";
-	return NULL;
-}
-
-/* Why state_dir st lets another user replace approvals/, or NULL. */
-static const char *
-approvals_parent_foreign(const struct stat *st)
-{
-	if ((st->st_mode & S_IWOTH) != 0 && (st->st_mode & S_ISVTX) == 0)
-		return "the state_dir is writable by others without the sticky "
-		    "bit (chmod +t it)";
-	return NULL;
-}
-
 /*
  * state_dir/approvals, the broker's own: made 0755 when missing (sp
  * approve --list reads it), else used only when it is a directory (not
@@ -125,7 +103,7 @@ approvals_own_dir(const char *state_dir)
 			(void)close(sfd);
 		return -1;
 	}
-	if ((why = approvals_parent_foreign(&st)) == NULL &&
+	if ((why = policy_state_dir_shared_why(&st)) == NULL &&
 	    mkdirat(sfd, APPROVALS_DIR, 0755) == -1 && errno != EEXIST)
 		why = strerror(errno);
 	else if (why == NULL && (fd = openat(sfd, APPROVALS_DIR, O_RDONLY |
@@ -135,16 +113,16 @@ approvals_own_dir(const char *state_dir)
 	else if (why == NULL && fstat(fd, &st) == -1)
 		why = strerror(errno);
 	else if (why == NULL)
-		why = approvals_dir_foreign(&st);
+		why = policy_approvals_dir_why(&st);
 	/* made 0700 under umask 077 */
 	if (why == NULL && fchmod(fd, 0755) == -1)
 		why = strerror(errno);
 	(void)close(sfd);
 	if (why == NULL)
 		return fd;
-	log_error("%s/%s: %s: not the approvals directory of sp (uid %u); "
-	    "remove it and let sp make it", state_dir, APPROVALS_DIR, why,
-	    (unsigned)geteuid());
+	log_error("%s/%s: %s: not sp's own approvals directory (sp runs as "
+	    "uid %u); remove it and let sp make it", state_dir, APPROVALS_DIR,
+	    why, (unsigned)geteuid());
 	if (fd != -1)
 		(void)close(fd);
 	return -1;

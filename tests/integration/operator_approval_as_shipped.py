@@ -18,6 +18,7 @@ import os
 import pwd
 import grp
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -84,6 +85,12 @@ def listed(state, user, want=1, timeout=30):
             break
         time.sleep(0.2)
     return lines
+
+
+def check_policy(cfg):
+    p = subprocess.run([SP, "check", "--config", cfg], capture_output=True,
+                       timeout=60)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
 
 
 def posts(target):
@@ -250,8 +257,13 @@ def test_premade_dir():
           "session refuses to start naming it; the approver's answers "
           "reach neither call (zero requests at the target)",
           posts(target) == [] and b"approvals" in a.stderr and
-          b"not the approvals directory" in a.stderr,
+          b"not sp's own approvals directory" in a.stderr,
           (lines, results, posts(target), bytes(a.stderr[-600:])))
+    st, out, err = check_policy(cfg)
+    check("... sp check refuses it too, at state_dir's line, saying to "
+          "remove it", st != 0 and "owned by another user" in err and
+          "remove it" in err and re.search(r"policy\.json:\d+:\d+", err),
+          (st, err))
     st_mallory = os.stat(appr)
     shutil.rmtree(appr, ignore_errors=True)
     target_dir = os.path.join(tmp, "elsewhere")
@@ -309,12 +321,16 @@ def test_list_counts():
           and "not among the approvers" in err, (st, out, err))
     os.chmod(state, 0o700)
     st, out, err = approve(state, "--list", user=BYUID)
+    cst, _, cerr = check_policy(cfg)
     os.chmod(state, 0o711)
     s.close()
     check("--list under a state_dir approvers cannot traverse (0700): "
           "nothing listed, the reason and the mode to give on stderr, "
           "exit 69", st == 69 and out == "" and "Permission denied" in err
           and "0711" in err, (st, out, err))
+    check("... and sp check refuses that state_dir for these approvers, "
+          "with the fix (chmod 0711)", cst != 0 and "cannot traverse" in
+          cerr and "chmod 0711" in cerr, (cst, cerr))
     target.stop()
 
 
