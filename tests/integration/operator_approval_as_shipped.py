@@ -136,13 +136,20 @@ def approve_first(state, user):
     return lines, approve(state, ident, user=user)
 
 
-def test_uid_only():
+def one_waiting(qty):
+    """A session whose create_item of qty waits for BYUID (listed by uid
+    alone): (target, cfg, state, session)."""
     tmp = tmpdir()
     target = Target(tmp, "recorder")
     cfg, state = policy(tmp, target.port,
                         {"uid": [pwd.getpwnam(BYUID).pw_uid]})
     s = Session(cfg)
-    call(s, 1, 4)
+    call(s, 1, qty)
+    return target, cfg, state, s
+
+
+def test_uid_only():
+    target, _, state, s = one_waiting(4)
     lines, (st, out, err) = approve_first(state, BYUID)
     got = s.wait([1], 60)
     s.close()
@@ -307,12 +314,7 @@ def test_swapped():
 
 
 def test_list_counts():
-    tmp = tmpdir()
-    target = Target(tmp, "recorder")
-    cfg, state = policy(tmp, target.port,
-                        {"uid": [pwd.getpwnam(BYUID).pw_uid]})
-    s = Session(cfg)
-    call(s, 1, 2)
+    target, cfg, state, s = one_waiting(2)
     listed(state, BYUID)
     st, out, err = approve(state, "--list", user=MALLORY)
     check("--list by a user no approvers name: nothing listed, and stderr "
