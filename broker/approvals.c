@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +21,10 @@
 
 #include "broker/approvals.h"
 #include "common/clock.h"
+#include "common/hash.h"
 #include "common/json.h"
 #include "common/log.h"
+#include "policy/startcheck.h"
 
 /* Supplementary groups read of a connection; more are not looked at. */
 #define APPROVALS_GROUPS_MAX 64
@@ -36,6 +37,7 @@ struct approvals_pending {
 	uint32_t tool_index;
 	struct record_confirm_challenge challenge;
 	char *message;			/* owned */
+	char digest[APPROVALS_DIGEST_HEX + 1];	/* of what --list shows */
 	uint64_t since_ms;		/* monotonic */
 	bool answered;			/* an OPERATOR_ANSWER went out */
 	bool denied;
@@ -80,72 +82,79 @@ approvals_needed(const struct policy *policy)
 	return false;
 }
 
-/* The socket's group: the first gid of the first operator tool. */
-static bool
-approvals_group(const struct policy *policy, gid_t *gid)
+/*
+ * state_dir/approvals, the broker's own: made 0755 when missing (sp
+ * approve --list reads it), else used only when it is a directory (not
+ * a symlink) owned by the broker's uid and writable by nobody else.
+ * Another user's directory could hold sockets swapped or served by
+ * that user (docs/design.md section 8.3).  Its fd, or -1 after logging.
+ */
+static int
+approvals_own_dir(const char *state_dir)
 {
-	const struct policy_confirm *c;
-	size_t i;
+	struct stat st;
+	const char *why = NULL;
+	int sfd, fd = -1;
 
-	for (i = 0; i < policy->tool_count; i++) {
-		c = &policy->tools[i].confirm_spec;
-		if (policy->tools[i].confirm && c->via_operator &&
-		    c->approver_gid_count > 0) {
-			*gid = (gid_t)c->approver_gids[0];
-			return true;
-		}
+	if ((sfd = open(state_dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    fstat(sfd, &st) == -1) {
+		log_error("state_dir %s: %s", state_dir, strerror(errno));
+		if (sfd != -1)
+			(void)close(sfd);
+		return -1;
 	}
-	return false;
+	if ((why = policy_state_dir_shared_why(&st)) == NULL &&
+	    mkdirat(sfd, APPROVALS_DIR, 0755) == -1 && errno != EEXIST)
+		why = strerror(errno);
+	else if (why == NULL && (fd = openat(sfd, APPROVALS_DIR, O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		why = errno == ELOOP || errno == ENOTDIR ? "a symlink or not a "
+		    "directory" : strerror(errno);
+	else if (why == NULL && fstat(fd, &st) == -1)
+		why = strerror(errno);
+	else if (why == NULL)
+		why = policy_approvals_dir_why(&st);
+	/* made 0700 under umask 077 */
+	if (why == NULL && fchmod(fd, 0755) == -1)
+		why = strerror(errno);
+	(void)close(sfd);
+	if (why == NULL)
+		return fd;
+	log_error("%s/%s: %s: not sp's own approvals directory (sp runs as "
+	    "uid %u); remove it and let sp make it", state_dir, APPROVALS_DIR,
+	    why, (unsigned)geteuid());
+	if (fd != -1)
+		(void)close(fd);
+	return -1;
 }
 
-/* state_dir/approvals, made 0755 when missing: sp approve --list reads
- * it; each socket's own mode says who may connect. */
+/*
+ * Bound through the directory's fd (/proc/self/fd/N/NAME), so the socket
+ * lands in the directory checked whatever its path now leads to; mode
+ * 0666: SO_PEERCRED decides who gets further than accept (design.md
+ * section 8.3), so an approver listed by uid alone reaches it too.
+ */
 static bool
-approvals_make_dir(const char *dir)
-{
-	if (mkdir(dir, 0755) == 0) {
-		if (chmod(dir, 0755) == -1) {
-			log_error("chmod %s: %s", dir, strerror(errno));
-			return false;
-		}
-		return true;
-	}
-	if (errno == EEXIST)
-		return true;
-	log_error("mkdir %s: %s", dir, strerror(errno));
-	return false;
-}
-
-static bool
-approvals_bind(struct approvals *ap, const char *dir)
+approvals_bind(struct approvals *ap)
 {
 	struct sockaddr_un sa;
-	gid_t gid;
 	int n;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
-	n = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", dir, ap->name);
-	if (n < 0 || (size_t)n >= sizeof(sa.sun_path)) {
-		log_error("%s/%s: too long for a socket's path (%zu bytes)", dir,
-		    ap->name, sizeof(sa.sun_path) - 1);
-		return false;
-	}
-	if ((ap->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
+	n = snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/%s",
+	    ap->dir_fd, ap->name);
+	if (n < 0 || (size_t)n >= sizeof(sa.sun_path) ||
+	    (ap->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0)) == -1 ||
 	    bind(ap->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
-		log_error("approval socket %s: %s", sa.sun_path,
-		    strerror(errno));
+		log_error("approval socket %s: %s", ap->name, strerror(errno));
 		return false;
 	}
-	/* made 0600 under umask 077, then opened to the group */
-	if ((approvals_group(ap->policy, &gid) &&
-	    chown(sa.sun_path, (uid_t)-1, gid) == -1) ||
-	    chmod(sa.sun_path, 0660) == -1 ||
+	if (fchmodat(ap->dir_fd, ap->name, 0666, 0) == -1 ||
 	    listen(ap->listen_fd, APPROVALS_CLIENTS_MAX) == -1) {
-		log_error("approval socket %s: %s", sa.sun_path,
-		    strerror(errno));
-		(void)unlink(sa.sun_path);
+		log_error("approval socket %s: %s", ap->name, strerror(errno));
+		(void)unlinkat(ap->dir_fd, ap->name, 0);
 		return false;
 	}
 	return true;
@@ -156,8 +165,6 @@ approvals_open(const struct policy *policy, const char *session_id,
     uid_t requester, size_t max_pending)
 {
 	struct approvals *ap = calloc(1, sizeof(*ap));
-	char dir[PATH_MAX];
-	int n;
 
 	if (ap == NULL || (ap->pending = calloc(max_pending ? max_pending : 1,
 	    sizeof(*ap->pending))) == NULL) {
@@ -168,17 +175,12 @@ approvals_open(const struct policy *policy, const char *session_id,
 	ap->policy = policy;
 	ap->requester = requester;
 	ap->max_pending = max_pending ? max_pending : 1;
-	ap->dir_fd = ap->listen_fd = -1;
+	ap->listen_fd = -1;
 	(void)snprintf(ap->session, sizeof(ap->session), "%s", session_id);
 	(void)snprintf(ap->name, sizeof(ap->name), "%s%s", session_id,
 	    APPROVALS_SUFFIX);
-	n = snprintf(dir, sizeof(dir), "%s/%s", policy->state_dir,
-	    APPROVALS_DIR);
-	if (n < 0 || (size_t)n >= sizeof(dir) || !approvals_make_dir(dir) ||
-	    (ap->dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-	    !approvals_bind(ap, dir)) {
-		if (ap->dir_fd == -1 && n > 0 && (size_t)n < sizeof(dir))
-			log_error("%s: %s", dir, strerror(errno));
+	if ((ap->dir_fd = approvals_own_dir(policy->state_dir)) == -1 ||
+	    !approvals_bind(ap)) {
 		approvals_free(ap);
 		return NULL;
 	}
@@ -255,10 +257,11 @@ approvals_id_listed(const uint32_t *ids, size_t n, uint32_t id)
 	return false;
 }
 
-/* The kernel's word on who connected against the tool's approvers. */
-static const char *
-approvals_refusal(const struct approvals *ap,
-    const struct approvals_client *cl, const struct policy_tool *tool)
+/* Whether the kernel names the connection's uid or one of its groups
+ * among tool's approvers. */
+static bool
+approvals_listed(const struct approvals_client *cl,
+    const struct policy_tool *tool)
 {
 	const struct policy_confirm *c = &tool->confirm_spec;
 	bool listed;
@@ -270,12 +273,38 @@ approvals_refusal(const struct approvals *ap,
 	for (i = 0; !listed && i < cl->group_count; i++)
 		listed = approvals_id_listed(c->approver_gids,
 		    c->approver_gid_count, (uint32_t)cl->groups[i]);
-	if (!listed)
+	return listed;
+}
+
+/* The kernel's word on who connected against the tool's approvers. */
+static const char *
+approvals_refusal(const struct approvals *ap,
+    const struct approvals_client *cl, const struct policy_tool *tool)
+{
+	if (!approvals_listed(cl, tool))
 		return "you are not among this tool's approvers";
-	if (c->others_only && cl->uid == ap->requester)
+	if (tool->confirm_spec.others_only && cl->uid == ap->requester)
 		return "this tool needs another person's approval "
 		    "(others_only): you asked for it";
 	return NULL;
+}
+
+/* Whether the connection is an approver of any operator tool: nobody
+ * else gets a request read (the socket is 0666). */
+static bool
+approvals_any_listed(const struct approvals *ap,
+    const struct approvals_client *cl)
+{
+	const struct policy_tool *tool;
+	size_t i;
+
+	for (i = 0; i < ap->policy->tool_count; i++) {
+		tool = &ap->policy->tools[i];
+		if (tool->confirm && tool->confirm_spec.via_operator &&
+		    approvals_listed(cl, tool))
+			return true;
+	}
+	return false;
 }
 
 static struct approvals_pending *
@@ -297,10 +326,11 @@ approvals_entry(const struct approvals *ap, const struct approvals_pending *p)
 	const struct policy_tool *tool = &ap->policy->tools[p->tool_index];
 	const struct policy_confirm *c = &tool->confirm_spec;
 	cJSON *o = cJSON_CreateObject();
-	char id[64];
+	char id[96];
 	bool ok;
 
-	(void)snprintf(id, sizeof(id), "%s.%" PRIu64, ap->session, p->call_id);
+	(void)snprintf(id, sizeof(id), "%s.%" PRIu64 ".%s", ap->session,
+	    p->call_id, p->digest);
 	ok = o != NULL && cJSON_AddStringToObject(o, "id", id) != NULL &&
 	    cJSON_AddStringToObject(o, "tool", tool->name) != NULL &&
 	    cJSON_AddStringToObject(o, "message", p->message) != NULL &&
@@ -358,6 +388,23 @@ approvals_call_id(const cJSON *req)
 	return (uint64_t)v->valuedouble;
 }
 
+/*
+ * Whether req names this session and exactly the waiting call p as
+ * --list showed it (its digest): an answer that reached this socket under
+ * another session's name, or for another question, is not passed on.
+ */
+static bool
+approvals_bound(const struct approvals *ap, const cJSON *req,
+    const struct approvals_pending *p)
+{
+	const cJSON *session = cJSON_GetObjectItemCaseSensitive(req, "session");
+	const cJSON *digest = cJSON_GetObjectItemCaseSensitive(req, "digest");
+
+	return cJSON_IsString(session) && cJSON_IsString(digest) &&
+	    strcmp(session->valuestring, ap->session) == 0 &&
+	    strcmp(digest->valuestring, p->digest) == 0;
+}
+
 static void
 approvals_answer(struct approvals_client *cl, const cJSON *req, bool accept)
 {
@@ -370,6 +417,15 @@ approvals_answer(struct approvals_client *cl, const cJSON *req, bool accept)
 	if (p == NULL) {
 		approvals_error(cl, "no call of this session waits for that "
 		    "approval (it ended, or never was)");
+		return;
+	}
+	if (!approvals_bound(ap, req, p)) {
+		log_warn("approvals: uid %u answered call %" PRIu64 " for "
+		    "another session or question: not passed on",
+		    (unsigned)cl->uid, p->call_id);
+		approvals_error(cl, "this is not the call that ID names (another "
+		    "session's socket, or another question): nothing was "
+		    "passed on; list again");
 		return;
 	}
 	if ((why = approvals_refusal(ap, cl,
@@ -559,7 +615,15 @@ approvals_on_accept(evutil_socket_t lfd, short what, void *arg)
 	bufferevent_setwatermark(cl->bev, EV_READ, 0, APPROVALS_LINE_MAX + 1);
 	if ((cl->timer = evtimer_new(event_get_base(ap->ev_accept),
 	    approvals_on_timeout, cl)) == NULL || evtimer_add(cl->timer, &tv) ||
-	    bufferevent_enable(cl->bev, EV_READ | EV_WRITE) == -1)
+	    bufferevent_enable(cl->bev, EV_WRITE) == -1) {
+		approvals_client_close(cl);
+		return;
+	}
+	/* nothing is read from a connection the approvers do not name */
+	if (!approvals_any_listed(ap, cl))
+		approvals_error(cl, "you are not among the approvers of this "
+		    "session's tools");
+	else if (bufferevent_enable(cl->bev, EV_READ) == -1)
 		approvals_client_close(cl);
 }
 
@@ -580,6 +644,29 @@ approvals_start(struct approvals *ap, struct event_base *base,
 		return false;
 	}
 	return true;
+}
+
+/*
+ * What an answer must name besides the call (approvals_bound()): the
+ * first APPROVALS_DIGEST_HEX hex digits of SHA-256 over the session, the
+ * call, the tool and the question as --list shows them, NUL-separated.
+ */
+static void
+approvals_digest(const struct approvals *ap, struct approvals_pending *p)
+{
+	const char *tool = ap->policy->tools[p->tool_index].name;
+	struct hash_sha256_ctx ctx;
+	uint8_t md[HASH_SHA256_LEN];
+	char call[24];
+
+	(void)snprintf(call, sizeof(call), "%" PRIu64, p->call_id);
+	hash_sha256_init(&ctx);
+	hash_sha256_update(&ctx, ap->session, strlen(ap->session) + 1);
+	hash_sha256_update(&ctx, call, strlen(call) + 1);
+	hash_sha256_update(&ctx, tool, strlen(tool) + 1);
+	hash_sha256_update(&ctx, p->message, strlen(p->message));
+	hash_sha256_final(&ctx, md);
+	hash_hex(md, APPROVALS_DIGEST_HEX / 2, p->digest);
 }
 
 void
@@ -608,13 +695,17 @@ approvals_ask(struct approvals *ap, const struct record_operator_ask *a)
 	p->tool_index = a->tool_index;
 	p->challenge = a->challenge;
 	p->since_ms = clock_monotonic_ms();
-	/* said when a call waits, not at every session's start: most never
-	 * call a tool an operator approves */
-	log_info("approvals: call %" PRIu64 " (%s) waits for an approver: sp "
-	    "approve --state-dir %s --list shows it (socket %s/%s/%s)",
-	    a->call_id, ap->policy->tools[a->tool_index].name,
-	    ap->policy->state_dir, ap->policy->state_dir, APPROVALS_DIR,
-	    ap->name);
+	approvals_digest(ap, p);
+	/* said when a call waits, not at every session's start (most never call
+	 * a tool an operator approves); sp call's operator, or the journal,
+	 * learns how to list it and the id to approve, last on the line */
+	log_info("approvals: call %" PRIu64 " (%s) waits for an approver up to "
+	    "%u s: sp approve --state-dir %s --list shows it; sp approve "
+	    "--state-dir %s %s.%" PRIu64 ".%s", p->call_id,
+	    ap->policy->tools[p->tool_index].name,
+	    (unsigned)ap->policy->tools[p->tool_index].confirm_spec.timeout_s,
+	    ap->policy->state_dir, ap->policy->state_dir, ap->session,
+	    p->call_id, p->digest);
 }
 
 void

@@ -2,9 +2,13 @@
  * Out-of-band approval (docs/design.md section 8.3): a session whose
  * policy has a tool with confirm.via "operator" listens, from before the
  * broker's confinement to the session's end, on one socket,
- * state_dir/approvals/SESSION.sock (mode 0660, group: the first gid of
- * the first such tool's approvers, else the broker's own).  sp approve
- * (broker/cmd_approve.c) connects to it.
+ * state_dir/approvals/SESSION.sock.  The directory is the broker's own:
+ * made by it (0755), or refused at start when it is a symlink, another
+ * uid's, or writable by others.  The socket is 0666, so that approvers
+ * listed by uid alone reach it: who gets further is the kernel's word,
+ * never the request's.  A connection whose SO_PEERCRED uid, gid and
+ * SO_PEERGROUPS no operator tool's approvers name is told so and closed
+ * before anything is read.  sp approve (broker/cmd_approve.c) connects.
  *
  * The executor tells the broker of each call that waits (OPERATOR_ASK:
  * call id, tool, the challenge, the message as the executor renders the
@@ -12,21 +16,25 @@
  * lines back, then the broker closes it:
  *
  *   {"op":"list"}   one line per waiting call the caller may approve:
- *                   {"id":"SESSION.CALL","tool":..,"message":..,
+ *                   {"id":"SESSION.CALL.DIGEST","tool":..,"message":..,
  *                    "requester_uid":N,"age_s":N[,"retype":"param"]}
- *   {"op":"approve","call":N[,"retyped":".."]}  or  {"op":"deny","call":N}
+ *   {"op":"approve","session":"SESSION","call":N,"digest":"DIGEST"
+ *    [,"retyped":".."]}  or the same with "op":"deny"
  *                   one line: {"decision":"accepted"} (the executor's
  *                   decision token, once it decided) or {"error":".."}
  *
- * Who may answer is the kernel's word, never the request's: the
- * connection's SO_PEERCRED uid and gid and its SO_PEERGROUPS must meet
- * the tool's approvers (a uid listed, or a gid listed among the
- * caller's), and with others_only the uid must not be the requester's
- * (the peer uid of sp mcp's stdin, else the uid sp mcp runs as).  Only
- * then does the broker send the executor OPERATOR_ANSWER, with the
- * challenge the executor issued and the approver's uid; the executor
- * verifies the challenge (executor/confirm.h) and decides.  One answer
- * per call: a second approver is told the call is already answered.
+ * An answer binds to what the approver was shown: DIGEST hashes the
+ * session, the call, the tool and the message; an answer whose session
+ * or digest is not the waiting call's (a socket reached under another
+ * session's name) is refused and nothing is passed on.  The tool's
+ * approvers must name the caller (a uid listed, or a gid listed among
+ * the caller's), and with others_only the uid must not be the
+ * requester's (the peer uid of sp mcp's stdin, else the uid sp mcp runs
+ * as).  Only then does the broker send the executor OPERATOR_ANSWER,
+ * with the challenge the executor issued and the approver's uid; the
+ * executor verifies the challenge (executor/confirm.h) and decides.  One
+ * answer per call: a second approver is told the call is already
+ * answered.
  *
  * Bounded: at most max_pending waiting calls (the session's in-flight
  * calls), APPROVALS_CLIENTS_MAX connections, each request line at most
@@ -51,6 +59,8 @@
 
 #define APPROVALS_DIR "approvals"
 #define APPROVALS_SUFFIX ".sock"
+/* hex digits of the question's digest in an id (SESSION.CALL.DIGEST) */
+#define APPROVALS_DIGEST_HEX 16
 #define APPROVALS_CLIENTS_MAX 16
 #define APPROVALS_LINE_MAX (RECORD_ARG_BYTES_CAP * 6 + 256)
 #define APPROVALS_CLIENT_TIMEOUT_S 10

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
@@ -113,9 +114,63 @@ approve_state_dir(const struct approve_args *a)
 	return dir;
 }
 
-/* Connected to dir/approvals/name, or -1 (errno set). */
+/*
+ * The uid that owns dir/approvals, when that is a directory (not a
+ * symlink) nobody else may write in, in a state_dir others cannot
+ * replace it in (docs/design.md section 8.3); -2 when there is none;
+ * else -1 after saying why.
+ */
+static long
+approve_dir_owner(const char *dir)
+{
+	char path[4096];
+	struct stat st;
+	const char *why = NULL;
+
+	(void)snprintf(path, sizeof(path), "%s/%s", dir, APPROVALS_DIR);
+	if (stat(dir, &st) == 0 && (st.st_mode & S_IWOTH) != 0 &&
+	    (st.st_mode & S_ISVTX) == 0)
+		why = "its state_dir is writable by others without the sticky "
+		    "bit";
+	else if (lstat(path, &st) == -1) {
+		if (errno == ENOENT)
+			return -2;
+		fprintf(stderr, "sp approve: %s: %s (approvers must be able to "
+		    "traverse the state_dir: mode 0711 or 0755)\n", path,
+		    strerror(errno));
+		return -1;
+	} else if (!S_ISDIR(st.st_mode))
+		why = "a symlink or not a directory";
+	else if ((st.st_mode & 022) != 0)
+		why = "writable by its group or others";
+	if (why == NULL)
+		return (long)st.st_uid;
+	fprintf(stderr, "sp approve: %s: %s: not a session's approvals "
+	    "directory, not used\n", path, why);
+	return -1;
+}
+
+/* Whether fd's listening end runs as owner; errno EPERM when not. */
+static bool
+approve_peer_is(int fd, long owner)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1)
+		return false;
+	if (len == sizeof(cred) && (long)cred.uid == owner)
+		return true;
+	errno = EPERM;
+	return false;
+}
+
+/*
+ * Connected to dir/approvals/name, or -1 (errno set): the listening end
+ * must be the directory's owner, not a socket another user put there.
+ */
 static int
-approve_connect(const char *dir, const char *name)
+approve_connect(const char *dir, const char *name, long owner)
 {
 	struct sockaddr_un sa;
 	int fd, n, saved;
@@ -130,13 +185,35 @@ approve_connect(const char *dir, const char *name)
 	}
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		return -1;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
+	    !approve_peer_is(fd, owner)) {
 		saved = errno;
 		(void)close(fd);
 		errno = saved;
 		return -1;
 	}
 	return fd;
+}
+
+/* Why a session's socket could not be reached, from errno. */
+static const char *
+approve_unreachable(int err)
+{
+	switch (err) {
+	case EACCES:
+		return "permission denied (the state_dir and approvals/ must "
+		    "let approvers traverse them: mode 0711 or 0755)";
+	case ECONNREFUSED:
+	case ENOENT:
+		return "no session listens (it ended)";
+	case EPERM:
+		return "its socket is not served by the approvals directory's "
+		    "owner: not used";
+	case ETIMEDOUT:
+		return "the session did not answer";
+	default:
+		return strerror(err);
+	}
 }
 
 static bool
@@ -179,6 +256,8 @@ approve_read_all(int fd, size_t *len)
 		    APPROVE_REPLY_MAX - *len)) < 0) {
 			if (r == 0)
 				errno = ETIMEDOUT;
+			else if (r > 0 && errno == ECONNRESET && *len > 0)
+				break;	/* it closed, our request unread */
 			free(buf);
 			return NULL;
 		}
@@ -195,21 +274,26 @@ approve_read_all(int fd, size_t *len)
 
 /* One request, its reply lines; NULL (errno) when the session is gone. */
 static char *
-approve_ask(const char *dir, const char *name, const cJSON *req, size_t *len)
+approve_ask(const char *dir, long owner, const char *name, const cJSON *req,
+    size_t *len)
 {
-	int fd = approve_connect(dir, name), saved;
+	int fd = approve_connect(dir, name, owner), saved;
 	char *reply;
+
+	bool sent;
 
 	if (fd == -1)
 		return NULL;
-	if (!approve_send(fd, req)) {
-		saved = errno;
-		(void)close(fd);
-		errno = saved;
-		return NULL;
-	}
+	/* a broker that refuses the caller says why and closes without
+	 * reading: its line may be all there is, the send failing */
+	sent = approve_send(fd, req);
+	saved = errno;
 	(void)shutdown(fd, SHUT_WR);
-	reply = approve_read_all(fd, len);
+	if ((reply = approve_read_all(fd, len)) != NULL && !sent && *len == 0) {
+		free(reply);
+		reply = NULL;
+		errno = saved;
+	}
 	saved = errno;
 	(void)close(fd);
 	errno = saved;
@@ -274,13 +358,47 @@ approve_num(const cJSON *o, const char *key)
 	return cJSON_IsNumber(v) ? v->valuedouble : -1;
 }
 
+/* What --list saw of the sessions: what it showed, who refused. */
+struct approve_listing {
+	size_t sessions;	/* sockets tried */
+	size_t unreached;	/* of them, not listed */
+	const char *why[4];	/* distinct reasons: static, or refusal */
+	size_t why_count[4];
+	char refusal[160];	/* the first session's refusal */
+};
+
+static void
+approve_note(struct approve_listing *l, const char *why)
+{
+	size_t i;
+
+	l->unreached++;
+	for (i = 0; i < 4 && l->why[i] != NULL; i++)
+		if (strcmp(l->why[i], why) == 0)
+			break;
+	if (i == 4)
+		i = 3;		/* the rest counted under the last reason */
+	else
+		l->why[i] = why;
+	l->why_count[i]++;
+}
+
 static void
 approve_print_entry(const cJSON *o, void *arg)
 {
+	struct approve_listing *l = arg;
 	const char *id = approve_str(o, "id"), *tool = approve_str(o, "tool"),
-	    *msg = approve_str(o, "message"), *retype = approve_str(o, "retype");
+	    *msg = approve_str(o, "message"), *retype = approve_str(o, "retype"),
+	    *error = approve_str(o, "error");
 
-	(void)arg;
+	if (error != NULL) {
+		/* the first session's words stand for every refusal */
+		if (l->refusal[0] == '\0')
+			(void)snprintf(l->refusal, sizeof(l->refusal),
+			    "refused: %s", error);
+		approve_note(l, l->refusal);
+		return;
+	}
 	if (id == NULL || tool == NULL || msg == NULL)
 		return;
 	printf("%s\t%s\tuid %.0f\t%.0fs\t", id, tool,
@@ -303,9 +421,44 @@ approve_is_socket_name(const char *name)
 	    name[0] != '.';
 }
 
-static int
-approve_list(const char *dir)
+/* One line on stderr: how many sessions --list could not show, why. */
+static void
+approve_say_unreached(const struct approve_listing *l)
 {
+	const char *p;
+	size_t i;
+
+	fprintf(stderr, "sp approve: %zu of %zu sessions not listed:",
+	    l->unreached, l->sessions);
+	for (i = 0; i < 4 && l->why[i] != NULL; i++) {
+		fprintf(stderr, "%s %zu ", i > 0 ? ";" : "", l->why_count[i]);
+		for (p = l->why[i]; *p != '\0'; p++)
+			fputc((unsigned char)*p < 0x20 ? '?' : *p, stderr);
+	}
+	fputc('\n', stderr);
+}
+
+/* 0 when every session was reached, or only ended ones were not; 69
+ * when one could not be reached or refused the caller. */
+static int
+approve_list_status(const struct approve_listing *l)
+{
+	const char *ended = approve_unreachable(ECONNREFUSED);
+	size_t i;
+
+	if (l->unreached == 0)
+		return SP_EXIT_OK;
+	approve_say_unreached(l);
+	for (i = 0; i < 4 && l->why[i] != NULL; i++)
+		if (l->why[i] != ended)
+			return SP_EXIT_UNAVAILABLE;
+	return SP_EXIT_OK;
+}
+
+static int
+approve_list(const char *dir, long owner)
+{
+	struct approve_listing l;
 	char path[4096];
 	cJSON *req = cJSON_CreateObject();
 	struct dirent *e;
@@ -313,6 +466,7 @@ approve_list(const char *dir)
 	char *reply;
 	size_t len;
 
+	memset(&l, 0, sizeof(l));
 	(void)snprintf(path, sizeof(path), "%s/%s", dir, APPROVALS_DIR);
 	if (req == NULL || cJSON_AddStringToObject(req, "op", "list") == NULL) {
 		cJSON_Delete(req);
@@ -320,26 +474,26 @@ approve_list(const char *dir)
 	}
 	if ((d = opendir(path)) == NULL) {
 		cJSON_Delete(req);
-		if (errno == ENOENT)
-			return SP_EXIT_OK;	/* no session ever listened */
 		fprintf(stderr, "sp approve: %s: %s\n", path, strerror(errno));
 		return SP_EXIT_IOERR;
 	}
 	while ((e = readdir(d)) != NULL) {
 		if (!approve_is_socket_name(e->d_name))
 			continue;
-		/* a session that ended, or whose socket is not ours to reach */
-		if ((reply = approve_ask(dir, e->d_name, req, &len)) == NULL)
+		l.sessions++;
+		if ((reply = approve_ask(dir, owner, e->d_name, req, &len)) ==
+		    NULL) {
+			approve_note(&l, approve_unreachable(errno));
 			continue;
-		if (!approve_lines(reply, len, approve_print_entry, NULL))
-			fprintf(stderr, "sp approve: %s: an answer that is not "
-			    "JSON lines\n", e->d_name);
+		}
+		if (!approve_lines(reply, len, approve_print_entry, &l))
+			approve_note(&l, "an answer that is not JSON lines");
 		free(reply);
 	}
 	(void)closedir(d);
 	cJSON_Delete(req);
 	(void)fflush(stdout);
-	return ferror(stdout) ? SP_EXIT_IOERR : SP_EXIT_OK;
+	return ferror(stdout) ? SP_EXIT_IOERR : approve_list_status(&l);
 }
 
 struct approve_find {
@@ -411,36 +565,57 @@ approve_take_decision(const cJSON *o, void *arg)
 	}
 }
 
-/* SESSION.CALL into the socket's name and the call number. */
+/* An id of --list, SESSION.CALL.DIGEST: what an answer binds to. */
+struct approve_id {
+	char name[128];		/* SESSION.sock */
+	char session[64];
+	double call;
+	char digest[APPROVALS_DIGEST_HEX + 1];
+};
+
+/* n characters of s, each a lowercase hex digit. */
 static bool
-approve_split_id(const char *id, char *name, size_t size, double *call)
+approve_is_hex(const char *s, size_t n)
 {
-	const char *dot = strrchr(id, '.');
-	char *end;
-	unsigned long long v;
 	size_t i;
 
-	if (dot == NULL || dot == id || (size_t)(dot - id) + 6 > size)
-		return false;
-	for (i = 0; id + i < dot; i++)
-		if (!((id[i] >= '0' && id[i] <= '9') ||
-		    (id[i] >= 'a' && id[i] <= 'f')))
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' &&
+		    s[i] <= 'f')))
 			return false;
+	return n > 0;
+}
+
+static bool
+approve_split_id(const char *id, struct approve_id *out)
+{
+	const char *dot = strchr(id, '.'), *last = strrchr(id, '.');
+	char *end;
+	unsigned long long v;
+
+	if (dot == NULL || last == dot || (size_t)(dot - id) + 1 >
+	    sizeof(out->session) || !approve_is_hex(id, (size_t)(dot - id)) ||
+	    strlen(last + 1) != APPROVALS_DIGEST_HEX ||
+	    !approve_is_hex(last + 1, APPROVALS_DIGEST_HEX) ||
+	    !(dot[1] >= '1' && dot[1] <= '9'))
+		return false;
 	errno = 0;
 	v = strtoull(dot + 1, &end, 10);
-	if (errno != 0 || *end != '\0' || end == dot + 1 || v == 0 ||
-	    v > 9007199254740991ULL)
+	if (errno != 0 || end != last || v > 9007199254740991ULL)
 		return false;
-	(void)snprintf(name, size, "%.*s%s", (int)(dot - id), id,
+	(void)snprintf(out->session, sizeof(out->session), "%.*s",
+	    (int)(dot - id), id);
+	(void)snprintf(out->name, sizeof(out->name), "%s%s", out->session,
 	    APPROVALS_SUFFIX);
-	*call = (double)v;
+	(void)snprintf(out->digest, sizeof(out->digest), "%s", last + 1);
+	out->call = (double)v;
 	return true;
 }
 
 /* What the listing asks to have retyped for a's call (the caller frees
  * it), or NULL: nothing to retype, a denial, or no listing. */
 static char *
-approve_retype_wanted(const char *dir, const char *name,
+approve_retype_wanted(const char *dir, long owner, const char *name,
     const struct approve_args *a)
 {
 	struct approve_find f = { a->id, NULL, false };
@@ -451,7 +626,7 @@ approve_retype_wanted(const char *dir, const char *name,
 	if (a->deny || (req = cJSON_CreateObject()) == NULL)
 		return NULL;
 	if (cJSON_AddStringToObject(req, "op", "list") != NULL &&
-	    (reply = approve_ask(dir, name, req, &len)) != NULL) {
+	    (reply = approve_ask(dir, owner, name, req, &len)) != NULL) {
 		(void)approve_lines(reply, len, approve_find_entry, &f);
 		free(reply);
 	}
@@ -459,16 +634,20 @@ approve_retype_wanted(const char *dir, const char *name,
 	return f.retype;
 }
 
-/* The approve or deny request for call, with the value typed (or NULL);
- * the caller owns it.  NULL when out of memory. */
+/* The approve or deny request for id, bound to its session and digest,
+ * with the value typed (or NULL); the caller owns it.  NULL when out of
+ * memory. */
 static cJSON *
-approve_request(const struct approve_args *a, double call, const char *typed)
+approve_request(const struct approve_args *a, const struct approve_id *id,
+    const char *typed)
 {
 	cJSON *req = cJSON_CreateObject();
 
 	if (req == NULL || cJSON_AddStringToObject(req, "op", a->deny ? "deny" :
-	    "approve") == NULL || cJSON_AddNumberToObject(req, "call", call) ==
-	    NULL || (typed != NULL &&
+	    "approve") == NULL || cJSON_AddStringToObject(req, "session",
+	    id->session) == NULL || cJSON_AddNumberToObject(req, "call",
+	    id->call) == NULL || cJSON_AddStringToObject(req, "digest",
+	    id->digest) == NULL || (typed != NULL &&
 	    cJSON_AddStringToObject(req, "retyped", typed) == NULL)) {
 		cJSON_Delete(req);
 		return NULL;
@@ -478,16 +657,17 @@ approve_request(const struct approve_args *a, double call, const char *typed)
 
 /* Sends req to session name and reads the decision: 0 ok, 1 refused. */
 static int
-approve_decide(const char *dir, const char *name, const char *id, cJSON *req)
+approve_decide(const char *dir, long owner, const char *name,
+    const char *id, cJSON *req)
 {
 	const char *outcome = NULL;
 	char *reply;
 	size_t len;
 	int status;
 
-	if ((reply = approve_ask(dir, name, req, &len)) == NULL) {
-		fprintf(stderr, "sp approve: %s: session not reachable (it "
-		    "ended?): %s\n", id, strerror(errno));
+	if ((reply = approve_ask(dir, owner, name, req, &len)) == NULL) {
+		fprintf(stderr, "sp approve: %s: session not reachable: %s\n",
+		    id, approve_unreachable(errno));
 		return SP_EXIT_UNAVAILABLE;
 	}
 	if (!approve_lines(reply, len, approve_take_decision, &outcome) ||
@@ -501,30 +681,30 @@ approve_decide(const char *dir, const char *name, const char *id, cJSON *req)
 }
 
 static int
-approve_one(const char *dir, const struct approve_args *a)
+approve_one(const char *dir, long owner, const struct approve_args *a)
 {
-	char name[128], *retype, *typed = NULL;
+	struct approve_id id;
+	char *retype, *typed = NULL;
 	cJSON *req;
-	double call;
 	int status;
 
-	if (!approve_split_id(a->id, name, sizeof(name), &call)) {
+	if (!approve_split_id(a->id, &id)) {
 		fprintf(stderr, "sp approve: %s: not an id of sp approve --list "
-		    "(SESSION.CALL)\n", a->id);
+		    "(SESSION.CALL.DIGEST)\n", a->id);
 		return SP_EXIT_USAGE;
 	}
-	retype = approve_retype_wanted(dir, name, a);
+	retype = approve_retype_wanted(dir, owner, id.name, a);
 	if (retype != NULL && (typed = approve_read_retyped(retype)) == NULL) {
 		fprintf(stderr, "sp approve: %s: no value typed\n", retype);
 		free(retype);
 		return SP_EXIT_IOERR;
 	}
 	free(retype);
-	req = approve_request(a, call, typed);
+	req = approve_request(a, &id, typed);
 	free(typed);
 	if (req == NULL)
 		return SP_EXIT_INTERNAL;
-	status = approve_decide(dir, name, a->id, req);
+	status = approve_decide(dir, owner, id.name, a->id, req);
 	cJSON_Delete(req);
 	return status;
 }
@@ -534,6 +714,7 @@ cmd_approve(int argc, char **argv)
 {
 	struct approve_args a;
 	char *dir;
+	long owner;
 	int status;
 
 	if (!approve_parse(argc, argv, &a)) {
@@ -542,7 +723,17 @@ cmd_approve(int argc, char **argv)
 	}
 	if ((dir = approve_state_dir(&a)) == NULL)
 		return SP_EXIT_CONFIG;
-	status = a.list ? approve_list(dir) : approve_one(dir, &a);
+	if ((owner = approve_dir_owner(dir)) == -1)
+		status = SP_EXIT_UNAVAILABLE;
+	else if (owner == -2 && a.list)
+		status = SP_EXIT_OK;	/* no session ever listened */
+	else if (owner == -2) {
+		fprintf(stderr, "sp approve: %s: session not reachable: %s\n",
+		    a.id, approve_unreachable(ENOENT));
+		status = SP_EXIT_UNAVAILABLE;
+	} else
+		status = a.list ? approve_list(dir, owner) :
+		    approve_one(dir, owner, &a);
 	free(dir);
 	return status;
 }

@@ -400,13 +400,92 @@ file_check(const struct policy *p, const struct policy_file *f,
 	    f->col, message);
 }
 
+const char *
+policy_approvals_dir_why(const struct stat *st)
+{
+	if (!S_ISDIR(st->st_mode))
+		return "a symlink or not a directory";
+	if (st->st_uid != geteuid())
+		return "owned by another user";
+	if ((st->st_mode & 022) != 0)
+		return "writable by its group or others";
+	return NULL;
+}
+
+const char *
+policy_state_dir_shared_why(const struct stat *st)
+{
+	if ((st->st_mode & S_IWOTH) != 0 && (st->st_mode & S_ISVTX) == 0)
+		return "writable by others without the sticky bit (chmod +t "
+		    "it): another user could replace approvals/";
+	return NULL;
+}
+
+/* Whether an approver can traverse a state_dir of st to its sockets. */
+static bool
+approver_reaches(const struct stat *st, const struct policy_confirm *c)
+{
+	size_t i;
+
+	if ((st->st_mode & S_IXOTH) != 0)
+		return true;
+	for (i = 0; i < c->approver_uid_count; i++)
+		if (c->approver_uids[i] != 0 && !(c->approver_uids[i] ==
+		    st->st_uid && (st->st_mode & S_IXUSR) != 0))
+			return false;
+	for (i = 0; i < c->approver_gid_count; i++)
+		if (!(c->approver_gids[i] == st->st_gid &&
+		    (st->st_mode & S_IXGRP) != 0))
+			return false;
+	return true;
+}
+
+/* Why the state_dir cannot serve operator approval as it is, or NULL:
+ * approvers who cannot reach the sockets, an approvals/ that is not the
+ * running user's own, a state_dir another user may replace it in. */
+static const char *
+approvals_why(const struct policy *policy, const struct stat *st,
+    char *buf, size_t size)
+{
+	struct stat ast;
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < policy->tool_count; i++)
+		if (policy->tools[i].confirm &&
+		    policy->tools[i].confirm_spec.via_operator &&
+		    !approver_reaches(st, &policy->tools[i].confirm_spec)) {
+			snprintf(buf, size, "the approvers of %s cannot traverse "
+			    "it to the approval sockets (mode %04o): chmod 0711 "
+			    "it", policy->tools[i].name,
+			    (unsigned)(st->st_mode & 07777));
+			return buf;
+		}
+	for (i = 0; i < policy->tool_count; i++)
+		if (policy->tools[i].confirm &&
+		    policy->tools[i].confirm_spec.via_operator)
+			break;
+	if (i == policy->tool_count)
+		return NULL;
+	if ((why = policy_state_dir_shared_why(st)) != NULL)
+		return why;
+	snprintf(buf, size, "%s/approvals", policy->state_dir);
+	if (lstat(buf, &ast) == -1 || (why = policy_approvals_dir_why(&ast)) ==
+	    NULL)
+		return NULL;
+	snprintf(buf, size, "approvals/ in it is %s: not sp's own approvals "
+	    "directory; remove it and let sp make it", why);
+	return buf;
+}
+
 /* state_dir: a directory the running user may create files in, what the
  * broker does there before confinement (docs/design.md section 9). */
 static bool
 state_dir_ok(const struct policy *policy, const char *display_name,
     struct policy_diags *diags, char *sentence, size_t sentence_size)
 {
-	char message[POLICY_WHY_MAX + PATH_MAX];
+	char buf[POLICY_WHY_MAX + PATH_MAX];
+	char message[sizeof(buf) + PATH_MAX + 16];
 	struct stat st;
 	const char *why = NULL;
 
@@ -418,6 +497,8 @@ state_dir_ok(const struct policy *policy, const char *display_name,
 		why = "not a directory";
 	else if (access(policy->state_dir, W_OK | X_OK) == -1)
 		why = "the running user cannot create files in it";
+	else
+		why = approvals_why(policy, &st, buf, sizeof(buf));
 	if (why == NULL)
 		return true;
 	if (sentence != NULL && sentence[0] == '\0')

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "policy/load.h"
 #include "policy/policy.h"
@@ -57,6 +58,17 @@ bool policy_file_content_ok(enum policy_file_kind kind, const char *bytes,
 bool policy_check_start(const struct policy *policy,
     const char *display_name, struct policy_diags *diags, char *sentence,
     size_t sentence_size);
+
+/*
+ * The approval sockets' directory, state_dir/approvals, must be the
+ * broker's own (docs/design.md section 8.3): why st, that directory, is
+ * not (not a directory, another uid's, writable by group or others), or
+ * why st, the state_dir, lets another user replace it (writable by
+ * others without the sticky bit); NULL when it is fine.  The broker's
+ * check at start (broker/approvals.c) and sp check's.
+ */
+const char *policy_approvals_dir_why(const struct stat *st);
+const char *policy_state_dir_shared_why(const struct stat *st);
 
 /*
  * Warnings sp check adds (never an error): a scope some tool needs that

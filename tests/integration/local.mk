@@ -52,6 +52,7 @@ INTEGRATION_TESTS = \
 	tests/integration/no_intent_no_action.py \
 	tests/integration/one_killed_process_ends_the_session.py \
 	tests/integration/only_the_executor_maps_netlibs.py \
+	tests/integration/operator_approval_as_shipped.py \
 	tests/integration/operator_approval_by_another_person.py \
 	tests/integration/patterns_bounded.py \
 	tests/integration/peerless_socket_and_run_as.py \

@@ -180,7 +180,7 @@ def test_accounts(tmp, dest, dirs):
     ok, out = run_ok([tools[1], "--root=" + root, "--create"])
     check("systemd-tmpfiles reads the entry", ok, out)
     want = {"etc/sallyport": (0o750, 0), "etc/sallyport/creds": (0o700, 1),
-            "var/lib/sallyport": (0o700, 1), "var/log/sallyport": (0o700, 1)}
+            "var/lib/sallyport": (0o711, 1), "var/log/sallyport": (0o700, 1)}
     got = {}
     for d in want:
         try:
@@ -189,7 +189,8 @@ def test_accounts(tmp, dest, dirs):
         except OSError as e:
             got[d] = str(e)
     uid, gid = int(u[2]), int(u[3])
-    check("the directories: the README's owners and modes",
+    check("the directories: the README's owners and modes (the state "
+          "directory 0711, traversable by approvers)",
           all(got[d] == (m, uid if own else 0, gid) for d, (m, own) in
               want.items()), got)
 

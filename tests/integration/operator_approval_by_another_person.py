@@ -7,10 +7,10 @@ target that logs every request, and real uids: throwaway users and groups
 made with useradd/groupadd and removed at the end (root only; otherwise
 each check is a counted skip).
 
-  approver   primary group SOCK (the socket's group), supplementary APPR
-             (create_item's approvers): listed only through SO_PEERGROUPS
-  outsider   primary group SOCK only: it reaches the socket, and is no
-             approver of create_item
+  approver   primary group SOCK, supplementary APPR (create_item's
+             approvers): listed only through SO_PEERGROUPS
+  outsider   primary group SOCK only: an approver of delete_item, so the
+             broker reads its request, and no approver of create_item
   root       runs sp mcp (the requester: stdin is a pipe) and is listed
              by uid in create_item's approvers: others_only refuses it
 """
@@ -73,7 +73,7 @@ def uid(name):
 
 def operator_policy(tmp, port, timeout_s=120, others_only=True):
     """create_item approved by root's uid or group APPR, others_only;
-    delete_item (first: it names the socket's group) by group SOCK."""
+    delete_item by group SOCK."""
     path = confirmed_create_item_policy(tmp, port, timeout_s=timeout_s)
     with open(path) as f:
         doc = json.load(f)

@@ -62,6 +62,10 @@ def test_contents():
           one(svc, "Service", "User") == "sallyport" and
           one(svc, "Service", "NoNewPrivileges") == "yes" and
           one(svc, "Service", "CapabilityBoundingSet") == "", svc)
+    check("the state directory is traversable by approvers (0711), as "
+          "sp-policy(5) asks; the audit directory stays 0700",
+          one(svc, "Service", "StateDirectoryMode") == "0711" and
+          one(svc, "Service", "LogsDirectoryMode") == "0700", svc)
     check("only the audit and state directories are writable",
           one(svc, "Service", "ProtectSystem") == "strict" and
           one(svc, "Service", "ReadWritePaths") ==
