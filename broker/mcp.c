@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -348,6 +349,10 @@ mcp_confine(struct mcp_session *s)
 
 	for (i = 0; i < CHILD_COUNT; i++)
 		pids[i] = s->kids[i].pid;
+	/* glibc's gmtime_r() opens the zone file at its first call, which
+	 * a limit's "resets at" may be, in a session with no audit log to
+	 * have made it (audit_log.c): made now, while open is allowed. */
+	tzset();
 	if (!sandbox_no_new_privs())
 		missing = "no-new-privs";
 	else if (!sandbox_load_broker_filter(pids, CHILD_COUNT,

@@ -17,6 +17,7 @@
 #include "broker/journal.h"
 #include "broker/limits.h"
 #include "broker/state_dir.h"
+#include "child/test_hook.h"
 #include "common/log.h"
 #include "common/sandbox.h"
 
@@ -301,6 +302,7 @@ state_file_append(struct state_file *sf, const char *line, size_t len)
 	size_t n = 0;
 	char last = '\n';
 
+	test_hook_state_append(sf->name);
 	if (len > STATE_LINE_MAX || fstat(sf->fd, &st) == -1) {
 		log_error("state_dir %s: cannot append", sf->name);
 		return false;

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,8 @@ test_hook_act(const char *action)
 	    strncmp(action, "early-", 6) == 0 ||
 	    strncmp(action, "version-", 8) == 0)
 		;	/* test_hook_stray(), on the channel */
+	else if (strncmp(action, "stop-before-append-", 19) == 0)
+		;	/* test_hook_state_append(), at the append */
 	else
 		log_error("unknown test hook action '%s'", action);
 	log_info("test hook: %s returned", action);
@@ -433,6 +436,19 @@ test_hook_heap_report(const char *role)
 	log_info("heap-report %s %zu", role, mi.uordblks + mi.hblkhd);
 }
 
+void
+test_hook_state_append(const char *name)
+{
+	static const char prefix[] = "stop-before-append-";
+	char action[sizeof(prefix) + 64];
+	int n;
+
+	n = snprintf(action, sizeof(action), "%s%s", prefix, name);
+	if (n > 0 && (size_t)n < sizeof(action) &&
+	    test_hook_is("broker", action))
+		(void)raise(SIGSTOP);
+}
+
 unsigned
 test_hook_progress_ms(unsigned dflt)
 {
@@ -468,6 +484,12 @@ unsigned
 test_hook_progress_ms(unsigned dflt)
 {
 	return dflt;
+}
+
+void
+test_hook_state_append(const char *name)
+{
+	(void)name;
 }
 
 bool

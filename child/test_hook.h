@@ -106,6 +106,15 @@ bool test_hook_confirm_relay(const struct child_context *ctx,
     const uint8_t *rec, size_t len);
 
 /*
+ * SP_TEST_HOOK="broker:stop-before-append-NAME": each time the broker is
+ * about to append to state_dir's file NAME (broker/state_dir.h), having
+ * read it and decided under its lock, it stops itself (SIGSTOP) until a
+ * test sends SIGCONT, so the test sees what a second broker decides
+ * meanwhile.  Otherwise does nothing.
+ */
+void test_hook_state_append(const char *name);
+
+/*
  * The frontend's interval between progress notifications, in ms: dflt,
  * or in the test build SP_TEST_PROGRESS_MS when it holds a number of
  * 10..600000, so a test sees progress without waiting 15 s.

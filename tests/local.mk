@@ -1,11 +1,18 @@
 # Tests.  Criterion binaries print TAP (one line per test) through
 # tests/criterion-tap; integration and SDK tests are scripts run by their
-# interpreter.  Each kind has its fragment beside it: tests/unit (one list
-# per library), tests/integration, tests/sdk, tests/fuzz, tests/bench.
+# interpreter, printing TAP too.  Every kind goes through the TAP driver,
+# so each ok, not ok and # SKIP line is a counted result in the summary
+# (the plain driver reads only the exit status: a script whose every
+# check was skipped would say PASS).  Each kind has its fragment beside
+# it: tests/unit (one list per library), tests/integration, tests/sdk,
+# tests/fuzz, tests/bench.
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
 LOG_COMPILER = $(top_srcdir)/tests/criterion-tap
 TEST_EXTENSIONS = .py .sh .mjs .tap
 PY_LOG_COMPILER = python3
+PY_LOG_DRIVER = $(LOG_DRIVER)
+MJS_LOG_DRIVER = $(LOG_DRIVER)
+SH_LOG_DRIVER = $(LOG_DRIVER)
 TAP_LOG_DRIVER = $(LOG_DRIVER)
 TAP_LOG_COMPILER = $(SHELL)
 SH_LOG_COMPILER = $(SHELL)

@@ -9,7 +9,11 @@
 #  - the Criterion results number the Test() cases in tests/unit/*.c,
 #    counted in the sources, so a unit test binary missing from the list
 #    or dying half way shows;
-#  - test-suite.log's TOTAL is the sum of those results.
+#  - test-suite.log's TOTAL is the sum of those results, and its SKIP
+#    the sum of their SKIP results: scripts run under the TAP driver too
+#    (tests/local.mk), so each of their ok, not ok and # SKIP lines is a
+#    result; a script that reported only an exit status would show here
+#    as one result where its plan has many.
 set -eu
 
 say() { echo "suite_count: $*"; }
@@ -26,7 +30,7 @@ config=$(make -s print-check-config | tail -n 1)
 [ "$config" = "criterion=yes werror=yes" ] ||
     fail "$1 is configured with $config, not criterion=yes werror=yes"
 
-listed=0 ran=0 results=0 unit=0
+listed=0 ran=0 results=0 unit=0 skipped=0
 for t in $(make -s print-tests | tail -n 1); do
 	listed=$((listed + 1))
 	case $t in
@@ -41,6 +45,7 @@ for t in $(make -s print-tests | tail -n 1); do
 	[ "$n" -gt 0 ] || { say "$t reported no test"; continue; }
 	ran=$((ran + 1))
 	results=$((results + n))
+	skipped=$((skipped + $(grep -c '^:test-result: SKIP' "$trs" || true)))
 	case ${t##*/} in
 	*.*) ;;			# a script
 	*) unit=$((unit + n)) ;;	# a Criterion binary (LOG_COMPILER)
@@ -49,9 +54,11 @@ done
 
 in_sources=$(cat "$src"/tests/unit/*.c | grep -c '^Test(' || true)
 total=$(sed -n 's/^# TOTAL: *//p' test-suite.log)
+skip=$(sed -n 's/^# SKIP: *//p' test-suite.log)
 
 say "$ran of $listed tests in the list ran; $unit Criterion results for" \
-    "$in_sources Test() in tests/unit/*.c; $results results, TOTAL ${total:-none}"
+    "$in_sources Test() in tests/unit/*.c; $results results, TOTAL" \
+    "${total:-none}; $skipped skipped, SKIP ${skip:-none}"
 if [ "$listed" -eq 0 ] || [ "$ran" -ne "$listed" ]; then
 	fail "$((listed - ran)) of $listed listed tests left no result"
 fi
@@ -60,4 +67,6 @@ if [ "$in_sources" -eq 0 ] || [ "$unit" -ne "$in_sources" ]; then
 fi
 [ "${total:-x}" = "$results" ] ||
     fail "test-suite.log says TOTAL ${total:-none}, the tests $results"
+[ "${skip:-x}" = "$skipped" ] ||
+    fail "test-suite.log says SKIP ${skip:-none}, the tests $skipped"
 say "ok"

@@ -210,6 +210,18 @@ def main():
            "line 1 (seq 1", "bad HMAC", "; HMACs checked")
     expect_json("keyed log with a wrong key: --json", ["verify", "--key",
                 wrong, log], 1, verdict="broken", hmac_checked=True)
+    # record 4 forged and resealed, hash and HMAC, in the middle of one
+    # file: every record holds on its own, only line 5's prev is wrong
+    forged, _ = record_line(4, "sess-1", "execution",
+                            hashlib.sha256(klines[2]).hexdigest(),
+                            {"tool": "forged", "note": TEXTS[5],
+                             "args": {"id": "string(36)", "hash": "nested"}},
+                            key)
+    write(log, klines[:3] + [forged] + klines[4:])
+    expect("a record resealed inside one file: the next one's prev names "
+           "it", ["verify", "--key", keyfile, log], 1,
+           "broken: %s line 5 (seq 5, expected seq 5)" % log,
+           "prev mismatch", "; HMACs checked")
     write(log, lines)
     expect("plain log with a key", ["verify", "--key", keyfile, log], 1,
            "line 1 (seq 1", "missing HMAC")

@@ -6,7 +6,9 @@ trailing space), a response with both result and error, a second answer
 after a decline, an accept after the client cancelled the call, an
 action of the wrong type, a retyped value of the wrong type, a retyped
 value of 600 KB, and extra fields beside the right value.  Only the last
-may act: the target's request log must show exactly one request.  The
+may act: the target's request log must show exactly one request.  Then,
+for a tool asking no retyped value (which would mask it), a decline that
+must not act.  The
 session has on_invalid "reject", so that the malformed response is
 refused and the session goes on (with "close" it would end there)."""
 import json
@@ -32,10 +34,11 @@ def line(member, rid):
 
 
 class Run:
-    def __init__(self):
+    def __init__(self, retype="qty"):
         self.tmp = tmpdir()
         self.target = Target(self.tmp, "recorder")
-        path = confirmed_create_item_policy(self.tmp, self.target.port)
+        path = confirmed_create_item_policy(self.tmp, self.target.port,
+                                            retype=retype)
         with open(path) as f:
             doc = json.load(f)
         # a malformed response is refused and the session goes on
@@ -126,7 +129,37 @@ def main():
               ["declined"] * 3 + ["withdrawn", "cancelled"] +
               ["wrong-value"] * 3 + ["accepted"]), d)
     r.target.stop()
+    decline_without_retype()
     done()
+
+
+def decline_without_retype():
+    """No retyped value asked, the form a checkbox: a decline taken for
+    an accept would act on a ticked box, with nothing else to stop it.
+    A decline (bare, then one carrying the ticked box) is denied and
+    sends nothing; an accept with the box ticked sends one."""
+    r = Run(retype=None)
+    eid = r.ask()
+    r.s.send(line({"result": DECLINE}, eid))
+    bare = r.outcome()
+    eid = r.ask()
+    r.s.send(line({"result": {"action": "decline",
+                              "content": {"confirm": True}}}, eid))
+    valued = r.outcome()
+    check("no retype: a decline, bare or with the box ticked, is denied and "
+          "sends nothing", bare == valued == "denied" and r.posts() == 0,
+          (bare, valued, r.posts()))
+    eid = r.ask()
+    r.s.send(line({"result": {"action": "accept",
+                              "content": {"confirm": True}}}, eid))
+    check("no retype: an accept, the box ticked, sends one request",
+          r.outcome() == "ok" and r.posts() == 1, r.posts())
+    r.s.close()
+    d = decisions(r.tmp)
+    check("no retype: the audit says declined twice, accepted once",
+          [x for x in d if x != "asked"] == ["declined", "declined",
+                                             "accepted"], d)
+    r.target.stop()
 
 
 if __name__ == "__main__":

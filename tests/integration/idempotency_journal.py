@@ -15,6 +15,9 @@ With state_dir, two live sessions:
   target: the journal says unknown;
 - the other session, already running, refuses the identical call at once,
   saying what to check, and the target sees no second request;
+- a call held at the target in one session (its entry pending): the
+  identical call from another session is refused, and exactly one
+  request reaches the target;
 - sp journal resolve KEY failed, itself audited, lets the retry go, and
   the target receives the same Idempotency-Key for it."""
 import json
@@ -217,6 +220,37 @@ def killed(tmp, target):
           [header(x) for x in reqs])
 
 
+def in_flight_elsewhere(tmp, target):
+    """Session A's call held at the target (its journal entry pending);
+    session B's identical call is refused, never sent; once A's is done,
+    B's is a replay, still never sent."""
+    state = os.path.join(tmp, "state")
+    os.mkdir(state, 0o700)
+    config = write_policy(tmp, doc(tmp, target.port, state, gate="p"))
+    a, b = Caller(config), Caller(config)
+    value = "-p 'q' \u00e9 %2e%2e"
+    rid = a.send("hold_item", value)
+    reached = wait_for(lambda: len(requests(target, "/hold/p/")) == 1)
+    check("session A's call is held at the target", reached,
+          requests(target, "/hold/p/"))
+    r = b.call("hold_item", value)
+    check("session B's identical call is denied: in flight in A",
+          r.get("outcome") == "denied" and
+          "identical call is in flight" in r.get("message", ""), r)
+    check("exactly one request reached the target",
+          len(requests(target, "/hold/p/")) == 1,
+          requests(target, "/hold/p/"))
+    target.release("p")
+    ra = structured(a.s.wait([rid]).get(rid))
+    rb = b.call("hold_item", value)
+    a.s.close()
+    b.s.close()
+    check("A's call is done; B's again is a replay, not sent",
+          ra.get("outcome") == "ok" and rb.get("outcome") == "ok" and
+          "replayed" in rb.get("message", "") and
+          len(requests(target, "/hold/p/")) == 1, (ra, rb))
+
+
 def duplicate(tmp, target):
     """In flight in its own session, an identical call is a duplicate,
     answered with the first's result, not refused by its pending entry."""
@@ -249,6 +283,7 @@ def main():
         in_memory(tmp, target)
         window_passes(tmpdir(), target)
         duplicate(tmpdir(), target)
+        in_flight_elsewhere(tmpdir(), target)
         killed(tmp, target)
     finally:
         target.stop()

@@ -254,6 +254,7 @@ class Outcome:
     def __init__(self, rounds):
         self.rounds = rounds
         self.expected = {}      # id: check of its answer
+        self.tools = {}         # id: the tool it called
         self.count = {RUN: 0, REJECTED: 0, LOCAL: 0}
         self.answers = {}
         self.status = None
@@ -271,6 +272,7 @@ def run_session(cfg, rounds, ssh):
         for name, args, want, ends in calls:
             s.call(rid, name, args)
             o.expected[rid] = want
+            o.tools[rid] = name
             o.count[ends] += 1
             rid += 1
         s.call(rid, cancelled[0], cancelled[1])
@@ -291,14 +293,26 @@ def session_ends(tmp):
         return [r for r in map(json.loads, f) if r["kind"] == "session-end"]
 
 
+def failed_calls(o, missing, wrong):
+    """Every call that did not end as it should, one line each, after
+    their counts: a run failing late fails every call after a point."""
+    lines = ["%d unanswered, %d answered wrong" % (len(missing), len(wrong))]
+    lines += ["id %d %s: no answer" % (i, o.tools[i]) for i in missing]
+    for i, msg in wrong:
+        sc = structured((msg, 0))
+        said = sc.get("message") or msg.get("error", {}).get("message", "")
+        lines.append("id %d %s: %s: %s" % (i, o.tools[i], sc.get("outcome"),
+                                           json.dumps(said)[:160]))
+    return "\n".join(lines)
+
+
 def check_session(label, o, end):
     missing = sorted(set(o.expected) - set(o.answers))
     wrong = [(i, o.answers[i]) for i in sorted(o.answers)
              if i in o.expected and not o.expected[i](o.answers[i])]
     check("%s: %d rounds, %d calls, every call answered as its kind wants" %
           (label, o.rounds, len(o.expected) + o.rounds),
-          not missing and not wrong,
-          "missing %s; wrong %s" % (missing[:5], json.dumps(wrong[:2])[:2000]))
+          not missing and not wrong, failed_calls(o, missing, wrong))
     # Under ASan the children cannot exit cleanly (sanitized_build).
     check("%s: the session ends 0" % label,
           o.status == 0 or (sanitized_build() and o.status is not None),

@@ -2,11 +2,13 @@
 """Issue 14 finding 6 through the real sp mcp: a client that closes its
 read end of sp's stdout and goes on sending calls.  The session must stop
 reading, cancel the call in flight (its execution record "unknown", a
-cancellation saying it had started), start nothing more, and exit 74.
+cancellation saying it had started), start nothing more, and exit 74 --
+whether it sees a hang-up or only a refused write (EPIPE).
 What reached the target is counted in its request log."""
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -138,6 +140,43 @@ def test_close_when_idle(tmp, target):
           target.requests())
 
 
+def test_write_refused(tmp, target):
+    """stdin and stdout one Unix socket whose client shuts down its read
+    side (shutdown SHUT_RD): sp's side sees no error and no hang-up, only
+    its next write fails (EPIPE).  That write alone must end the session:
+    the answer to a call that reached the target cannot be delivered."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    p = subprocess.Popen([SP, "mcp", "--config",
+                          get_item_and_fetch_policy(tmp, target.port)],
+                         stdin=theirs, stdout=theirs, stderr=subprocess.PIPE,
+                         env=sp_env())
+    theirs.close()
+    try:
+        ours.sendall(INITIALIZE)
+        ours.settimeout(60)
+        first = ours.recv(65536)
+        ours.shutdown(socket.SHUT_RD)
+        ours.sendall(call(1, arguments={"id": IDS[1]}))
+        status = wait_exit(p, 60)
+        err = p.stderr.read().decode("utf-8", "replace") \
+            if status is not None else ""
+    finally:
+        kill(p)
+        ours.close()
+    records = audit(tmp)
+    end = records[-1]
+    check("socket read side shut: the answer's write fails (EPIPE), exit 74",
+          b'"id":0' in first and status == 74, (first[:80], status,
+                                                err[-400:]))
+    check("... session-end says why, one line on stderr",
+          end["kind"] == "session-end" and end["status"] == 74 and
+          end["why"] == "the client stopped reading" and
+          err.count("the client stopped reading") == 1, (end, err[-400:]))
+    reqs = requests_after(target, 0)
+    check("... the one call reached the target once",
+          len(reqs) == 1, reqs)
+
+
 def test_closed_before_start(tmp, target):
     """Input is a file of calls and stdout a pipe whose read end is gone
     before sp starts: the first read and the hang-up come in the same
@@ -176,6 +215,7 @@ def main():
     for test, args in ((test_close_with_a_call_in_flight, (True,)),
                        (test_close_with_a_call_in_flight, (False,)),
                        (test_close_when_idle, ()),
+                       (test_write_refused, ()),
                        (test_closed_before_start, ())):
         tmp = tmpdir()
         target = Target(tmp, "recorder", events=True)

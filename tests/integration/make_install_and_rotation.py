@@ -24,7 +24,7 @@ from sptest.mcp import INITIALIZE, request  # noqa: E402
 from sptest.policy import shared_target_policy  # noqa: E402
 from sptest.run import (SP, finish, read_line, sanitized_build,  # noqa: E402
                         start, stop)
-from sptest.tap import check, done  # noqa: E402
+from sptest.tap import check, done, skip  # noqa: E402
 
 SRC = os.environ["SP_SRCDIR"]
 BUILD = os.environ["SP_BUILDDIR"]
@@ -33,6 +33,24 @@ DIRS = ("bindir", "pkgdatadir", "examplesdir", "logrotatedir",
         "systemdsystemunitdir", "sysusersdir", "tmpfilesdir")
 INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
 EXAMPLES = ("demo.json", "design.json", "http-readonly.json", "ssh-ops.json")
+# The checks each part makes, each a counted skip where the part cannot run.
+ACCOUNT_CHECKS = ("systemd-sysusers reads the entry",
+                  "it makes the user sallyport",
+                  "and the client group sallyport-clients",
+                  "systemd-tmpfiles reads the entry",
+                  "the directories: the README's owners and modes")
+ROTATION_CHECKS = ("a session starts and writes its log",
+                   "logrotate -f renames the log",
+                   "the call after the rename is answered",
+                   "the session ends cleanly",
+                   "records before the rename stay there",
+                   "next records go to a new log, linked",
+                   "both files verify as one chain",
+                   "the next session ends cleanly",
+                   "and goes on in the log at the path",
+                   "which still verifies with the renamed file",
+                   "the renamed file is left as it was",
+                   "the next rotation compresses the one before")
 
 
 def make_env():
@@ -150,11 +168,13 @@ def test_accounts(tmp, dest, dirs):
     """systemd-sysusers and systemd-tmpfiles on the installed entries, in a
     scratch root: as root, since tmpfiles chowns."""
     if "no" in (dirs["sysusersdir"], dirs["tmpfilesdir"]):
-        print("# skip: configured without sysusers.d or tmpfiles.d")
+        for c in ACCOUNT_CHECKS:
+            skip(c, "configured without sysusers.d or tmpfiles.d")
         return
     tools = [shutil.which("systemd-sysusers"), shutil.which("systemd-tmpfiles")]
     if None in tools or os.geteuid() != 0:
-        print("# skip: needs root and systemd-sysusers, systemd-tmpfiles")
+        for c in ACCOUNT_CHECKS:
+            skip(c, "needs root and systemd-sysusers, systemd-tmpfiles")
         return
     root = os.path.join(tmp, "root")
     for kind, d in (("sysusers.d", dirs["sysusersdir"]),
@@ -225,7 +245,8 @@ def test_rotation(tmp):
     logrotate = shutil.which("logrotate") or (
         os.path.exists("/usr/sbin/logrotate") and "/usr/sbin/logrotate")
     if not logrotate:
-        print("# skip: logrotate not installed")
+        for c in ROTATION_CHECKS:
+            skip(c, "logrotate not installed")
         return
     logs = os.path.join(tmp, "logs")
     os.mkdir(logs, 0o700)

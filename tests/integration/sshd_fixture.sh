@@ -8,8 +8,10 @@
 # the server does not have), user_ed25519 (authorized), stranger (not
 # authorized), user_rsa with "rsa"; known_hosts and known_hosts_other
 # naming [127.0.0.1]:PORT with each host key; authorized_keys; sshd_config;
-# sshd.log.  sshd runs under `timeout` so a crashed test cannot leave it
-# running for long.  "rsa" also lets sshd accept ssh-rsa (SHA-1)
+# sshd.log.  sshd lives as long as the process that ran start (its parent,
+# or SSHD_FIXTURE_OWNER, a pid): a watcher kills it once that process is
+# gone, so a crashed test cannot leave it running, and no clock ends it
+# while a slow test still uses it.  "rsa" also lets sshd accept ssh-rsa (SHA-1)
 # signatures: libssh2 1.10 signs RSA user auth with nothing else, and
 # OpenSSH 8.8+ refuses that by default.  "debug" raises sshd's LogLevel to DEBUG1, so the log
 # shows global requests such as keepalives.  "ecdsa" gives sshd a second
@@ -71,14 +73,28 @@ known_hosts_line() {
 	printf '[127.0.0.1]:%s %s\n' "$1" "$(cut -d' ' -f1,2 "$dir/$2.pub")"
 }
 
+# Kills sshd (pid $1) once the owner is gone; ends with sshd.  Run in
+# the background; its fds go nowhere (exec: a redirection of the call
+# would leave dash's saved copies open), so whoever reads start's stdout
+# waits for no one else.
+watch_owner() {
+	exec </dev/null >/dev/null 2>&1
+	while kill -0 "$owner" 2>/dev/null && kill -0 "$1" 2>/dev/null; do
+		sleep 1
+	done
+	kill "$1" 2>/dev/null || true
+}
+
 # Starts sshd on a free port; true once it listens.
 try_start() {
 	port=$1
 	write_config "$port"
 	: >"$dir/sshd.log"
-	timeout 120 "$sshd" -D -f "$dir/sshd_config" -E "$dir/sshd.log" \
+	"$sshd" -D -f "$dir/sshd_config" -E "$dir/sshd.log" \
 	    </dev/null >/dev/null 2>&1 &
 	echo $! >"$dir/fixture.pid"
+	watch_owner $! &
+	echo $! >"$dir/watcher.pid"
 	# up to 30 s: a loaded machine may take seconds to start sshd
 	i=0
 	while [ $i -lt 600 ]; do
@@ -91,6 +107,7 @@ try_start() {
 }
 
 start() {
+	owner=${SSHD_FIXTURE_OWNER:-$PPID}
 	mkdir -p "$dir"
 	[ "$(id -u)" -ne 0 ] || mkdir -p /run/sshd
 	keygen ed25519 host_key
@@ -128,7 +145,9 @@ start() {
 stop() {
 	[ -f "$dir/fixture.pid" ] || return 0
 	kill "$(cat "$dir/fixture.pid")" 2>/dev/null || true
-	rm -f "$dir/fixture.pid"
+	[ ! -f "$dir/watcher.pid" ] ||
+	    kill "$(cat "$dir/watcher.pid")" 2>/dev/null || true
+	rm -f "$dir/fixture.pid" "$dir/watcher.pid"
 }
 
 case $cmd in

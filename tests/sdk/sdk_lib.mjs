@@ -66,7 +66,7 @@ export function startTarget(dir, script, logName) {
   const log = join(dir, logName);
   writeFileSync(log, '');
   const proc = spawn('python3', [join(srcdir, 'tests/integration', script),
-    '--log', log, '--lifetime', '60'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    '--log', log, '--lifetime', '3600'], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     const rl = createInterface({ input: proc.stdout });
     rl.once('line', (l) => resolve({ port: Number(l), log, proc }));

@@ -99,6 +99,7 @@ tests_unit_libsptest_a_SOURCES = \
 	broker/open_calls.c broker/open_calls.h \
 	broker/limits.c broker/limits.h broker/state_dir.c broker/state_dir.h \
 	broker/journal.c broker/journal.h \
+	child/test_hook.c child/test_hook.h \
 	executor/credentials.c executor/credentials.h \
 	executor/redact.c executor/redact.h \
 	frontend/writer.c frontend/writer.h

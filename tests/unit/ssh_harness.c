@@ -55,8 +55,10 @@ sshd_start(struct sshd *s, const char *options)
 
 	snprintf(s->dir, sizeof(s->dir), "/tmp/sp-sshd-XXXXXX");
 	cr_assert_not_null(mkdtemp(s->dir), "mkdtemp");
-	n = snprintf(cmd, sizeof(cmd), "sh '%s' start '%s' %s", SSHD_FIXTURE,
-	    s->dir, options);
+	/* exec: the fixture's parent, whose life sshd's is tied to, is
+	 * this process, not popen's shell */
+	n = snprintf(cmd, sizeof(cmd), "exec sh '%s' start '%s' %s",
+	    SSHD_FIXTURE, s->dir, options);
 	cr_assert(n > 0 && (size_t)n < sizeof(cmd), "sshd fixture command "
 	    "too long");
 	cr_assert_not_null(p = popen(cmd, "r"), "popen fixture");

@@ -447,15 +447,21 @@ Test(privdrop, empty_dir_is_fresh_root_owned_0755, .init = require_root)
 	cr_assert_eq(rmdir(parent), 0);
 }
 
+/* The missing parent is one this test knows is missing: a fixed name
+ * such as /nonexistent may exist (a home made for nobody), or be
+ * unreadable to the user running the test. */
 Test(privdrop, empty_dir_refuses_long_or_missing_parent)
 {
-	char small[24], out[128];
+	char small[24], parent[64], missing[96], out[128];
 
 	cr_assert_not(sandbox_make_empty_dir("/tmp/abc", small, sizeof(small)));
 	cr_assert_eq(errno, ENAMETOOLONG);
-	cr_assert_not(sandbox_make_empty_dir("/nonexistent/\xc3\xa9", out,
-	    sizeof(out)));
+	make_parent(parent, sizeof(parent));
+	snprintf(missing, sizeof(missing), "%s/gone \"$(id)\" \xc3\xa9",
+	    parent);
+	cr_assert_not(sandbox_make_empty_dir(missing, out, sizeof(out)));
 	cr_assert_eq(errno, ENOENT);
+	cr_assert_eq(rmdir(parent), 0, "nothing made in it");
 }
 
 Test(privdrop, chroot_hides_the_filesystem, .init = require_root)

@@ -179,8 +179,34 @@ i386_getpid(void)
 	__asm__ volatile ("int $0x80" : "+a"(ret) : : "memory");
 }
 
+/*
+ * Whether this machine offers the i386 entry at all: some kernels refuse
+ * int $0x80 with no filter installed (SIGSEGV), and then there is no ABI
+ * for the filter to refuse.  Proved unconfined, in a child.
+ */
+static bool
+i386_entry_offered(int *status)
+{
+	bool hung;
+	pid_t pid;
+
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		i386_getpid();
+		_exit(0);
+	}
+	*status = wait_bounded(pid, 60, &hung);
+	return !hung && WIFEXITED(*status) && WEXITSTATUS(*status) == 0;
+}
+
 Test(frontend_filter, i386_syscall_kills_the_process, FORKED)
 {
+	int status;
+
+	if (!i386_entry_offered(&status))
+		cr_skip_test("the kernel refuses int $0x80 unconfined (wait "
+		    "status %#x): no i386 entry to filter", status);
 	kills_whole_process(i386_getpid);
 }
 #endif

@@ -312,7 +312,7 @@ def main(argv=None):
                     help="serve HTTPS with a self-signed cert written to DIR")
     ap.add_argument("--accepts", metavar="FILE",
                     help="log every accepted connection to FILE")
-    ap.add_argument("--lifetime", type=float, default=60.0,
+    ap.add_argument("--lifetime", type=float, default=3600.0,
                     help="exit after this many seconds whatever happens")
     ap.add_argument("--events", action="store_true",
                     help="log how each /slow/MS request ended")
@@ -320,6 +320,7 @@ def main(argv=None):
     ap.add_argument("--reflect", metavar="PAD", type=int)
     ap.add_argument("--audit-path", metavar="FILE")
     args = ap.parse_args(argv)
+    die_with_parent()   # whoever started it: Target, or an SDK test
     srv = Server(("127.0.0.1", 0), Handler)
     if args.tls:
         srv.socket = tls_context(args.tls).wrap_socket(srv.socket,
@@ -352,13 +353,14 @@ class Target:
     is what reached it, seen() that once every connection queued before
     is logged."""
 
-    def __init__(self, tmp=None, name="target", lifetime=60, tls=False,
+    def __init__(self, tmp=None, name="target", lifetime=3600, tls=False,
                  events=False, hold_matching=None, reflect=None,
                  audit_path=None, script=None):
         """Logs in tmp (when None, a directory of its own, removed when
-        the test ends: the logs outlive stop()), named after name.  It stops by itself after lifetime
-        seconds (stop() ends it before): a test whose session may outlast
-        that on a loaded machine says so.  tls: HTTPS, the certificate in
+        the test ends: the logs outlive stop()), named after name.  It
+        dies with the test (PR_SET_PDEATHSIG), and stops by itself after
+        lifetime seconds, a backstop far above any test's need on a
+        loaded machine (stop() ends it before).  tls: HTTPS, the certificate in
         tmp/cert.pem.  events, hold_matching, reflect, audit_path: the
         options of the same names (above).  script: another target taking
         --log, --accepts and --lifetime, run instead of this file."""
