@@ -77,8 +77,8 @@ INTEGRATION_TESTS = \
 	tests/integration/sp_policy_man_page_covers_keys.py \
 	tests/integration/ssh_actions_end_to_end.py \
 	tests/integration/ssh_outcomes_when_things_break.py \
-	tests/integration/state_files_of_another_user_refused.py \
 	tests/integration/state_dir_lock_decides_one_at_a_time.py \
+	tests/integration/state_files_of_another_user_refused.py \
 	tests/integration/stderr_shared_with_stdout.py \
 	tests/integration/systemd_units_verify.py \
 	tests/integration/three_processes_start_and_end.py \
