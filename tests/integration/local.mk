@@ -53,6 +53,7 @@ INTEGRATION_TESTS = \
 	tests/integration/per_day_shared_through_state_dir.py \
 	tests/integration/profile_chosen_by_peer.py \
 	tests/integration/reflected_credential_withheld.py \
+	tests/integration/reflected_forms_withheld.py \
 	tests/integration/refused_calls_spend_the_budget.py \
 	tests/integration/results_sanitized_and_cut.py \
 	tests/integration/retyped_value_compared_canonically.py \
