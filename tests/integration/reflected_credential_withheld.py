@@ -18,7 +18,7 @@ import urllib.parse
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sptest.mcp import structured  # noqa: E402
+from sptest.mcp import strings, structured  # noqa: E402
 from sptest.policy import write_policy, write_secret  # noqa: E402
 from sptest.run import Session, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
@@ -57,17 +57,6 @@ def needles():
             f |= forms(secret.split(":", 1)[1])
         out[name] = f
     return out
-
-
-def strings(node):
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, dict):
-        for v in node.values():
-            yield from strings(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from strings(v)
 
 
 def count_in(text, name):

@@ -26,7 +26,7 @@ import urllib.parse
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sptest.mcp import INITIALIZE, structured  # noqa: E402
+from sptest.mcp import INITIALIZE, strings, structured  # noqa: E402
 from sptest.policy import write_policy, write_secret  # noqa: E402
 from sptest.run import SP, Session, finish, sp_env, start, tmpdir  # noqa
 from sptest.tap import check, done  # noqa: E402
@@ -224,17 +224,6 @@ def make_policy(tmp, port, creds=None, name="policy.json"):
         "limits": {"call_timeout_ms": 20000, "result_max_chars": 4096},
         "credentials": creds, "targets": targets, "tools": tools,
         "profiles": {"default": {"scopes": ["read"]}}}, name)
-
-
-def strings(node):
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, dict):
-        for v in node.values():
-            yield from strings(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from strings(v)
 
 
 def shown(sc, form, secret_subject):
