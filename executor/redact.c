@@ -343,16 +343,46 @@ redact_match_form(const uint8_t *in, size_t len, enum redact_form f,
 	return true;
 }
 
+/* The byte an escape of form f starts with. */
+static uint8_t
+redact_escape(enum redact_form f)
+{
+	switch (f) {
+	case FORM_PERCENT:
+	case FORM_PERCENT2:
+		return '%';
+	case FORM_JSON:
+		return '\\';
+	case FORM_HTML:
+		return '&';
+	default:
+		return 0;
+	}
+}
+
+/*
+ * in is lowercased.  A form matches only where its first unit is the
+ * needle's first byte as it is (the needles that begin with in[0], in
+ * every form) or an escape of that form (every needle, in that form).
+ */
 static bool
 redact_found_at(const struct redact_set *set, const uint8_t *in, size_t len)
 {
 	size_t k;
 	int f;
 
-	for (k = 0; k < set->count; k++)
+	for (k = set->first_at[in[0]]; k < set->first_at[in[0] + 1]; k++)
 		for (f = 0; f < FORM_COUNT; f++)
 			if (redact_match_form(in, len, f, &set->needles[k]))
 				return true;
+	for (f = 0; f < FORM_COUNT; f++) {
+		if (in[0] != redact_escape(f))
+			continue;
+		for (k = 0; k < set->count; k++)
+			if (set->needles[k].ptr[0] != in[0] &&
+			    redact_match_form(in, len, f, &set->needles[k]))
+				return true;
+	}
 	return false;
 }
 
@@ -534,6 +564,30 @@ redact_put_variants(struct redact_set *set, const uint8_t *s, size_t len,
 	return redact_put_base64_twice(set, s, len, scratch, cap);
 }
 
+static int
+redact_needle_cmp(const void *a, const void *b)
+{
+	const struct redact_needle *x = a, *y = b;
+
+	return (int)x->ptr[0] - (int)y->ptr[0];
+}
+
+/* Needles sorted by their first byte, and where each byte's run starts. */
+static void
+redact_index(struct redact_set *set)
+{
+	size_t i, k = 0;
+
+	qsort(set->needles, set->count, sizeof(*set->needles),
+	    redact_needle_cmp);
+	for (i = 0; i < 256; i++) {
+		set->first_at[i] = k;
+		while (k < set->count && set->needles[k].ptr[0] == i)
+			k++;
+	}
+	set->first_at[256] = k;
+}
+
 bool
 redact_set_add(struct redact_set *set, const uint8_t *s, size_t len,
     bool variants)
@@ -544,14 +598,16 @@ redact_set_add(struct redact_set *set, const uint8_t *s, size_t len,
 
 	if (len > REDACT_NEEDLE_MAX || !redact_put_needle(set, s, len))
 		return false;
-	if (!variants || len == 0)
-		return true;
-	if (!secret_alloc(&scratch, cap)) {
-		log_error("out of memory for a credential's variants");
-		return false;
+	ok = true;
+	if (variants && len > 0) {
+		if (!secret_alloc(&scratch, cap)) {
+			log_error("out of memory for a credential's variants");
+			return false;
+		}
+		ok = redact_put_variants(set, s, len, scratch.ptr, cap);
+		secret_free(&scratch);
 	}
-	ok = redact_put_variants(set, s, len, scratch.ptr, cap);
-	secret_free(&scratch);
+	redact_index(set);
 	return ok;
 }
 

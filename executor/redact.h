@@ -78,6 +78,8 @@ struct redact_set {
 	size_t pool_used;
 	size_t reach;
 	bool first[256];	/* bytes a match may start with */
+	size_t first_at[257];	/* needles beginning with byte b: the
+				 * indexes first_at[b] .. first_at[b + 1] */
 };
 
 /* Pool bytes a secret of len bytes takes (redact_set_init's pool). */
