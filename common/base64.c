@@ -137,3 +137,15 @@ base64_decode(const char *src, size_t len, void *out, size_t cap,
 		*out_len = n;
 	return ok;
 }
+
+void
+base64_to_url(char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] == '+')
+			s[i] = '-';
+		else if (s[i] == '/')
+			s[i] = '_';
+}

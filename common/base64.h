@@ -27,6 +27,12 @@ size_t base64_encode_size(size_t len);
 bool base64_encode(const void *src, size_t len, char *out, size_t cap);
 
 /*
+ * Rewrites len characters of an encoding into the URL-safe alphabet of
+ * RFC 4648 section 5 ('-' for '+', '_' for '/'), in place; '=' is kept.
+ */
+void base64_to_url(char *s, size_t len);
+
+/*
  * Decodes src[0..len) (no NUL needed) into out and sets *out_len.  false
  * if src is not canonical base64 or the decoded bytes exceed cap; then
  * *out_len is 0 and whatever was written into out has been zeroed.

@@ -27,4 +27,5 @@ libspcommon_a_SOURCES += \
 libspcommon_a_SOURCES += common/hash_const.h common/exit.h
 libspcommon_a_SOURCES += common/base64.c common/base64.h
 libspcommon_a_SOURCES += common/hex.c common/hex.h
+libspcommon_a_SOURCES += common/text_fold.c common/text_fold.h
 libspcommon_a_SOURCES += common/clock.c common/clock.h

@@ -183,59 +183,84 @@ credential_load_target(const struct policy_target *t, struct target_files *f)
 	return true;
 }
 
-/* One needle; an empty one is none, a longer one than the search takes
- * is said (such a secret is never sent: the engines refuse it). */
-static void
-credential_withhold(struct redact_set *w, const char *name,
-    const unsigned char *ptr, size_t len)
+/*
+ * What a result must never show of one credential (executor/redact.h):
+ * an HTTP secret and a basic credential's password with their variants;
+ * an SSH key and its passphrase, which no target receives, as they are.
+ * A short HTTP secret was refused before (credential_long_enough); a
+ * passphrase under POLICY_SECRET_MIN is not searched for: no target
+ * receives it, and matching so short a needle withholds ordinary text.
+ */
+static size_t
+credential_subjects(const struct policy_credential *c,
+    const struct credential_bytes *b, const unsigned char **ptr,
+    size_t *len, bool *variants)
 {
-	if (len == 0)
-		return;
-	if (len > REDACT_NEEDLE_MAX) {
-		log_warn("credential %s: longer than %u bytes, not searched for "
-		    "in results", name, REDACT_NEEDLE_MAX);
-		return;
-	}
-	w->needles[w->count].ptr = ptr;
-	w->needles[w->count].len = len;
-	w->count++;
-	if (len * REDACT_EXPANSION > w->reach)
-		w->reach = len * REDACT_EXPANSION;
+	const unsigned char *colon = NULL;
+	size_t n = 0;
+
+	if (c->type == CREDENTIAL_BASIC)
+		colon = memchr(b->secret.ptr, ':', b->secret_len);
+	*variants = c->type != CREDENTIAL_SSH_KEY;
+	ptr[n] = b->secret.ptr, len[n++] = b->secret_len;
+	if (colon != NULL)
+		ptr[n] = colon + 1, len[n++] = b->secret_len -
+		    (size_t)(colon + 1 - b->secret.ptr);
+	if (b->passphrase_len >= POLICY_SECRET_MIN)
+		ptr[n] = b->passphrase.ptr, len[n++] = b->passphrase_len;
+	return n;
 }
 
-#define CREDENTIAL_NEEDLES 4	/* secret, base64, password, passphrase */
+#define CREDENTIAL_SUBJECTS 3	/* secret, password or passphrase */
 
 static bool
 credential_withhold_all(struct credential_store *store,
     const struct policy *policy)
 {
-	const struct credential_bytes *b;
-	const unsigned char *colon;
-	const char *name;
-	size_t i;
+	const unsigned char *ptr[CREDENTIAL_SUBJECTS];
+	size_t len[CREDENTIAL_SUBJECTS], pool = 0, i, j, n;
+	bool variants;
 
-	store->withhold.needles = calloc(store->cred_count * CREDENTIAL_NEEDLES
-	    + 1, sizeof(*store->withhold.needles));
-	if (store->withhold.needles == NULL) {
-		log_error("out of memory");
-		return false;
-	}
 	for (i = 0; i < store->cred_count; i++) {
-		b = &store->creds[i];
-		name = policy->credentials[i].name;
-		credential_withhold(&store->withhold, name, b->secret.ptr,
-		    b->secret_len);
-		credential_withhold(&store->withhold, name, b->encoded.ptr,
-		    b->encoded_len);
-		credential_withhold(&store->withhold, name, b->passphrase.ptr,
-		    b->passphrase_len);
-		colon = policy->credentials[i].type != CREDENTIAL_BASIC ? NULL :
-		    memchr(b->secret.ptr, ':', b->secret_len);
-		if (colon != NULL)
-			credential_withhold(&store->withhold, name, colon + 1,
-			    b->secret_len - (size_t)(colon + 1 - b->secret.ptr));
+		n = credential_subjects(&policy->credentials[i],
+		    &store->creds[i], ptr, len, &variants);
+		for (j = 0; j < n; j++)
+			pool += redact_pool_size(len[j], variants);
+	}
+	if (!redact_set_init(&store->withhold, store->cred_count *
+	    CREDENTIAL_SUBJECTS * REDACT_VARIANTS, pool))
+		return false;
+	for (i = 0; i < store->cred_count; i++) {
+		n = credential_subjects(&policy->credentials[i],
+		    &store->creds[i], ptr, len, &variants);
+		for (j = 0; j < n; j++)
+			if (len[j] > REDACT_NEEDLE_MAX)
+				log_warn("credential %s: longer than %u bytes, "
+				    "not searched for in results",
+				    policy->credentials[i].name,
+				    REDACT_NEEDLE_MAX);
+			else if (!redact_set_add(&store->withhold, ptr[j],
+			    len[j], variants)) {
+				log_error("credential %s: no room for its "
+				    "variants", policy->credentials[i].name);
+				return false;
+			}
 	}
 	return true;
+}
+
+/* A secret too short to withhold safely is refused at start. */
+static bool
+credential_long_enough(const struct policy_credential *c,
+    const struct credential_bytes *b)
+{
+	char why[POLICY_WHY_MAX];
+
+	if (policy_credential_length_ok(c, b->secret.ptr, b->secret_len, why,
+	    sizeof(why)))
+		return true;
+	log_error("credential %s: %s", c->name, why);
+	return false;
 }
 
 bool
@@ -258,7 +283,9 @@ credential_store_load(struct credential_store *store,
 	store->target_count = policy->target_count;
 	for (i = 0; i < policy->credential_count; i++)
 		if (!credential_load_one(&policy->credentials[i],
-		    policy->strict_credentials, &store->creds[i]))
+		    policy->strict_credentials, &store->creds[i]) ||
+		    !credential_long_enough(&policy->credentials[i],
+		    &store->creds[i]))
 			goto fail;
 	for (i = 0; i < policy->target_count; i++)
 		if (!credential_load_target(&policy->targets[i],
@@ -289,6 +316,6 @@ credential_store_free(struct credential_store *store)
 	}
 	free(store->creds);
 	free(store->targets);
-	free(store->withhold.needles);
+	redact_set_free(&store->withhold);
 	memset(store, 0, sizeof(*store));
 }

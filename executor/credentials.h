@@ -50,7 +50,7 @@ struct credential_store {
 	size_t cred_count;
 	struct target_files *targets;
 	size_t target_count;
-	struct redact_set withhold;	/* needles point into creds' secrets */
+	struct redact_set withhold;	/* every secret and its variants */
 };
 
 /*
@@ -58,7 +58,8 @@ struct credential_store {
  * holding a secret must also be no symbolic link, owned by the running
  * user or root, and (under policy->strict_credentials; else a warning)
  * closed to group and others, checked on the open file.  On the
- * first file missing, unreadable, not a regular file or too large, logs
+ * first file missing, unreadable, not a regular file or too large, or an
+ * HTTP secret shorter than POLICY_SECRET_MIN (policy/startcheck.h), logs
  * one line naming it and returns false with the store empty (the
  * executor then exits 78: the operator's configuration is at fault).
  */

@@ -138,6 +138,8 @@ dispatch_finish(struct dispatch_call *c, struct record_result *r,
 
 	r->call_id = c->call_id;
 	r->duration_us = clock_monotonic_us() - c->start_us;
+	if (r->flags & RESULT_WITHHELD)
+		d->withheld++;
 	buf_init_writer(&c->result, RECORD_MAX_BYTES);
 	if (record_result_encode(r, &d->ctx->limits, &c->result) !=
 	    RECORD_OK) {
@@ -350,6 +352,12 @@ dispatch_control_record(struct dispatch *d, const uint8_t *rec, size_t len)
 	else
 		dispatch_start(c);
 	record_audit_ack_free(&ack);
+}
+
+size_t
+dispatch_withheld(const struct dispatch *d)
+{
+	return d->withheld;
 }
 
 size_t

@@ -64,6 +64,12 @@ void dispatch_control_record(struct dispatch *d, const uint8_t *rec,
 /* Calls accepted and not yet answered (counted against max_inflight). */
 size_t dispatch_inflight(const struct dispatch *d);
 
+/*
+ * Results that withheld a credential a target sent back (executor/redact.h);
+ * at REDACT_SESSION_MAX the executor takes no more calls.
+ */
+size_t dispatch_withheld(const struct dispatch *d);
+
 /* 0 while healthy; SP_EXIT_INTERNAL once a record could not be sent. */
 int dispatch_status(const struct dispatch *d);
 

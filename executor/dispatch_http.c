@@ -242,7 +242,7 @@ static bool
 dispatch_http_withhold_text(const struct redact_set *w, const char *text,
     bool cut, size_t max, struct redacted *out)
 {
-	return redact_bytes(w, (const uint8_t *)text, strlen(text), !cut, max,
+	return redact_text(w, (const uint8_t *)text, strlen(text), !cut, max,
 	    out);
 }
 
@@ -256,7 +256,7 @@ dispatch_http_message(const struct http_result *res,
 	if (s->body_total > s->body.len)
 		snprintf(cut, sizeof(cut), "%sbody cut: kept %zu of %llu bytes",
 		    res->message[0] != '\0' ? "; " : "", s->body.len,
-		    (unsigned long long)res->body_total);
+		    (unsigned long long)s->body_total);
 	if (res->message[0] == '\0' && cut[0] == '\0')
 		snprintf(buf, size, "HTTP %ld", res->status);
 	else if (res->status != 0)
@@ -266,8 +266,26 @@ dispatch_http_message(const struct http_result *res,
 		snprintf(buf, size, "%s%s", res->message, cut);
 }
 
-/* Every text the result carries, each credential withheld; false when
- * memory ran out. */
+/*
+ * A credential in any text withholds every text: which bytes matched
+ * would answer a guess (executor/redact.h).  The totals then are the
+ * marker's, so no length says more.
+ */
+static bool
+dispatch_http_withhold_all(struct http_shown *s)
+{
+	if (!s->body.withheld && !s->content_type.withheld &&
+	    !s->location.withheld && !s->message.withheld)
+		return true;
+	s->body.withheld = true;
+	s->body_total = strlen(REDACT_MARKER);
+	return redact_withhold(&s->body) &&
+	    redact_withhold(&s->content_type) &&
+	    redact_withhold(&s->location) && redact_withhold(&s->message);
+}
+
+/* Every text the result carries, folded as the client will see it and
+ * searched for each credential; false when memory ran out. */
 static bool
 dispatch_http_show(const struct dispatch_call *c, const struct http_result *res,
     struct http_shown *s)
@@ -275,21 +293,23 @@ dispatch_http_show(const struct dispatch_call *c, const struct http_result *res,
 	const struct redact_set *w = &c->d->creds->withhold;
 	size_t text_max = c->d->ctx->limits.max_text_bytes;
 	char message[HTTP_RESULT_TEXT_MAX + 128];
+	bool complete = res->body_total == res->body_len;
 
 	memset(s, 0, sizeof(*s));
-	if (!redact_bytes(w, res->body, res->body_len,
-	    res->body_total == res->body_len,
+	if (!redact_text(w, res->body, res->body_len, complete,
 	    c->d->ctx->limits.max_payload_bytes, &s->body))
 		return false;
-	/* Bytes the target sent, with the withheld ones counted as shown. */
-	s->body_total = res->body_total - s->body.in_used + s->body.len;
+	/* What the target sent, folded: a cut must still read as one. */
+	s->body_total = complete ? s->body.folded_len :
+	    res->body_total > s->body.folded_len ? res->body_total :
+	    s->body.folded_len + 1;
 	dispatch_http_message(res, s, message, sizeof(message));
 	return dispatch_http_withhold_text(w, res->content_type,
 	    res->content_type_cut, text_max, &s->content_type) &&
 	    dispatch_http_withhold_text(w, res->location, res->location_cut,
 	    text_max, &s->location) &&
 	    dispatch_http_withhold_text(w, message, false, text_max,
-	    &s->message);
+	    &s->message) && dispatch_http_withhold_all(s);
 }
 
 static void

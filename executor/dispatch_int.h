@@ -89,6 +89,7 @@ struct dispatch {
 	struct confirm_keeper *confirm;	/* owned */
 	struct dispatch_kept kept[DISPATCH_KEPT_MAX];	/* a ring */
 	size_t kept_next;
+	size_t withheld;		/* results that withheld a credential */
 	int status;
 };
 

@@ -113,18 +113,20 @@ dispatch_ssh_outcome(enum ssh_outcome o)
 	}
 }
 
-/* A stream as the record shows it: cut to max, each credential withheld;
- * *total counts the withheld bytes as shown, so a cut still reads as one. */
+/* A stream as the record shows it: folded as the client will see it, cut
+ * to max, searched for each credential; *total says a cut. */
 static bool
 dispatch_ssh_stream(const struct redact_set *w, struct redacted *shown,
     uint64_t *total, const struct ssh_stream *s, size_t max)
 {
 	uint64_t seen = s->total < s->len ? s->len : s->total;
+	bool complete = seen == s->len;
 
-	if (!redact_bytes(w, (const uint8_t *)s->data, s->len, seen == s->len,
-	    max, shown))
+	if (!redact_text(w, (const uint8_t *)s->data, s->len, complete, max,
+	    shown))
 		return false;
-	*total = seen - shown->in_used + shown->len;
+	*total = complete ? shown->folded_len : seen > shown->folded_len ?
+	    seen : shown->folded_len + 1;
 	return true;
 }
 
@@ -184,22 +186,29 @@ dispatch_ssh_show(const struct dispatch_call *c, const struct ssh_result *res,
 		    !dispatch_ssh_stream(w, &s->err, &r->ssh.err_total,
 		    &res->err, lim->max_payload_bytes))
 			return false;
-		r->ssh.out.ptr = s->out.data;
-		r->ssh.out.len = s->out.len;
-		r->ssh.err.ptr = s->err.data;
-		r->ssh.err.len = s->err.len;
-		dispatch_ssh_cut_note(message, size, "stdout", r->ssh.out.len,
+		dispatch_ssh_cut_note(message, size, "stdout", s->out.len,
 		    r->ssh.out_total);
-		dispatch_ssh_cut_note(message, size, "stderr", r->ssh.err.len,
+		dispatch_ssh_cut_note(message, size, "stderr", s->err.len,
 		    r->ssh.err_total);
 	}
-	if (!redact_bytes(w, (const uint8_t *)message, strlen(message), true,
+	if (!redact_text(w, (const uint8_t *)message, strlen(message), true,
 	    lim->max_text_bytes, &s->message))
 		return false;
+	if (s->out.withheld || s->err.withheld || s->message.withheld) {
+		/* every text, and no length: see dispatch_http_withhold_all */
+		if (!redact_withhold(&s->out) || !redact_withhold(&s->err) ||
+		    !redact_withhold(&s->message))
+			return false;
+		r->flags |= RESULT_WITHHELD;
+		if (r->kind == RECORD_RESULT_SSH)
+			r->ssh.out_total = r->ssh.err_total = s->out.len;
+	}
+	r->ssh.out.ptr = s->out.data;
+	r->ssh.out.len = s->out.len;
+	r->ssh.err.ptr = s->err.data;
+	r->ssh.err.len = s->err.len;
 	r->message.ptr = (char *)s->message.data;
 	r->message.len = s->message.len;
-	if (s->out.withheld || s->err.withheld || s->message.withheld)
-		r->flags |= RESULT_WITHHELD;
 	return true;
 }
 

@@ -34,6 +34,7 @@
 #include "executor/dispatch.h"
 #include "executor/executor.h"
 #include "executor/netlib.h"
+#include "executor/redact.h"
 #include "policy/authz.h"
 #include "policy/constraint.h"
 
@@ -127,6 +128,12 @@ executor_check_limits(const struct executor *ex, char *msg, size_t size)
 		    "limits.calls_per_session (%zu calls) is spent",
 		    l->calls_per_session);
 		return "calls-per-session-exceeded";
+	}
+	if (dispatch_withheld(ex->dispatch) >= REDACT_SESSION_MAX) {
+		snprintf(msg, size, "the session has ended: %u results "
+		    "withheld a credential a target sent back; no more calls "
+		    "are taken (start a new session)", REDACT_SESSION_MAX);
+		return "credential-reflected";
 	}
 	return NULL;
 }

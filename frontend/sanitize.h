@@ -4,34 +4,10 @@
  * passes sanitize_external_text() once on its way into a result, so a
  * target cannot speak to the model with the voice of a system prompt.
  *
- * Decisions, applied in this order:
- * - Bytes that are not UTF-8 become U+FFFD, one per offending byte.
- * - Control and invisible characters become a space: C0 except '\n' and
- *   '\t' (so '\r' too: it rewrites a terminal line), DEL, C1, soft hyphen
- *   U+00AD, combining grapheme joiner U+034F, Hangul fillers U+115F,
- *   U+1160, U+3164, U+FFA0, Khmer U+17B4, U+17B5, Mongolian U+180B..U+180F,
- *   zero-width U+200B..U+200D, U+2060, invisible operators U+2061..U+2064,
- *   U+FEFF, bidi controls U+202A..U+202E, U+2066..U+2069, U+200E, U+200F,
- *   U+061C, line and paragraph separators U+2028, U+2029, interlinear
- *   annotations U+FFF9..U+FFFB, variation selectors U+FE00..U+FE0F and
- *   U+E0100..U+E01EF, and the tag characters U+E0000..U+E007F.
- * - Full-width ASCII U+FF01..U+FF5E becomes ASCII (U+FF1C "system"
- *   U+FF1E is "<system>"), so it cannot dress a tag up.
- * - Role-like tags are removed, case-insensitively, opening or closing,
- *   with or without attributes, with any whitespace (space, tab, CR, LF)
- *   after '<' or '</': <system>, <important>, <instruction(s)>, <prompt>,
- *   <assistant>, <user>, <human>, <developer>, <tool_call(s)>,
- *   <tool_result>, <function_call(s)>, any of these followed by '-' or '_'
- *   and more (<system-reminder>, <system_prompt>), chat-template markers
- *   like <|im_start|>, and Llama's <<SYS>>, <</SYS>>, [INST], [/INST].  A
- *   role tag whose '>' is not within SANITIZE_TAG_ATTR_MAX bytes (long
- *   attributes, another '<' first, or the end of the text) keeps its text
- *   but its '<' becomes a space.  Removal can join the halves of a nested
- *   tag into a new one, so removal runs again, up to SANITIZE_TAG_PASSES
- *   times; if tags still appear after that, every remaining '<' becomes a
- *   space.
- * - A run of three or more backticks (or tildes) is folded into one, so a
- *   target cannot open or close a Markdown code fence.
+ * First the text is folded (common/text_fold.h: invalid UTF-8, control
+ * and invisible characters, full-width ASCII, role tags, code fences;
+ * the one implementation, which the executor applies too before it looks
+ * for a credential).  Then:
  * - The text is cut after max_chars characters (code points, never inside
  *   a UTF-8 sequence), and a cut, here or earlier by the executor, is
  *   said in an explicit marker at the end:
@@ -49,8 +25,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SANITIZE_TAG_PASSES 4
-#define SANITIZE_TAG_ATTR_MAX 512	/* bytes from '<' to '>' at most */
 #define SANITIZE_MAX_CHARS_CAP 65536	/* whatever the caller asks */
 
 struct sanitized {

@@ -478,6 +478,85 @@ approvals_why(const struct policy *policy, const struct stat *st,
 	return buf;
 }
 
+bool
+policy_credential_length_ok(const struct policy_credential *c,
+    const unsigned char *bytes, size_t len, char *why, size_t why_size)
+{
+	const unsigned char *colon = NULL;
+
+	if (c->type == CREDENTIAL_SSH_KEY)
+		return true;
+	if (c->type == CREDENTIAL_BASIC &&
+	    (colon = memchr(bytes, ':', len)) != NULL)
+		len -= (size_t)(colon + 1 - bytes);
+	if (len >= POLICY_SECRET_MIN)
+		return true;
+	snprintf(why, why_size, "its %s is shorter than %u bytes: too short "
+	    "to be withheld from results safely", colon != NULL ? "password" :
+	    "secret", POLICY_SECRET_MIN);
+	return false;
+}
+
+/* Where the policy names c's file, for a diagnostic. */
+static const struct policy_file *
+credential_file(const struct policy *p, const struct policy_credential *c)
+{
+	size_t i;
+
+	for (i = 0; i < p->file_count; i++)
+		if (strcmp(p->files[i].path, c->file) == 0)
+			return &p->files[i];
+	return NULL;
+}
+
+static void
+credential_length_error(const struct policy *p,
+    const struct policy_credential *c, const char *why,
+    const char *display_name, struct policy_diags *diags, char *sentence,
+    size_t sentence_size)
+{
+	const struct policy_file *f = credential_file(p, c);
+	char message[POLICY_WHY_MAX + 64];
+
+	snprintf(message, sizeof(message), "credential %s: %s", c->name, why);
+	if (sentence != NULL && sentence[0] == '\0')
+		snprintf(sentence, sentence_size, "%s", message);
+	policy_diags_add(diags, POLICY_DIAG_ERROR, display_name,
+	    f != NULL ? f->line : 1, f != NULL ? f->col : 1, message);
+}
+
+/* Bytes a file of c's type must hold at least: a basic one a user name
+ * and ':' besides.  A newline the executor drops is not counted: the
+ * file may have none. */
+static size_t
+credential_size_min(const struct policy_credential *c)
+{
+	return POLICY_SECRET_MIN + (c->type == CREDENTIAL_BASIC ? 2 : 0);
+}
+
+/*
+ * The length rule as far as the file's size tells it: the start-up
+ * checks never read a credential's bytes, which are the executor's
+ * alone; the executor applies policy_credential_length_ok() to the bytes
+ * when it reads them at start.
+ */
+static void
+credential_size_check(const struct policy *p, const struct policy_credential *c,
+    const char *display_name, struct policy_diags *diags, char *sentence,
+    size_t sentence_size)
+{
+	char why[POLICY_WHY_MAX];
+	struct stat st;
+
+	if (c->type == CREDENTIAL_SSH_KEY || stat(c->file, &st) == -1 ||
+	    (uintmax_t)st.st_size >= credential_size_min(c))
+		return;
+	snprintf(why, sizeof(why), "its secret is shorter than %u bytes: too "
+	    "short to be withheld from results safely", POLICY_SECRET_MIN);
+	credential_length_error(p, c, why, display_name, diags, sentence,
+	    sentence_size);
+}
+
 /* state_dir: a directory the running user may create files in, what the
  * broker does there before confinement (docs/design.md section 9). */
 static bool
@@ -805,6 +884,9 @@ policy_check_start(const struct policy *policy, const char *display_name,
 	if (diags->errors == before)	/* each file opens and reads */
 		ssh_checks(policy, display_name, diags, sentence,
 		    sentence_size);
+	for (i = 0; i < policy->credential_count; i++)
+		credential_size_check(policy, &policy->credentials[i],
+		    display_name, diags, sentence, sentence_size);
 	if (!policy_check_catalog_pin(policy, display_name, diags) &&
 	    sentence != NULL && sentence[0] == '\0')
 		snprintf(sentence, sentence_size, "its catalog no longer "

@@ -21,6 +21,14 @@
 #define POLICY_AUDIT_KEY_MIN 32
 #define POLICY_AUDIT_KEY_MAX 1024
 #define POLICY_WHY_MAX 256
+/*
+ * Shortest secret an HTTP credential may send (a token, a header value, a
+ * basic credential's password): results are searched for it in any case,
+ * in its encodings and split by whitespace (executor/redact.h), and one
+ * found withholds a whole result, so a shorter one would withhold
+ * ordinary text, and would be guessed in few tries besides.
+ */
+#define POLICY_SECRET_MIN 8
 
 /*
  * Opens path read-only as a file of kind (not POLICY_FILE_AUDIT_LOG) and
@@ -44,7 +52,18 @@ bool policy_file_content_ok(enum policy_file_kind kind, const char *bytes,
     size_t len, char *why, size_t why_size);
 
 /*
- * Every check above on every file policy names, audit.path's directory
+ * Whether a credential's secret (its len bytes as the executor read them)
+ * is at least POLICY_SECRET_MIN bytes: the token, the header value, the
+ * password after a basic credential's first ':'.  false with why filled,
+ * which never quotes the secret.
+ */
+bool policy_credential_length_ok(const struct policy_credential *c,
+    const unsigned char *bytes, size_t len, char *why, size_t why_size);
+
+/*
+ * Every check above on every file policy names, each HTTP credential's
+ * file large enough to hold POLICY_SECRET_MIN bytes (its bytes are never
+ * read here: the executor judges them), audit.path's directory
  * writable, and the catalog pin; once every file opens, what an ssh
  * target's files say together: a known_hosts entry for its host and
  * port, a passphrase_file for an encrypted private key, a public_key that

@@ -61,6 +61,7 @@ INTEGRATION_TESTS = \
 	tests/integration/profile_chosen_by_peer.py \
 	tests/integration/question_shows_what_is_sent.py \
 	tests/integration/reflected_credential_withheld.py \
+	tests/integration/reflected_forms_withheld.py \
 	tests/integration/refused_calls_spend_the_budget.py \
 	tests/integration/results_sanitized_and_cut.py \
 	tests/integration/retyped_value_compared_canonically.py \

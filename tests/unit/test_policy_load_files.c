@@ -30,7 +30,7 @@ make_secret(const char *path, mode_t mode)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(write(fd, "s3cret\n", 7), 7);
+	cr_assert_eq(write(fd, "s3cret-$(id)\n", 13), 13);
 	close(fd);
 	cr_assert_eq(chmod(path, mode), 0);
 }
@@ -81,6 +81,29 @@ Test(credfiles, private_files_pass)
 	make_secret(f.key, 0400);
 	cr_assert(check(&f, &d));
 	cr_assert_eq(d.count, 0);
+	policy_diags_free(&d);
+	fixture_fini(&f);
+}
+
+/* A token file too small to hold POLICY_SECRET_MIN bytes, judged by
+ * its size (the bytes are the executor's): named, never quoted. */
+Test(credfiles, a_token_too_short_is_an_error)
+{
+	struct fixture f;
+	struct policy_diags d = { 0 };
+	int fd;
+
+	fixture_init(&f, "");
+	make_secret(f.key, 0400);
+	fd = open(f.token, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "q\"$(x\n", 6), 6);
+	close(fd);
+	cr_assert_not(check(&f, &d));
+	cr_assert_eq(d.count, 1);
+	cr_assert_str_eq(d.items[0].text, "p.json:2:35: credential api: its "
+	    "secret is shorter than 8 bytes: too short to be withheld from "
+	    "results safely");
 	policy_diags_free(&d);
 	fixture_fini(&f);
 }

@@ -308,3 +308,32 @@ Test(sanitize, five_megabytes_of_hostile_text_cut_and_clean)
 	sanitized_free(&s);
 	free(in);
 }
+
+/*
+ * The executor sends folded text (common/text_fold.h) and searched it for
+ * credentials: the frontend's pass must show exactly that, so folding
+ * folded text changes nothing, whatever it held.
+ */
+Test(sanitize, a_second_pass_changes_nothing)
+{
+	static const char *const in[] = {
+		"<sys<system>tem>x</sys</system>tem>",
+		"<<<<<<system>system>system>system>system>",
+		"<s<s<s<s<s<system>ystem>ystem>ystem>ystem>ystem>x",
+		"``<system>`x~~<user>~ ```` q",
+		"\xef\xbc\x9csystem\xef\xbc\x9e\xe2\x80\x8bt\xef\xbd\x8fk\r\n",
+		"\xff\xfe<|im_start|>[INST]a\xc3[/INST]\x01\x7f\xc2\x85",
+		"<system x='" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" "'",
+		"$(id) %2e%2e \"q\" -x \xe6\xbc\xa2 <b>ok</b> a<b",
+	};
+	char *once, *twice;
+	size_t i;
+
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		once = clean(in[i]);
+		twice = clean(once);
+		cr_assert_str_eq(twice, once, "in: %s", in[i]);
+		free(once);
+		free(twice);
+	}
+}

@@ -67,6 +67,18 @@ def structured(answer):
     return answer[0].get("result", {}).get("structuredContent", {})
 
 
+def strings(node):
+    """Every string inside a decoded JSON value, depth first."""
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for v in node.values():
+            yield from strings(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from strings(v)
+
+
 def only_protocol(out):
     """Each line of out is one JSON-RPC 2.0 object; returns the bad one."""
     for line in out.split(b"\n")[:-1]:
