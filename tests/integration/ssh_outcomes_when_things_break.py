@@ -135,7 +135,10 @@ def make_policy(tmp, name, port):
                    "params": {}},
                   {"name": "kill_self", "description": "Die by a signal.",
                    "target": "relayed", "scope": "run",
-                   "ssh": {"argv": ["sh", "-c",
+                   # exec: the login shell (dash for a non-root user,
+                   # which forks where bash execs) must not stand between
+                   # sshd and the command that dies, or it reports 128+N
+                   "ssh": {"argv": ["exec", "sh", "-c",
                                     'ulimit -c 0; kill -"$1" $$', "sh",
                                     "{sig}"]},
                    "params": {"sig": {"type": "string",
