@@ -25,7 +25,7 @@ NOTES = ["why: \"ops\" asked $(id)", "été \u202e bidi, // not a comment",
 def base(tmp):
     token = os.path.join(tmp, "token")
     with open(token, "w") as f:
-        f.write("t0ken\n")
+        f.write("s3cret-token-value\n")
     os.chmod(token, 0o600)
     return run_as_root({
         "sallyport": 1,
