@@ -67,6 +67,36 @@ audit_event_names_tool(enum record_audit_kind kind)
 	    kind == RECORD_AUDIT_CONFIRMATION;
 }
 
+/*
+ * Only the "asked" confirmation of a tool with confirm and a journal
+ * carries the call's values, all of them, as its intent will: the broker
+ * asks the journal before a human is asked (docs/design.md section 9),
+ * and the executor waits for that answer.  It gates no action, so it is
+ * not synced.
+ */
+static bool
+audit_event_plan_confirmation(const struct policy_tool *tool,
+    const struct record_audit_event *ev, struct audit_event_plan *plan)
+{
+	bool asked = ev->reason.len == 5 &&
+	    memcmp(ev->reason.ptr, "asked", 5) == 0;
+	bool values = ev->digest_count == tool->param_count &&
+	    ev->shape_count == tool->param_count;
+
+	plan->journal_first = asked && tool->confirm &&
+	    tool->idem_window_s != 0;
+	plan->acked = plan->journal_first;
+	if (plan->journal_first ? values : ev->digest_count == 0)
+		return true;
+	if (plan->journal_first)
+		log_error("confirmation asked for %s with %zu values for %zu "
+		    "params", tool->name, ev->digest_count, tool->param_count);
+	else
+		log_error("confirmation of %s with values: only one asked for "
+		    "a tool with a journal has them", tool->name);
+	return false;
+}
+
 bool
 audit_event_plan(const struct policy *policy, const char *role,
     const struct record_audit_event *ev, struct audit_event_plan *plan)
@@ -100,6 +130,9 @@ audit_event_plan(const struct policy *policy, const char *role,
 	    ev->kind == RECORD_AUDIT_EXECUTION)
 		plan->acked = true;
 	plan->durable = tool != NULL && tool->mutating && plan->acked;
+	if (ev->kind == RECORD_AUDIT_CONFIRMATION &&
+	    !audit_event_plan_confirmation(tool, ev, plan))
+		return false;
 	/* one client record per session, unless the frontend is not itself:
 	 * then the note budget bounds it like any note */
 	plan->note = ev->kind == RECORD_AUDIT_REJECTION ||
@@ -163,11 +196,15 @@ audit_event_add_confirmation(cJSON *m, const struct record_audit_event *ev)
 {
 	cJSON *v;
 
-	if (ev->reason.len == 0 || ev->shape_count > 1 ||
-	    cJSON_AddStringToObject(m, "decision", ev->reason.ptr) == NULL)
+	if (ev->reason.len == 0 || cJSON_AddStringToObject(m, "decision",
+	    ev->reason.ptr) == NULL)
 		return false;
-	if (ev->shape_count == 0)
+	/* with digests the shapes are the call's values, which its intent
+	 * writes: asked, a question, names none (audit_event_plan()) */
+	if (ev->shape_count == 0 || ev->digest_count != 0)
 		return true;
+	if (ev->shape_count > 1)
+		return false;
 	if ((v = audit_event_parse_shape(&ev->shapes[0])) == NULL)
 		return false;
 	cJSON_AddItemToObject(m, "retyped", v);

@@ -52,6 +52,10 @@ struct audit_event_plan {
 	bool opens;		/* OPENED: write the held session-start
 				 * (audit_log_begin()), no record of its own */
 	bool note;		/* a rejection or violation: may be dropped */
+	bool journal_first;	/* the "asked" confirmation of a tool with a
+				 * journal: the journal answers first, and
+				 * the record carries the call's values as
+				 * an intent does (docs/design.md section 9) */
 	const char *journal;	/* an intent's or execution's idempotency
 				 * key (broker/journal.h), set by the
 				 * caller; NULL for none */

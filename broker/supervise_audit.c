@@ -1,7 +1,9 @@
 /*
  * The broker's side of each audit event a child sends (docs/design.md
  * section 6): an intent is decided against the limits and the
- * idempotency journal, written, and only then acknowledged; the other
+ * idempotency journal, written, and only then acknowledged (and so is
+ * the "asked" confirmation of a tool with a journal, which the journal
+ * alone decides, before a human is asked); the other
  * kinds are written and counted; an intent that never got its execution
  * record is written "unknown" at the session's end.
  */
@@ -168,6 +170,16 @@ supervise_write_decision(struct supervisor *sv, const struct child *c,
 		sv->sum->audit_failures++;
 }
 
+/* The wall clock the journal keeps, in ms. */
+static uint64_t
+supervise_wall_ms(void)
+{
+	struct timespec wall;
+
+	(void)clock_gettime(CLOCK_REALTIME, &wall);
+	return (uint64_t)wall.tv_sec * 1000 + (uint64_t)wall.tv_nsec / 1000000;
+}
+
 /*
  * Limits and duplicates are decided with the intent (docs/design.md
  * section 9): true when the intent is answered here, written as a limit
@@ -177,7 +189,6 @@ static bool
 supervise_limit_intent(struct supervisor *sv, const struct child *c,
     const struct record_audit_event *ev, struct limits_decision *d)
 {
-	struct timespec wall;
 	enum journal_verdict j;
 	const char *key;
 	uint64_t wall_ms;
@@ -187,17 +198,13 @@ supervise_limit_intent(struct supervisor *sv, const struct child *c,
 			(void)snprintf(d->journal, sizeof(d->journal), "%s",
 			    key);
 		limits_end(sv->lim, ev->call_id, clock_monotonic_ms());
-		(void)clock_gettime(CLOCK_REALTIME, &wall);
 		journal_end(sv->journal, ev->call_id, ev->outcome, ev->status,
-		    (uint64_t)wall.tv_sec * 1000 +
-		    (uint64_t)wall.tv_nsec / 1000000);
+		    supervise_wall_ms());
 	}
 	d->verdict = LIMITS_PASS;
 	if (ev->kind != RECORD_AUDIT_INTENT)
 		return false;
-	(void)clock_gettime(CLOCK_REALTIME, &wall);
-	wall_ms = (uint64_t)wall.tv_sec * 1000 +
-	    (uint64_t)wall.tv_nsec / 1000000;
+	wall_ms = supervise_wall_ms();
 	j = journal_check(sv->journal, ev, wall_ms, d->journal, d->message,
 	    sizeof(d->message));
 	if (j == JOURNAL_REPLAY || j == JOURNAL_REFUSED)
@@ -211,6 +218,37 @@ supervise_limit_intent(struct supervisor *sv, const struct child *c,
 	} else if (j == JOURNAL_PASS)
 		journal_abandon(sv->journal);
 	supervise_write_decision(sv, c, ev, d);
+	supervise_ack_decision(sv, c, ev, d);
+	return true;
+}
+
+/*
+ * The "asked" confirmation of a tool with a journal (docs/design.md
+ * section 9): a call the journal replays or refuses is answered now,
+ * written as its intent would be, and no human is asked.  Else the
+ * journal is released untouched -- the intent checks it again and holds
+ * it, the human may take minutes -- and the record is written as any.
+ */
+static bool
+supervise_journal_first(struct supervisor *sv, const struct child *c,
+    const struct record_audit_event *ev, struct limits_decision *d)
+{
+	struct record_audit_event intent = *ev;
+	enum journal_verdict j;
+
+	j = journal_check(sv->journal, ev, supervise_wall_ms(), d->journal,
+	    d->message, sizeof(d->message));
+	if (j == JOURNAL_PASS)
+		journal_abandon(sv->journal);
+	if (j != JOURNAL_REPLAY && j != JOURNAL_REFUSED) {
+		d->journal[0] = '\0';	/* asked names no key */
+		return false;
+	}
+	limits_journal_verdict(d, j == JOURNAL_REPLAY);
+	intent.kind = RECORD_AUDIT_INTENT;
+	intent.reason.ptr = NULL;
+	intent.reason.len = 0;
+	supervise_write_decision(sv, c, &intent, d);
 	supervise_ack_decision(sv, c, ev, d);
 	return true;
 }
@@ -294,6 +332,9 @@ supervise_record_event(struct supervisor *sv, const struct child *c,
 	if (!audit_event_plan(sv->policy, record_role_name(c->role), ev,
 	    &plan) || !supervise_call_admit(sv, ev))
 		fate = AUDIT_EVENT_FAILED;
+	else if (plan.journal_first &&
+	    supervise_journal_first(sv, c, ev, &d))
+		return;
 	else if (supervise_limit_intent(sv, c, ev, &d))
 		return;
 	else if (plan.opens) {

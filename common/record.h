@@ -35,7 +35,8 @@
  *                when AUDIT_HAS_SHA256, u64 call id, u32 tool index,
  *                u8 outcome (0 or enum record_outcome), u32 status (two's
  *                complement), u64 duration µs, u16 shape count, texts,
- *                u16 digest count (0, or for an INTENT the shape count),
+ *                u16 digest count (0, or for an INTENT or a
+ *                CONFIRMATION the shape count),
  *                32 bytes each: SHA-256 of each canonical value
  *                (common/value.h, value_digest())
  *   AUDIT_ACK    u64 call id, u8 status, u64 first call id (DUPLICATE
@@ -186,7 +187,9 @@ enum record_audit_kind {
 	/* executor: call_id, tool_index, reason the decision (asked,
 	 * accepted, declined, cancelled, wrong-value, expired, unsupported,
 	 * forged, replayed, withdrawn); shapes: none, or one, the retyped
-	 * value's shape */
+	 * value's shape; or, for "asked" of a tool with idempotency, one per
+	 * param with their digests, as an intent's (the journal answers
+	 * first: docs/design.md section 9) */
 	RECORD_AUDIT_CONFIRMATION = 8,
 	/* a limit refused an intent: never on the wire, the broker writes
 	 * it itself (broker/limits.h) */
@@ -303,7 +306,9 @@ struct record_audit_event {
 	uint64_t duration_us;
 	struct record_text *shapes;	/* one per param, "string(36)", "***1234" */
 	size_t shape_count;
-	uint8_t (*digests)[HASH_SHA256_LEN];	/* INTENT: one per param */
+	uint8_t (*digests)[HASH_SHA256_LEN];	/* INTENT, a journaled
+						 * CONFIRMATION asked: one
+						 * per param */
 	size_t digest_count;
 };
 

@@ -39,8 +39,11 @@ record_audit_check(const struct record_audit_event *ev)
 	if (ev->kind == RECORD_AUDIT_CLIENT &&
 	    ev->shape_count != RECORD_AUDIT_CLIENT_TEXTS)
 		return RECORD_ERR_INCONSISTENT;
-	/* Only an intent carries digests, one per shape. */
-	if (ev->digest_count != 0 && (ev->kind != RECORD_AUDIT_INTENT ||
+	/* Only an intent carries digests, one per shape, and the "asked"
+	 * confirmation of a tool with a journal, which the broker checks
+	 * before a human is asked (docs/design.md section 9). */
+	if (ev->digest_count != 0 && ((ev->kind != RECORD_AUDIT_INTENT &&
+	    ev->kind != RECORD_AUDIT_CONFIRMATION) ||
 	    ev->digest_count != ev->shape_count))
 		return RECORD_ERR_INCONSISTENT;
 	return RECORD_OK;

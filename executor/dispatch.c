@@ -282,7 +282,8 @@ dispatch_cancel(struct dispatch *d, uint64_t call_id)
 
 	if (c == NULL || c->cancelled || c->state == CALL_WAITING_RECORD)
 		return;		/* unknown, or done: its result is on its way */
-	if (c->state == CALL_WAITING_CONFIRM) {
+	if (c->state == CALL_WAITING_CONFIRM ||
+	    c->state == CALL_WAITING_JOURNAL) {
 		dispatch_confirm_withdraw(c);
 		return;
 	}
@@ -329,6 +330,11 @@ dispatch_control_record(struct dispatch *d, const uint8_t *rec, size_t len)
 		record_audit_ack_free(&ack);
 		return;
 	}
+	if (c != NULL && c->state == CALL_WAITING_JOURNAL) {
+		dispatch_confirm_journal(c, &ack);
+		record_audit_ack_free(&ack);
+		return;
+	}
 	if (c == NULL || c->state != CALL_WAITING_ACK) {
 		log_warn("audit ack for call %llu, which is not waiting",
 		    (unsigned long long)ack.call_id);
@@ -338,20 +344,29 @@ dispatch_control_record(struct dispatch *d, const uint8_t *rec, size_t len)
 	if (ack.status == RECORD_AUDIT_WRITTEN && ack.message.len ==
 	    sizeof(c->idem_key) - 1)
 		memcpy(c->idem_key, ack.message.ptr, sizeof(c->idem_key));
-	if (ack.status == RECORD_AUDIT_DENIED)
-		dispatch_answer(c, RECORD_OUTCOME_DENIED, 0, ack.message.ptr);
-	else if (ack.status == RECORD_AUDIT_REPLAY)
-		dispatch_answer(c, RECORD_OUTCOME_OK, RESULT_REPLAY,
-		    ack.message.ptr);
-	else if (ack.status == RECORD_AUDIT_DUPLICATE)
+	if (ack.status == RECORD_AUDIT_DUPLICATE)
 		dispatch_dup_wait(c, ack.first_call_id);
-	else if (ack.status != RECORD_AUDIT_WRITTEN)
+	else if (!dispatch_ack_answers(c, &ack))
+		dispatch_start(c);
+	record_audit_ack_free(&ack);
+}
+
+bool
+dispatch_ack_answers(struct dispatch_call *c,
+    const struct record_audit_ack *ack)
+{
+	if (ack->status == RECORD_AUDIT_WRITTEN)
+		return false;
+	if (ack->status == RECORD_AUDIT_DENIED)
+		dispatch_answer(c, RECORD_OUTCOME_DENIED, 0, ack->message.ptr);
+	else if (ack->status == RECORD_AUDIT_REPLAY)
+		dispatch_answer(c, RECORD_OUTCOME_OK, RESULT_REPLAY,
+		    ack->message.ptr);
+	else
 		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0,
 		    "the audit log could not record this call; nothing was "
 		    "sent");
-	else
-		dispatch_start(c);
-	record_audit_ack_free(&ack);
+	return true;
 }
 
 size_t

@@ -2,8 +2,11 @@
  * A call of a tool with confirm, before its intent (docs/design.md
  * section 8.1): the challenge goes to the frontend, a confirmation
  * record "asked" to the broker, and a timer runs to the challenge's
- * expiry.  The call then ends denied, naming why, unless an answer the
- * keeper accepts comes first (executor/confirm.h); only then is the
+ * expiry.  For a tool with a journal the "asked" record goes first,
+ * with the call's values, and the challenge only once the broker
+ * acknowledged it: an identical call the journal replays or refuses is
+ * answered so, and nobody is asked (section 9).  The call then ends
+ * denied, naming why, unless an answer the keeper accepts comes first (executor/confirm.h); only then is the
  * "accepted" record sent, then the intent, then the action.  Each
  * decision is a confirmation record before anything else about the call.
  */
@@ -58,6 +61,12 @@ dispatch_confirm_audit(struct dispatch_call *c, enum confirm_decision d,
 	ev.tool_index = c->tool_index;
 	ev.reason.ptr = (char *)token;
 	ev.reason.len = strlen(token);
+	if (d == CONFIRM_ASKED && c->tool->idem_window_s != 0) {
+		if (!(ok = exec_audit_with_values(c, &ev)))
+			log_error("call %llu: confirmation record not sent",
+			    (unsigned long long)c->call_id);
+		return ok;
+	}
 	if (a != NULL && a->has_retyped) {
 		if ((shape.ptr = dispatch_confirm_shape(a)) == NULL)
 			return false;
@@ -137,32 +146,73 @@ dispatch_confirm_send(struct dispatch_call *c,
 	return dispatch_operator_ask(c, &m->challenge);
 }
 
-bool
-dispatch_confirm_ask(struct dispatch_call *c)
+/* The expiry: timeout_s from now, for the journal's answer and again
+ * for the human's. */
+static bool
+dispatch_confirm_arm(struct dispatch_call *c)
+{
+	struct timeval tv = { (time_t)c->tool->confirm_spec.timeout_s, 0 };
+
+	return (c->ack_timer = evtimer_new(c->d->base,
+	    dispatch_confirm_on_expiry, c)) != NULL &&
+	    evtimer_add(c->ack_timer, &tv) == 0;
+}
+
+static void
+dispatch_confirm_fail(struct dispatch_call *c)
+{
+	dispatch_answer(c, RECORD_OUTCOME_FAILED, 0, "the executor could not "
+	    "ask for a confirmation; nothing was sent");
+}
+
+/* The challenge out, "asked" audited first unless it was already. */
+static bool
+dispatch_confirm_challenge(struct dispatch_call *c, bool audit_asked)
 {
 	struct dispatch *d = c->d;
-	uint32_t timeout_s = c->tool->confirm_spec.timeout_s;
 	struct record_confirm_challenge_msg m;
-	struct timeval tv = { (time_t)timeout_s, 0 };
 
 	c->state = CALL_WAITING_CONFIRM;
 	memset(&m, 0, sizeof(m));
 	m.call_id = c->call_id;
 	if (!confirm_issue(d->confirm, d->ctx, c->tool_index, c->args,
-	    c->arg_count, timeout_s, &m.challenge) ||
-	    (c->ack_timer = evtimer_new(d->base, dispatch_confirm_on_expiry,
-	    c)) == NULL || evtimer_add(c->ack_timer, &tv) == -1) {
-		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0, "the executor "
-		    "could not ask for a confirmation; nothing was sent");
-		return false;
-	}
-	if (!dispatch_confirm_audit(c, CONFIRM_ASKED, NULL) ||
+	    c->arg_count, c->tool->confirm_spec.timeout_s, &m.challenge) ||
+	    !dispatch_confirm_arm(c) || (audit_asked &&
+	    !dispatch_confirm_audit(c, CONFIRM_ASKED, NULL)) ||
 	    !dispatch_confirm_send(c, &m)) {
-		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0, "the executor "
-		    "could not ask for a confirmation; nothing was sent");
+		dispatch_confirm_fail(c);
 		return false;
 	}
 	return true;
+}
+
+bool
+dispatch_confirm_ask(struct dispatch_call *c)
+{
+	if (c->tool->idem_window_s == 0)
+		return dispatch_confirm_challenge(c, true);
+	c->state = CALL_WAITING_JOURNAL;
+	if (!dispatch_confirm_arm(c) ||
+	    !dispatch_confirm_audit(c, CONFIRM_ASKED, NULL)) {
+		dispatch_confirm_fail(c);
+		return false;
+	}
+	return true;
+}
+
+/* The journal replayed or refused the call: answered, nobody asked;
+ * else the human is asked now. */
+void
+dispatch_confirm_journal(struct dispatch_call *c,
+    const struct record_audit_ack *ack)
+{
+	event_free(c->ack_timer);
+	c->ack_timer = NULL;
+	if (ack->status == RECORD_AUDIT_DUPLICATE)	/* not the journal's */
+		dispatch_answer(c, RECORD_OUTCOME_FAILED, 0, "the audit log "
+		    "could not record this call; nothing was sent");
+	else if (!dispatch_ack_answers(c, ack))
+		(void)dispatch_confirm_challenge(c, false);
 }
 
 void

@@ -22,6 +22,9 @@
 #define DISPATCH_WHY_MAX	256
 
 enum call_state {
+	CALL_WAITING_JOURNAL,	/* confirm with a journal: "asked" sent with
+				 * the values; no challenge until the
+				 * journal's answer (docs/design.md 9) */
 	CALL_WAITING_CONFIRM,	/* challenge sent; no intent yet (confirm) */
 	CALL_WAITING_ACK,	/* intent sent; nothing done yet */
 	CALL_RUNNING,		/* handed to an engine */
@@ -129,6 +132,14 @@ struct dispatch_call *dispatch_call_find(struct dispatch *d, uint64_t call_id);
  * answered already); the answer or a cancel while it waits. */
 bool dispatch_confirm_ask(struct dispatch_call *c);
 void dispatch_confirm_withdraw(struct dispatch_call *c);
+/* The journal's answer to c's "asked" (CALL_WAITING_JOURNAL). */
+void dispatch_confirm_journal(struct dispatch_call *c,
+    const struct record_audit_ack *ack);
+
+/* Answers c as ack says when it is no WRITTEN (denied, replayed, not
+ * recorded); false for WRITTEN.  Not for DUPLICATE. */
+bool dispatch_ack_answers(struct dispatch_call *c,
+    const struct record_audit_ack *ack);
 
 /* executor/dispatch_http.c: builds and submits; false answered already. */
 bool dispatch_http_start(struct dispatch_call *c);
@@ -142,6 +153,10 @@ bool dispatch_ssh_start(struct dispatch_call *c);
  * intent renders the argument shapes into c, the execution event reuses
  * them, and exec_audit_forget frees them (dispatch_call_free). */
 bool exec_audit_intent(struct dispatch_call *c);
+/* ev (kind and reason set by the caller) with c's shapes and digests;
+ * ev's shapes stay c's.  false when it could not be sent. */
+bool exec_audit_with_values(struct dispatch_call *c,
+    struct record_audit_event *ev);
 void exec_audit_forget(struct dispatch_call *c);
 /* false when the event could not be sent. */
 bool exec_audit_execution(struct dispatch_call *c,

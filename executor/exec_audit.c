@@ -78,32 +78,44 @@ exec_audit_forget(struct dispatch_call *c)
 
 /*
  * The intent also carries each value's digest: the broker decides limits
- * and duplicates on them (broker/limits.h) without seeing a value.
+ * and duplicates on them (broker/limits.h) without seeing a value.  So
+ * does the "asked" confirmation of a tool with a journal, which the
+ * broker's journal answers before a human is asked (docs/design.md
+ * section 9).
  */
 bool
-exec_audit_intent(struct dispatch_call *c)
+exec_audit_with_values(struct dispatch_call *c, struct record_audit_event *ev)
 {
-	struct record_audit_event ev;
 	bool ok;
 	size_t i;
 
 	if (!exec_audit_shapes_of(c))
 		return false;
+	ev->call_id = c->call_id;
+	ev->tool_index = c->tool_index;
+	ev->shape_count = c->shape_count;
+	ev->shapes = c->shapes;
+	if (c->shape_count > 0 && (ev->digests = calloc(c->shape_count,
+	    sizeof(*ev->digests))) == NULL)
+		return false;
+	ev->digest_count = c->shape_count;
+	for (i = 0; i < c->shape_count; i++)
+		value_digest(&c->args[i], ev->digests[i]);
+	ok = exec_audit_send(c, ev);
+	free(ev->digests);
+	ev->digests = NULL;
+	ev->digest_count = 0;
+	return ok;
+}
+
+bool
+exec_audit_intent(struct dispatch_call *c)
+{
+	struct record_audit_event ev;
+
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = RECORD_AUDIT_INTENT;
-	ev.call_id = c->call_id;
-	ev.tool_index = c->tool_index;
-	ev.shape_count = c->shape_count;
-	ev.shapes = c->shapes;
-	if (c->shape_count > 0 && (ev.digests = calloc(c->shape_count,
-	    sizeof(*ev.digests))) == NULL)
-		return false;
-	ev.digest_count = c->shape_count;
-	for (i = 0; i < c->shape_count; i++)
-		value_digest(&c->args[i], ev.digests[i]);
-	ok = exec_audit_send(c, &ev);
-	free(ev.digests);
-	return ok;
+	return exec_audit_with_values(c, &ev);
 }
 
 bool

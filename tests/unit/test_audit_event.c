@@ -182,6 +182,58 @@ Test(audit_event, a_tool_outside_the_catalog_or_a_shape_count_off_is_refused)
 	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan));
 }
 
+/*
+ * Only "asked" for a tool with confirm and a journal carries the call's
+ * values, all of them, and waits for the journal's answer (acked, not
+ * synced); the record written names no value of them.
+ */
+Test(audit_event, only_a_journaled_asked_confirmation_carries_values)
+{
+	struct fixture f;
+	struct record_text shapes[2] = { text("\"string(3)\""),
+	    text("\"string(9)\"") };
+	uint8_t digests[2][HASH_SHA256_LEN] = { { 1 }, { 2 } };
+	struct record_audit_event ev = { .kind = RECORD_AUDIT_CONFIRMATION,
+	    .call_id = 4, .tool_index = 0, .reason = text("asked"),
+	    .shapes = shapes, .shape_count = 2, .digests = digests,
+	    .digest_count = 2 };
+	struct audit_event_plan plan;
+	char *s;
+
+	fixture_init(&f);
+	f.tools[0].confirm = true;
+	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan),
+	    "values for a tool that keeps no journal");
+	f.tools[0].idem_window_s = 60;
+	f.tools[0].mutating = true;
+	cr_assert(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert(plan.journal_first && plan.acked);
+	cr_assert_not(plan.durable, "it gates no action");
+	s = members_json(&f.policy, "executor", &ev);
+	cr_assert_str_eq(s, "{\"from\":\"executor\",\"call\":4,"
+	    "\"tool\":\"get_item\",\"target\":\"api\","
+	    "\"decision\":\"asked\"}");
+	free(s);
+	ev.digest_count = ev.shape_count = 1;	/* not every value */
+	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert(plan.acked, "answered FAILED, so the executor asks nobody");
+	ev.digest_count = ev.shape_count = 0;
+	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	ev.digest_count = ev.shape_count = 2;
+	ev.reason = text("accepted");
+	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert_not(plan.acked);
+	ev.digest_count = 0;	/* a decision without values: as ever */
+	ev.shape_count = 1;
+	cr_assert(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert_not(plan.journal_first || plan.acked);
+	f.tools[0].confirm = false;
+	ev.reason = text("asked");
+	ev.digest_count = ev.shape_count = 2;
+	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan),
+	    "values for a tool that asks nobody");
+}
+
 /* A shape is one JSON scalar: an object, two values or bare text would
  * let a child write what it likes into the record. */
 Test(audit_event, a_shape_that_is_not_one_json_scalar_is_not_written)

@@ -319,7 +319,8 @@ Test(record_audit_event, tool_flag_and_client_texts_are_checked)
 	cr_assert_eq(encode_event_status(&ev, &l), RECORD_ERR_TOO_LONG);
 }
 
-/* An intent's digests: one per shape or none; no other kind has them. */
+/* Digests: one per shape or none, on an intent or a confirmation (a
+ * journaled "asked"); no other kind has them. */
 Test(record_audit_event, only_an_intent_carries_one_digest_per_shape)
 {
 	struct record_limits l = limits_default();
@@ -351,6 +352,13 @@ Test(record_audit_event, only_an_intent_carries_one_digest_per_shape)
 	ev.digest_count = SAMPLE_EVENT_SHAPES - 1;
 	cr_assert_eq(encode_event_status(&ev, &l), RECORD_ERR_INCONSISTENT);
 	ev.digest_count = SAMPLE_EVENT_SHAPES;
+	ev.kind = RECORD_AUDIT_CONFIRMATION;
+	event_roundtrip(&ev, &l);
+	ev.digest_count = SAMPLE_EVENT_SHAPES - 1;
+	cr_assert_eq(encode_event_status(&ev, &l), RECORD_ERR_INCONSISTENT);
+	ev.digest_count = SAMPLE_EVENT_SHAPES;
+	ev.kind = RECORD_AUDIT_CANCELLATION;
+	cr_assert_eq(encode_event_status(&ev, &l), RECORD_ERR_INCONSISTENT);
 	ev.kind = RECORD_AUDIT_EXECUTION;
 	ev.outcome = RECORD_OUTCOME_OK;
 	cr_assert_eq(encode_event_status(&ev, &l), RECORD_ERR_INCONSISTENT);
