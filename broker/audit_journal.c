@@ -265,10 +265,10 @@ journal_send_opening(struct audit_journal *j, const char *session)
 }
 
 /*
- * libsystemd.so.0 is opened here, in the broker, not linked: as with
- * executor/netlib.h, a DT_NEEDED entry would map it and its six
- * dependencies (libgcrypt, liblzma, libzstd, ...) in every process sp
- * starts, measured at 0.7 ms more per `sp check`.  By soname, RTLD_NOW,
+ * libsystemd.so.0 is opened here, in the broker, not linked: a DT_NEEDED
+ * entry would map it and its six dependencies (libgcrypt, liblzma,
+ * libzstd, ...) in every sp command, measured at 0.7 ms more per
+ * `sp check`.  By soname, RTLD_NOW,
  * before confinement; never unloaded.  Not there at run time: syslog(3).
  */
 static void

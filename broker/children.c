@@ -5,7 +5,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,7 +23,9 @@
 #include "common/record.h"
 #include "common/spawn.h"
 
-#define SELF_EXE "/proc/self/exe"
+#ifndef SP_PKGLIBEXECDIR
+#error "SP_PKGLIBEXECDIR names where make install puts the children"
+#endif
 
 /* Fds the broker holds while starting the children. */
 struct start_fds {
@@ -163,19 +167,114 @@ empty_dir_ready(void)
 	return true;
 }
 
+/* The running sp's directory (O_PATH) into where, or -1. */
+static int
+programs_dir_beside_self(char *where, size_t size)
+{
+	char *slash;
+	ssize_t n;
+
+	if ((n = readlink("/proc/self/exe", where, size - 1)) <= 0)
+		return -1;
+	where[n] = '\0';
+	if ((slash = strrchr(where, '/')) == NULL)
+		return -1;
+	slash[slash == where] = '\0';	/* "/sp": "/" */
+	return open(where, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* One program in dir (named where), checked to be one. */
+static int
+program_open(int dir, const char *where, enum record_role role)
+{
+	const char *name = record_role_program(role);
+	struct stat st;
+	int fd;
+
+	if ((fd = openat(dir, name, O_PATH | O_CLOEXEC)) == -1) {
+		log_error("cannot open the %s's program %s/%s: %s",
+		    record_role_name(role), where, name, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (st.st_mode & S_IXUSR) == 0) {
+		log_error("the %s's program %s/%s is not an executable file",
+		    record_role_name(role), where, name);
+		(void)close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Beside the running sp when the frontend's program is there. */
+static int
+programs_dir(char *where, size_t size)
+{
+	int dir;
+
+	if ((dir = programs_dir_beside_self(where, size)) >= 0) {
+		if (faccessat(dir, record_role_program(RECORD_ROLE_FRONTEND),
+		    F_OK, 0) == 0)
+			return dir;
+		(void)close(dir);
+	}
+	(void)snprintf(where, size, "%s", SP_PKGLIBEXECDIR);
+	if ((dir = open(where, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		log_error("cannot open %s, where sp-frontend and sp-executor "
+		    "are installed: %s", where, strerror(errno));
+	return dir;
+}
+
+void
+children_programs_close(struct child_programs *p)
+{
+	int i;
+
+	for (i = 0; i < CHILD_COUNT; i++) {
+		if (p->exe[i] >= 0)
+			(void)close(p->exe[i]);
+		p->exe[i] = -1;
+	}
+}
+
+bool
+children_programs_open(struct child_programs *p)
+{
+	char where[PATH_MAX];
+	int dir;
+
+	p->exe[CHILD_FRONTEND] = p->exe[CHILD_EXECUTOR] = -1;
+	if ((dir = programs_dir(where, sizeof(where))) == -1)
+		return false;
+	p->exe[CHILD_FRONTEND] = program_open(dir, where,
+	    RECORD_ROLE_FRONTEND);
+	p->exe[CHILD_EXECUTOR] = program_open(dir, where,
+	    RECORD_ROLE_EXECUTOR);
+	(void)close(dir);
+	if (p->exe[CHILD_FRONTEND] == -1 || p->exe[CHILD_EXECUTOR] == -1) {
+		children_programs_close(p);
+		return false;
+	}
+	log_debug("the children run sp-frontend and sp-executor from %s",
+	    where);
+	return true;
+}
+
+/* `sp-frontend LEVEL PROFILE` (child/child.h), from exe. */
 static pid_t
-start_one(enum record_role role, const char *profile,
+start_one(int exe, enum record_role role, const char *profile,
     const struct spawn_fd *map, size_t n)
 {
-	char *const argv[] = { (char *)"sp", (char *)record_role_argv(role),
-	    (char *)profile, NULL };
+	const char *name = record_role_program(role);
+	char *const argv[] = { (char *)name,
+	    (char *)log_level_name(log_level_max()), (char *)profile, NULL };
 
-	return spawn_child(SELF_EXE, argv, map, n);
+	return spawn_child_exe(exe, name, argv, map, n);
 }
 
 static bool
-start_both(struct start_fds *f, const char *profile, int client_out,
-    struct child kids[CHILD_COUNT])
+start_both(const struct child_programs *progs, struct start_fds *f,
+    const char *profile, int client_out, struct child kids[CHILD_COUNT])
 {
 	const struct spawn_fd fe_map[] = {
 		{ client_out, STDOUT_FILENO },
@@ -193,12 +292,14 @@ start_both(struct start_fds *f, const char *profile, int client_out,
 		{ f->control[CHILD_EXECUTOR][1], CHILD_FD_CONTROL },
 	};
 
-	kids[CHILD_EXECUTOR].pid = start_one(RECORD_ROLE_EXECUTOR, profile,
-	    ex_map, sizeof(ex_map) / sizeof(ex_map[0]));
+	kids[CHILD_EXECUTOR].pid = start_one(progs->exe[CHILD_EXECUTOR],
+	    RECORD_ROLE_EXECUTOR, profile, ex_map,
+	    sizeof(ex_map) / sizeof(ex_map[0]));
 	if (kids[CHILD_EXECUTOR].pid == -1)
 		return false;
-	kids[CHILD_FRONTEND].pid = start_one(RECORD_ROLE_FRONTEND, profile,
-	    fe_map, sizeof(fe_map) / sizeof(fe_map[0]));
+	kids[CHILD_FRONTEND].pid = start_one(progs->exe[CHILD_FRONTEND],
+	    RECORD_ROLE_FRONTEND, profile, fe_map,
+	    sizeof(fe_map) / sizeof(fe_map[0]));
 	return kids[CHILD_FRONTEND].pid != -1;
 }
 
@@ -226,8 +327,9 @@ children_kill(struct child kids[CHILD_COUNT])
 }
 
 bool
-children_start(const char *policy, size_t len, const char *profile,
-    int client_out, struct child kids[CHILD_COUNT])
+children_start(const struct child_programs *progs, const char *policy,
+    size_t len, const char *profile, int client_out,
+    struct child kids[CHILD_COUNT])
 {
 	struct start_fds f;
 	bool ok;
@@ -242,7 +344,7 @@ children_start(const char *policy, size_t len, const char *profile,
 	kids[CHILD_FRONTEND].role = RECORD_ROLE_FRONTEND;
 	kids[CHILD_EXECUTOR].role = RECORD_ROLE_EXECUTOR;
 	ok = empty_dir_ready() && start_fds_open(&f, policy, len) &&
-	    start_both(&f, profile, client_out, kids);
+	    start_both(progs, &f, profile, client_out, kids);
 	for (i = 0; i < CHILD_COUNT; i++) {
 		kids[i].control = f.control[i][0];
 		kids[i].err = f.err[i][0];

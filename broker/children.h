@@ -1,7 +1,7 @@
 /*
  * Starting the two children of a session (docs/design.md section 1,
- * invariants 5 and 7): the broker forks and execs itself
- * (/proc/self/exe) as `sp .frontend PROFILE` and `sp .executor PROFILE`,
+ * invariants 5 and 7): the broker forks and execs the programs
+ * sp-frontend and sp-executor (child/child.h gives their command line),
  * each with exactly the fds of child/child.h:
  *
  *   frontend  0 client's stdin  1 client's stdout  2 its stderr pipe
@@ -35,14 +35,43 @@ struct child {
 };
 
 /*
- * Starts both children handing them policy (len bytes, borrowed) and the
- * profile name ("" for none).  client_out is the saved fd of the client's
+ * The children's programs, opened once when sp mcp starts, before its
+ * confinement, and run from these fds (fexecve): each child runs the file
+ * opened then, so a package upgrade during the session cannot give it a
+ * frontend or an executor of another version than its broker.
+ *
+ * Both come from one directory: the running sp's own (readlink of
+ * /proc/self/exe) when sp-frontend is there -- the build tree, where
+ * tests/sp-test finds the test builds beside it -- else
+ * SP_PKGLIBEXECDIR, $(libexecdir)/sallyport fixed at configure time
+ * (the installed sp in $(bindir) has none beside it).  No environment
+ * variable or argument can name another directory, so nothing a caller
+ * of a root broker sets can choose the programs it runs as root; the
+ * running sp's directory is trusted as much as the sp in it is.
+ */
+struct child_programs {
+	int exe[CHILD_COUNT];	/* O_PATH fds, owned; -1 when closed */
+};
+
+/*
+ * Opens both programs into p.  false after logging which file is missing
+ * or not an executable regular file; p then holds none.
+ */
+bool children_programs_open(struct child_programs *p);
+
+void children_programs_close(struct child_programs *p);
+
+/*
+ * Starts both children from progs (borrowed), handing them policy (len
+ * bytes, borrowed), the profile name ("" for none) and the broker's log
+ * level.  client_out is the saved fd of the client's
  * stdout; it is given to the frontend and closed here, and fd 0 of the
  * broker is pointed at /dev/null, so the frontend alone holds the client.
  * On failure logs, kills what was started and returns false.
  */
-bool children_start(const char *policy, size_t len, const char *profile,
-    int client_out, struct child kids[CHILD_COUNT]);
+bool children_start(const struct child_programs *progs, const char *policy,
+    size_t len, const char *profile, int client_out,
+    struct child kids[CHILD_COUNT]);
 
 /*
  * Kills, reaps and closes whatever of kids is still there: for a broker

@@ -2,7 +2,7 @@ sp_SOURCES = \
 	broker/sp.c broker/commands.h
 # --config/--profile, shared by sp check, sp catalog and sp mcp
 sp_SOURCES += broker/cmd_args.c broker/cmd_args.h
-sp_LDADD = libspfrontend.a libsppolicy.a libspcommon.a $(SP_BIN_LIBS)
+sp_LDADD = libsppolicy.a libspcommon.a $(SP_BIN_LIBS)
 # the audit log: writer, argument rendering, verifier, `sp audit`
 AUDIT_SOURCES = \
 	broker/audit_log.c broker/audit_log.h \
@@ -16,7 +16,7 @@ sp_SOURCES += broker/cmd_check.c broker/cmd_journal.c broker/cmd_approve.c
 # sp call: one tools/call through an sp mcp session
 sp_SOURCES += broker/cmd_call.c
 sp_SOURCES += broker/cmd_catalog.c
-# sp mcp: the broker, its children and their supervision
+# sp mcp: the broker, the start of its children and their supervision
 PROC_SOURCES = \
 	broker/mcp.c \
 	broker/start_refusal.c broker/start_refusal.h \
@@ -29,7 +29,7 @@ PROC_SOURCES = \
 	broker/state_dir.c broker/state_dir.h \
 	broker/approvals.c broker/approvals.h \
 	broker/peer.c broker/peer.h \
-	$(CHILD_SOURCES) $(FRONTEND_SOURCES) $(EXECUTOR_MAIN_SOURCES)
+	$(CHILD_SOURCES)
 sp_SOURCES += $(PROC_SOURCES)
 # the broker's side of children's audit events
 sp_SOURCES += broker/audit_event.c broker/audit_event.h

@@ -72,6 +72,7 @@ struct mcp_session {
 	struct event_base *base;
 	struct supervisor *sv;
 	struct child kids[CHILD_COUNT];
+	struct child_programs programs;	/* opened first of all */
 	char refusal[POLICY_WHY_MAX * 2];	/* why it cannot start, for the
 						 * client (broker/start_refusal.h) */
 };
@@ -386,6 +387,7 @@ mcp_session_free(struct mcp_session *s)
 	audit_journal_free(s->journal);
 	policy_free(s->policy);
 	free(s->bytes);
+	children_programs_close(&s->programs);	/* set by mcp_prepare() */
 }
 
 /* Everything before the children: exit statuses 78 and 70. */
@@ -489,6 +491,11 @@ mcp_prepare(const struct cmd_args *a, struct mcp_session *s)
 	struct supervise_scope scope;
 	int status;
 
+	if (!children_programs_open(&s->programs)) {
+		(void)snprintf(s->refusal, sizeof(s->refusal), "its programs "
+		    "sp-frontend and sp-executor cannot be found");
+		return SP_EXIT_INTERNAL;
+	}
 	if (!mcp_load_policy(a->config, s))
 		return SP_EXIT_CONFIG;
 	if ((status = mcp_check_users(s)) != SP_EXIT_OK ||
@@ -513,9 +520,12 @@ static int
 mcp_run(struct mcp_session *s, int client_out)
 {
 	struct supervise_summary sum;
+	bool ok;
 
-	if (!children_start(s->bytes, s->len, s->profile != NULL ?
-	    s->profile->name : "", client_out, s->kids))
+	ok = children_start(&s->programs, s->bytes, s->len,
+	    s->profile != NULL ? s->profile->name : "", client_out, s->kids);
+	children_programs_close(&s->programs);
+	if (!ok)
 		return SP_EXIT_INTERNAL;
 	/*
 	 * session-start is held, not written: the frontend's OPENED event

@@ -1,7 +1,8 @@
 /*
- * sp: the one binary.  The first argument names a subcommand
- * (docs/design.md section 3); each lives in its own file and is listed in
- * sp_commands.
+ * sp: the command a person or an MCP client runs (docs/design.md section
+ * 3).  The first argument names a subcommand; each lives in its own file
+ * and is listed in sp_commands.  The children of `sp mcp` are programs of
+ * their own (broker/children.h).
  * `sp help`, `sp COMMAND --help` and `sp --version` write to stdout:
  * they are asked for by a person, never by an MCP client, and stdout
  * carries the protocol only inside `sp mcp` (docs/design.md section 3).
@@ -10,14 +11,12 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "broker/audit_journal.h"
 #include "broker/commands.h"
-#include "executor/executor.h"
-#include "frontend/frontend.h"
 #include "common/log.h"
-#include "common/record.h"
 
 typedef int sp_main_fn(int argc, char **argv);
 
@@ -66,21 +65,6 @@ sp_command_find(const char *name)
 	for (c = sp_commands; c->name != NULL; c++)
 		if (strcmp(c->name, name) == 0)
 			return c;
-	return NULL;
-}
-
-/*
- * The children the broker execs (broker/children.c), named by their
- * role's one argv spelling (common/record.c); no person names them.
- * NULL when name is none of them.
- */
-static sp_main_fn *
-sp_role_main(const char *name)
-{
-	if (strcmp(name, record_role_argv(RECORD_ROLE_FRONTEND)) == 0)
-		return frontend_main;
-	if (strcmp(name, record_role_argv(RECORD_ROLE_EXECUTOR)) == 0)
-		return executor_main;
 	return NULL;
 }
 
@@ -169,13 +153,34 @@ sp_asks_help(int argc, char **argv)
 	return false;
 }
 
+/*
+ * SP_LOG_LEVEL (sp(1)): read here alone; sp mcp hands the level to its
+ * children on their command line (child/child.h).  Unset or empty: info.
+ */
+static bool
+sp_log_init(void)
+{
+	const char *word = getenv("SP_LOG_LEVEL");
+	enum log_level level = LOG_LEVEL_INFO;
+	bool ok;
+
+	ok = word == NULL || word[0] == '\0' || log_level_by_name(word, &level);
+	log_init("sp", level);
+	if (ok)
+		return true;
+	/* Said before any command ran: not into a protocol on stdout. */
+	if (log_keep_off_stdout())
+		log_error("SP_LOG_LEVEL must be error, warning, info or debug");
+	return false;
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct sp_command *c;
-	sp_main_fn *role_main;
 
-	log_init("sp", LOG_LEVEL_INFO);
+	if (!sp_log_init())
+		return SP_EXIT_USAGE;
 	if (argc < 2) {
 		sp_usage(stderr);
 		return SP_EXIT_USAGE;
@@ -187,8 +192,6 @@ main(int argc, char **argv)
 		return sp_command_help(c);
 	if (c != NULL)
 		return c->run(argc - 1, argv + 1);
-	if ((role_main = sp_role_main(argv[1])) != NULL)
-		return role_main(argc - 1, argv + 1);
 	log_error("unknown command '%s'", argv[1]);
 	sp_usage(stderr);
 	return SP_EXIT_USAGE;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +21,24 @@
 /* The frontend's user when root (the executor's is server.run_as). */
 #define CHILD_FRONTEND_USER "nobody"
 #define CHILD_COUNT_ROLES 2
+
+const char *
+child_args(int argc, char **argv, enum record_role role)
+{
+	enum log_level level = LOG_LEVEL_INFO;
+	bool ok;
+
+	/* Started by fexecve, a process is named after the fd number ("6")
+	 * by older kernels; ps and the kernel's seccomp records then could
+	 * not tell the two children apart. */
+	(void)prctl(PR_SET_NAME, record_role_program(role));
+	ok = argc == 3 && log_level_by_name(argv[1], &level);
+	log_init(record_role_name(role), level);
+	if (!ok)
+		fatal(SP_EXIT_USAGE, "%s is started by sp mcp, not by hand "
+		    "(sp(1))", record_role_program(role));
+	return argv[2];
+}
 
 /* pread, so neither child moves the offset the other reads from. */
 static char *

@@ -4,9 +4,13 @@
  * start-up every child runs in the same order before its own session code:
  * read the policy bytes it was handed, load them, confine itself.
  *
- * A child is `sp .frontend PROFILE` or `sp .executor PROFILE` (the
- * argument is record_role_argv(), common/record.h), PROFILE being the
- * profile name fixed by the broker ("" for no profile: no tools).  Neither role is listed in sp's usage.
+ * A child is its own program, `sp-frontend LEVEL PROFILE` or
+ * `sp-executor LEVEL PROFILE` (record_role_program(), common/record.h),
+ * installed in $(libexecdir)/sallyport and started by the broker alone:
+ * LEVEL is the broker's log level (SP_LOG_LEVEL, sp(1)), handed over on
+ * the command line so that no child reads it from its environment;
+ * PROFILE is the profile name fixed by the broker ("" for no profile: no
+ * tools).
  */
 #ifndef SP_CHILD_CHILD_H
 #define SP_CHILD_CHILD_H
@@ -47,6 +51,14 @@ struct child_context {
 	uint8_t fingerprint[HASH_SHA256_LEN];
 	struct record_limits limits;
 };
+
+/*
+ * The first thing a child's main does: reads its command line, starts
+ * logging as role at LEVEL and returns PROFILE (borrowed from argv).
+ * Exits 64 after one line when the command line is not the broker's
+ * (a person started the program by hand).
+ */
+const char *child_args(int argc, char **argv, enum record_role role);
 
 /*
  * Reads the policy from CHILD_FD_POLICY (then closes it), loads it and

@@ -41,6 +41,31 @@ log_init(const char *role, enum log_level max_level)
 	log_journal = stream != NULL && stream[0] != '\0';
 }
 
+enum log_level
+log_level_max(void)
+{
+	return log_max_level;
+}
+
+bool
+log_level_by_name(const char *name, enum log_level *level)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(log_levels) / sizeof(log_levels[0]); i++)
+		if (strcmp(name, log_levels[i].word) == 0) {
+			*level = (enum log_level)i;
+			return true;
+		}
+	return false;
+}
+
+const char *
+log_level_name(enum log_level level)
+{
+	return log_levels[level].word;
+}
+
 /* Bytes below 0x20 and DEL become '?': a diagnostic is always one line. */
 static void
 log_sanitize(char *s)

@@ -32,6 +32,19 @@ enum log_level {
  */
 void log_init(const char *role, enum log_level max_level);
 
+/* The level log_init() set. */
+enum log_level log_level_max(void);
+
+/*
+ * A level by its word ("error", "warning", "info", "debug"), for
+ * SP_LOG_LEVEL (sp(1)) and a child's command line: false for any other
+ * string.
+ */
+bool log_level_by_name(const char *name, enum log_level *level);
+
+/* The word of level (a static string). */
+const char *log_level_name(enum log_level level);
+
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

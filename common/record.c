@@ -52,11 +52,11 @@ record_error_str(enum record_error e)
 
 static const struct {
 	const char *name;
-	const char *argv;
+	const char *program;
 } record_roles[] = {
-	[RECORD_ROLE_BROKER] = { "broker", NULL },
-	[RECORD_ROLE_FRONTEND] = { "frontend", ".frontend" },
-	[RECORD_ROLE_EXECUTOR] = { "executor", ".executor" },
+	[RECORD_ROLE_BROKER] = { "broker", "sp" },
+	[RECORD_ROLE_FRONTEND] = { "frontend", "sp-frontend" },
+	[RECORD_ROLE_EXECUTOR] = { "executor", "sp-executor" },
 };
 
 static bool
@@ -72,9 +72,9 @@ record_role_name(enum record_role role)
 }
 
 const char *
-record_role_argv(enum record_role role)
+record_role_program(enum record_role role)
 {
-	return record_role_valid(role) ? record_roles[role].argv : NULL;
+	return record_role_valid(role) ? record_roles[role].program : NULL;
 }
 
 size_t

@@ -381,10 +381,11 @@ void record_limits_default(struct record_limits *limits);
 const char *record_role_name(enum record_role role);
 
 /*
- * The argument that starts a child in its role, `sp .frontend PROFILE`
- * (child/child.h); NULL for the broker and any other value.
+ * The file name of the program that plays role: "sp", "sp-frontend",
+ * "sp-executor" (docs/design.md section 1; the children's are what the
+ * broker opens, broker/children.h); NULL for any other value.
  */
-const char *record_role_argv(enum record_role role);
+const char *record_role_program(enum record_role role);
 
 /*
  * Reads the header only, to pick a decoder: *type is set on RECORD_OK

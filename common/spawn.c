@@ -132,48 +132,72 @@ map_is_valid(const struct spawn_fd *map, size_t n, int *targets,
 	return true;
 }
 
-bool
-spawn_place_fds(const struct spawn_fd *map, size_t n)
+/*
+ * spawn_place_fds(), and when exe is not NULL, *exe is kept open too:
+ * moved above every fd in play, close-on-exec, for fexecve().
+ */
+static bool
+place_fds_keeping(const struct spawn_fd *map, size_t n, int *exe)
 {
-	int targets[SPAWN_MAX_FDS], copies[SPAWN_MAX_FDS], above;
+	int targets[SPAWN_MAX_FDS + 1], copies[SPAWN_MAX_FDS], above;
 	size_t i;
 
 	if (!map_is_valid(map, n, targets, &above)) {
 		errno = EINVAL;
 		return false;
 	}
+	if (exe != NULL && *exe > above)
+		above = *exe;
 	/* Copies above every source and target cannot collide with either. */
 	for (i = 0; i < n; i++)
 		if ((copies[i] = fcntl(map[i].from, F_DUPFD_CLOEXEC,
 		    above + 1)) == -1)
 			return false;
+	/* Above every target, so targets[] stays sorted with it. */
+	if (exe != NULL) {
+		if ((*exe = fcntl(*exe, F_DUPFD_CLOEXEC, above + 1)) == -1)
+			return false;
+		targets[n] = *exe;
+	}
 	/* dup2 clears close-on-exec on the target, as a passed fd needs. */
 	for (i = 0; i < n; i++)
 		if (dup2(copies[i], map[i].to) == -1)
 			return false;
-	return close_all_but(targets, n);
+	return close_all_but(targets, n + (exe != NULL));
 }
 
-/* Between fork and exec: nothing here may return. */
+bool
+spawn_place_fds(const struct spawn_fd *map, size_t n)
+{
+	return place_fds_keeping(map, n, NULL);
+}
+
+/*
+ * Between fork and exec: nothing here may return.  The image is the file
+ * exe names (fexecve) when exe >= 0, else path.
+ */
 static void
-spawn_exec_child(pid_t parent, const char *path, char *const argv[],
-    const struct spawn_fd *map, size_t n)
+spawn_exec_child(pid_t parent, const char *path, int exe,
+    char *const argv[], const struct spawn_fd *map, size_t n)
 {
 	if (!sandbox_parent_death_kill(parent)) {
 		log_error("parent-death signal: %s", strerror(errno));
 		_exit(SPAWN_EXEC_FAILED);
 	}
-	if (!spawn_place_fds(map, n)) {
+	if (!place_fds_keeping(map, n, exe >= 0 ? &exe : NULL)) {
 		log_error("placing fds: %s", strerror(errno));
 		_exit(SPAWN_EXEC_FAILED);
 	}
-	execv(path, argv);
+	if (exe >= 0)
+		fexecve(exe, argv, environ);
+	else
+		execv(path, argv);
 	log_error("exec %s: %s", path, strerror(errno));
 	_exit(SPAWN_EXEC_FAILED);
 }
 
-pid_t
-spawn_child(const char *path, char *const argv[],
+static pid_t
+spawn_fork(const char *path, int exe, char *const argv[],
     const struct spawn_fd *map, size_t n)
 {
 	pid_t parent = getpid(), pid;
@@ -183,8 +207,27 @@ spawn_child(const char *path, char *const argv[],
 		return -1;
 	}
 	if (pid == 0)
-		spawn_exec_child(parent, path, argv, map, n);
+		spawn_exec_child(parent, path, exe, argv, map, n);
 	return pid;
+}
+
+pid_t
+spawn_child(const char *path, char *const argv[],
+    const struct spawn_fd *map, size_t n)
+{
+	return spawn_fork(path, -1, argv, map, n);
+}
+
+pid_t
+spawn_child_exe(int exe, const char *name, char *const argv[],
+    const struct spawn_fd *map, size_t n)
+{
+	if (exe < 0) {
+		errno = EBADF;
+		log_error("exec %s: %s", name, strerror(errno));
+		return -1;
+	}
+	return spawn_fork(name, exe, argv, map, n);
 }
 
 void

@@ -44,6 +44,17 @@ pid_t spawn_child(const char *path, char *const argv[],
     const struct spawn_fd *map, size_t n);
 
 /*
+ * spawn_child(), the image being the file exe is open on (an O_PATH fd
+ * is enough; kept, borrowed) rather than a path looked up at exec: what
+ * the caller opened is what runs, even if the path has since been
+ * replaced (a package upgrade).  exe stays open across the fd placement
+ * and is closed by the exec.  name is the file's name for diagnostics.
+ * Returns -1 after logging if exe is negative or fork fails.
+ */
+pid_t spawn_child_exe(int exe, const char *name, char *const argv[],
+    const struct spawn_fd *map, size_t n);
+
+/*
  * Says in words how a child ended, from a waitpid() status, into out
  * (always NUL-terminated): "exited with status 71", "killed by SIGKILL",
  * or for SIGSYS "killed by SIGSYS (sandbox violation: a forbidden system

@@ -20,15 +20,17 @@ HTTP_ENGINE_SOURCES = \
 
 libspexecutor_a_SOURCES = $(SSH_ENGINE_SOURCES) $(HTTP_ENGINE_SOURCES)
 
-# the executor role's entry: record checks and dispatch; only sp links
-# it, with netlib.c in place of -lcurl -lssh2 (executor/netlib.h)
-EXECUTOR_MAIN_SOURCES = \
-	executor/executor.h executor/main.c \
+# sp-executor, the executor role: record checks and dispatch, on the
+# engines; the one program linked with libcurl and libssh2
+pkglibexec_PROGRAMS += sp-executor
+sp_executor_SOURCES = \
+	executor/main.c \
 	executor/credentials.c executor/credentials.h \
 	executor/redact.c executor/redact.h \
 	executor/dispatch.c executor/dispatch.h executor/dispatch_int.h \
 	executor/dispatch_http.c executor/dispatch_ssh.c executor/dispatch_dup.c \
 	executor/dispatch_confirm.c executor/confirm.c executor/confirm.h \
 	executor/exec_audit.c \
-	executor/netlib.c executor/netlib.h executor/netlib_list.h \
-	$(SSH_ENGINE_SOURCES) $(HTTP_ENGINE_SOURCES)
+	$(CHILD_SOURCES)
+sp_executor_LDADD = libspexecutor.a libsppolicy.a libspcommon.a \
+	$(SP_BIN_LIBS) $(LIBCURL_LIBS) $(LIBSSH2_LIBS)

@@ -1,14 +1,16 @@
 /*
- * Entry of the executor role (executor/executor.h): fd 1 to stderr, load
+ * sp-executor, the executor role (docs/design.md section 1), started by
+ * the broker with the fds of child/child.h.  It trusts no record: each
+ * action is checked again against its own copy of the policy before
+ * anything is done with it.  fd 1 to stderr, load
  * the policy handed over, read the credentials and start the engines,
  * confine, answer the frontend's hello, then check every record on the
  * action channel and hand the actions that pass to the dispatch
  * (executor/dispatch.h).  The broker's audit acknowledgements arrive on
  * the control channel.
  *
- * Exit status 70 when libcurl or libssh2 cannot be loaded
- * (executor/netlib.h): the installation is broken, not the policy.
- * Exit status 78 when a credential, CA or known_hosts file cannot be
+ * Exit status 0 when the frontend closed the channel, 70/71 on failure;
+ * 78 when a credential, CA or known_hosts file cannot be
  * read at start-up: the broker checked the same files moments before, so
  * the operator's files changed or are unreadable, not the code.
  */
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include <curl/curl.h>
+#include <libssh2.h>
 #include <event2/event.h>
 
 #include "child/child.h"
@@ -32,9 +35,6 @@
 #include "common/log.h"
 #include "executor/credentials.h"
 #include "executor/dispatch.h"
-#include "executor/executor.h"
-#include "executor/netlib.h"
-#include "executor/redact.h"
 #include "policy/authz.h"
 #include "policy/constraint.h"
 
@@ -388,21 +388,19 @@ executor_setup(struct executor *ex)
 }
 
 int
-executor_main(int argc, char **argv)
+main(int argc, char **argv)
 {
 	struct executor ex;
+	const char *profile;
 
 	/* Before any library: nothing this process prints reaches fd 1. */
 	if (!sandbox_stdout_to_stderr())
 		return SP_EXIT_INTERNAL;
-	log_init(record_role_name(RECORD_ROLE_EXECUTOR), LOG_LEVEL_INFO);
-	if (argc != 2)
-		fatal(SP_EXIT_USAGE, "internal role started by hand");
-	/* Before any curl or libssh2 call; netlib_load() named the cause. */
-	if (!netlib_load())
-		return SP_EXIT_INTERNAL;
+	profile = child_args(argc, argv, RECORD_ROLE_EXECUTOR);
+	/* Which libraries the dynamic linker chose, for a bug report. */
+	log_debug("%s, libssh2/%s", curl_version(), libssh2_version(0));
 	memset(&ex, 0, sizeof(ex));
-	child_context_load(&ex.ctx, RECORD_ROLE_EXECUTOR, argv[1]);
+	child_context_load(&ex.ctx, RECORD_ROLE_EXECUTOR, profile);
 	executor_setup(&ex);
 	child_confine(&ex.ctx);
 	test_hook_run("executor");

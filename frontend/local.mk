@@ -8,7 +8,10 @@ libspfrontend_a_SOURCES = \
 	frontend/result_render.c frontend/result_render.h \
 	frontend/sanitize.c frontend/sanitize.h
 
-# the frontend role: stdio transport, protocol writer, MCP session
-FRONTEND_SOURCES = \
-	frontend/frontend.h frontend/main.c \
-	frontend/writer.c frontend/writer.h
+# sp-frontend, the frontend role: stdio transport, protocol writer, MCP
+# session; it links no libcurl, libssh2 or OpenSSL
+pkglibexec_PROGRAMS += sp-frontend
+sp_frontend_SOURCES = frontend/main.c frontend/writer.c frontend/writer.h \
+	$(CHILD_SOURCES)
+sp_frontend_LDADD = libspfrontend.a libsppolicy.a libspcommon.a \
+	$(SP_BIN_LIBS)

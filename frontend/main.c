@@ -1,6 +1,7 @@
 /*
- * Entry of the frontend role (frontend/frontend.h): load the policy
- * handed over, confine, greet the executor (its answer is taken when it
+ * sp-frontend, the frontend role (docs/design.md section 1), started by
+ * the broker with the fds of child/child.h; it holds no file, socket or
+ * library beyond what MCP needs.  Load the policy handed over, confine, greet the executor (its answer is taken when it
  * comes, and no record goes before it), then run the MCP session
  * (frontend/mcp_session.h) on a libevent loop until end of input.  This
  * file is the session's I/O: frames in from fd 0, the session's output
@@ -25,7 +26,6 @@
 #include "common/channel.h"
 #include "common/frame.h"
 #include "common/log.h"
-#include "frontend/frontend.h"
 #include "frontend/mcp_session.h"
 #include "policy/catalog.h"
 #include "frontend/writer.h"
@@ -678,17 +678,17 @@ frontend_free(struct frontend *fe)
 	/* ev_term and base stay: freeing them would call sigaction. */
 }
 
+/* Exit status: the session's, 0 or 65, or 70/71 on failure. */
 int
-frontend_main(int argc, char **argv)
+main(int argc, char **argv)
 {
 	struct frontend fe;
+	const char *profile;
 	int status;
 
-	log_init(record_role_name(RECORD_ROLE_FRONTEND), LOG_LEVEL_INFO);
-	if (argc != 2)
-		fatal(SP_EXIT_USAGE, "internal role started by hand");
+	profile = child_args(argc, argv, RECORD_ROLE_FRONTEND);
 	memset(&fe, 0, sizeof(fe));
-	child_context_load(&fe.ctx, RECORD_ROLE_FRONTEND, argv[1]);
+	child_context_load(&fe.ctx, RECORD_ROLE_FRONTEND, profile);
 	frontend_setup(&fe);
 	child_confine(&fe.ctx);
 	test_hook_run("frontend");

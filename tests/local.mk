@@ -49,11 +49,18 @@ print-check-config:
 
 # tests/sp-test is sp with the test hooks (child/test_hook.h) compiled
 # in, so `make check` needs no special configure flag; it is never
-# installed.
-check_PROGRAMS += tests/sp-test
+# installed.  Its children, built the same way, are beside it, where it
+# looks first (broker/children.h).
+check_PROGRAMS += tests/sp-test tests/sp-frontend tests/sp-executor
 tests_sp_test_SOURCES = $(sp_SOURCES)
 tests_sp_test_CFLAGS = $(AM_CFLAGS) -DSP_TEST_HOOKS=1
 tests_sp_test_LDADD = $(sp_LDADD)
+tests_sp_frontend_SOURCES = $(sp_frontend_SOURCES)
+tests_sp_frontend_CFLAGS = $(AM_CFLAGS) -DSP_TEST_HOOKS=1
+tests_sp_frontend_LDADD = $(sp_frontend_LDADD)
+tests_sp_executor_SOURCES = $(sp_executor_SOURCES)
+tests_sp_executor_CFLAGS = $(AM_CFLAGS) -DSP_TEST_HOOKS=1
+tests_sp_executor_LDADD = $(sp_executor_LDADD)
 
 include tests/unit/local.mk
 include tests/integration/local.mk

@@ -67,14 +67,14 @@ def main():
           b'"protocolVersion"' in line, line)
     kids = confined_children(p.pid)
     time.sleep(0.2)
-    parts = {"broker": rss_kib(p.pid)}
-    parts.update({r: rss_kib(k) for r, k in kids.items()})
-    pss = pss_kib(p.pid) + sum(pss_kib(k) for k in kids.values())
+    pids = dict(kids, broker=p.pid)
+    parts = {r: rss_kib(k) for r, k in pids.items()}
+    pss = {r: pss_kib(k) for r, k in pids.items()}
     finish(p)
     check("RSS read for the three processes", len(parts) == 3, parts)
-    print("# idle RSS: %d KiB total (%s)" % (sum(parts.values()), ", ".join(
-        "%s %d KiB" % kv for kv in sorted(parts.items()))))
-    print("# idle PSS (shared pages split): %d KiB total" % pss)
+    for name, kib in (("RSS", parts), ("PSS (shared pages split)", pss)):
+        print("# idle %s: %d KiB total (%s)" % (name, sum(kib.values()),
+              ", ".join("%s %d KiB" % kv for kv in sorted(kib.items()))))
     done()
 
 

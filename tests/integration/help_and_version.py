@@ -76,7 +76,9 @@ def test_refused(tmp):
                  ["help", ".executor"], ["help", "check", "mcp"],
                  ["help", "$(touch pwned)"], ["help", "-h\nx"],
                  ["help", "h\u00e9lp"], ["help", ""], ["--version", "x"],
-                 ["-h"], ["%2e%2e"], ["--versio"]):
+                 ["-h"], ["%2e%2e"], ["--versio"],
+                 # once roles of sp, now programs of their own
+                 [".frontend", "default"], [".executor", "info", ""]):
         code, out, err = run(args, cwd=tmp)
         check("sp %r: 64, stdout empty, the usage on stderr" % args,
               code == 64 and out == "" and "usage: sp COMMAND" in err,

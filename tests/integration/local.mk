@@ -23,6 +23,7 @@ INTEGRATION_TESTS = \
 	tests/integration/declined_challenge_is_spent.py \
 	tests/integration/demo_transcript.py \
 	tests/integration/duplicate_after_the_result_ring.py \
+	tests/integration/each_program_links_its_own_libraries.py \
 	tests/integration/executor_enforces_session_limits.py \
 	tests/integration/executor_shortcuts_seen_from_outside.py \
 	tests/integration/executor_trusts_no_record.py \
@@ -49,10 +50,8 @@ INTEGRATION_TESTS = \
 	tests/integration/mcp_surface_as_a_client_sees_it.py \
 	tests/integration/metadata_stays_closed_with_link_local.py \
 	tests/integration/min_interval_shared_through_state_dir.py \
-	tests/integration/missing_netlib_function_stops_start.py \
 	tests/integration/no_intent_no_action.py \
 	tests/integration/one_killed_process_ends_the_session.py \
-	tests/integration/only_the_executor_maps_netlibs.py \
 	tests/integration/operator_approval_as_shipped.py \
 	tests/integration/operator_approval_by_another_person.py \
 	tests/integration/patterns_bounded.py \
@@ -75,6 +74,7 @@ INTEGRATION_TESTS = \
 	tests/integration/sp_check_runs_the_start_checks.py \
 	tests/integration/sp_connect_adds_no_byte.py \
 	tests/integration/sp_connect_relays_unchanged.py \
+	tests/integration/sp_log_level_reaches_every_process.py \
 	tests/integration/sp_man_page_matches_code.py \
 	tests/integration/sp_policy_man_page_covers_keys.py \
 	tests/integration/ssh_actions_end_to_end.py \
@@ -105,16 +105,3 @@ EXTRA_DIST += tests/integration/sptest/__init__.py \
 	tests/integration/sptest/tap.py \
 	tests/integration/sptest/target.py \
 	tests/integration/http_target.py tests/integration/front_target.py
-
-# A libssh2.so.1 lacking libssh2_knownhost_readline, found first through
-# LD_LIBRARY_PATH by missing_netlib_function_stops_start.py.  Built as a
-# shared object: the per-target flags replace the -fPIE/-pie of the
-# programs, and it links nothing of sp's.
-check_PROGRAMS += tests/netlib/libssh2.so.1
-tests_netlib_libssh2_so_1_SOURCES = tests/netlib/fake_libssh2.c
-tests_netlib_libssh2_so_1_CPPFLAGS = $(AM_CPPFLAGS) \
-	-Dlibssh2_knownhost_readline=fake_without_knownhost_readline
-tests_netlib_libssh2_so_1_CFLAGS = $(AM_CFLAGS) -fPIC \
-	-Wno-unused-parameter
-tests_netlib_libssh2_so_1_LDFLAGS = -shared -Wl,-z,relro,-z,now
-tests_netlib_libssh2_so_1_LDADD =

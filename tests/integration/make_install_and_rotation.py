@@ -29,7 +29,8 @@ from sptest.tap import check, done, skip  # noqa: E402
 SRC = os.environ["SP_SRCDIR"]
 BUILD = os.environ["SP_BUILDDIR"]
 BUDGET = 120
-DIRS = ("bindir", "pkgdatadir", "examplesdir", "logrotatedir",
+DIRS = ("bindir", "pkglibexecdir", "pkgdatadir", "examplesdir",
+        "logrotatedir",
         "systemdsystemunitdir", "sysusersdir", "tmpfilesdir")
 INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
 EXAMPLES = ("demo.json", "design.json", "http-readonly.json", "ssh-ops.json")
@@ -95,6 +96,8 @@ def read(path):
 def expected(dirs):
     """{installed path: source file or None} relative to DESTDIR."""
     x = {dirs["bindir"] + "/sp": None,
+         dirs["pkglibexecdir"] + "/sp-frontend": None,
+         dirs["pkglibexecdir"] + "/sp-executor": None,
          dirs["pkgdatadir"] + "/sallyport-root.conf":
          "contrib/systemd/sallyport-root.conf",
          dirs["logrotatedir"] + "/sallyport": "contrib/logrotate/sallyport"}
@@ -134,8 +137,9 @@ def test_install(tmp):
           sorted(set(k for k, v in want.items() if v) - set(same)))
     modes = {k: oct(os.stat(os.path.join(dest, k)).st_mode & 0o7777)
              for k in want if k in got}
-    check("data 0644, sp 0755",
-          all(m == ("0o755" if k.endswith("bin/sp") else "0o644")
+    programs = ("bin/sp", "/sp-frontend", "/sp-executor")
+    check("data 0644, sp and its children's programs 0755",
+          all(m == ("0o755" if k.endswith(programs) else "0o644")
               for k, m in modes.items()), modes)
     if dirs["systemdsystemunitdir"] != "no":
         svc = read(os.path.join(dest, dirs["systemdsystemunitdir"].lstrip("/"),

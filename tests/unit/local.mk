@@ -49,19 +49,14 @@ tests_unit_test_mcp_calls_SOURCES = tests/unit/test_mcp_calls.c \
 # libspexecutor and the executor's own files: the HTTP engine against a
 # real local server, the SSH engine against a throwaway sshd (each test
 # process starts its own, tests/integration/sshd_fixture.sh), credentials,
-# withholding, the run-time loading of libcurl and libssh2.
+# withholding.
 EXECUTOR_UNIT_TESTS = \
 	tests/unit/test_http tests/unit/test_http_flow tests/unit/test_http_rules \
 	tests/unit/test_http_cancel tests/unit/test_http_resolve \
 	tests/unit/test_http_reuse \
 	tests/unit/test_ssh tests/unit/test_ssh_conn tests/unit/test_ssh_keys \
 	tests/unit/test_ssh_hostkeys tests/unit/test_ssh_secrets \
-	tests/unit/test_exec_credentials tests/unit/test_redact \
-	tests/unit/test_netlib
-# netlib.c stands in for -lcurl -lssh2, so this one links neither.
-tests_unit_test_netlib_SOURCES = tests/unit/test_netlib.c \
-	executor/netlib.c executor/netlib.h executor/netlib_list.h
-tests_unit_test_netlib_LDADD = libspcommon.a $(CRITERION_LIBS)
+	tests/unit/test_exec_credentials tests/unit/test_redact
 EXTRA_DIST += tests/integration/sshd_fixture.sh
 
 # the broker: the audit log and its verifier, audit events, peers, the
@@ -171,7 +166,6 @@ tests_unit_test_ssh_hostkeys_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_ssh_secrets_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_exec_credentials_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_redact_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_netlib_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_audit_log_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_audit_sync_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_audit_event_CFLAGS = $(UNIT_CFLAGS)

@@ -291,8 +291,10 @@ Test(role, one_spelling_per_role)
 	cr_assert_str_eq(record_role_name(RECORD_ROLE_EXECUTOR), "executor");
 	cr_assert_str_eq(record_role_name((enum record_role)0), "unknown");
 	cr_assert_str_eq(record_role_name((enum record_role)4), "unknown");
-	cr_assert_str_eq(record_role_argv(RECORD_ROLE_FRONTEND), ".frontend");
-	cr_assert_str_eq(record_role_argv(RECORD_ROLE_EXECUTOR), ".executor");
-	cr_assert_null(record_role_argv(RECORD_ROLE_BROKER));
-	cr_assert_null(record_role_argv((enum record_role)200));
+	cr_assert_str_eq(record_role_program(RECORD_ROLE_FRONTEND),
+	    "sp-frontend");
+	cr_assert_str_eq(record_role_program(RECORD_ROLE_EXECUTOR),
+	    "sp-executor");
+	cr_assert_str_eq(record_role_program(RECORD_ROLE_BROKER), "sp");
+	cr_assert_null(record_role_program((enum record_role)200));
 }

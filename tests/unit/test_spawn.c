@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <seccomp.h>
 #include <signal.h>
@@ -314,6 +315,83 @@ Test(spawn, exec_image_holds_only_passed_fds)
 	cr_assert_eq(kill(pid, SIGKILL), 0);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	close(leaked);
+}
+
+static void
+copy_program(const char *from, const char *to)
+{
+	char buf[65536];
+	ssize_t n;
+	int in, out;
+
+	cr_assert_geq(in = open(from, O_RDONLY | O_CLOEXEC), 0);
+	cr_assert_geq(out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0755), 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		cr_assert_eq(write(out, buf, (size_t)n), n);
+	cr_assert_eq(n, 0);
+	close(in);
+	cr_assert_eq(close(out), 0);
+}
+
+/* Until pid's image is the file named want (which must happen soon). */
+static void
+wait_for_exe(pid_t pid, const char *want, char *fds, size_t size)
+{
+	char path[64], got[PATH_MAX];
+	ssize_t n = 0;
+	int tries;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	for (tries = 0; tries < 200; tries++) {
+		if ((n = readlink(path, got, sizeof(got) - 1)) < 0)
+			n = 0;
+		got[n] = '\0';
+		fd_list(pid, fds, size);
+		if (strcmp(got, want) == 0 && strcmp(fds, "0 1 2 3 4") == 0)
+			return;
+		usleep(10000);
+	}
+	cr_assert_str_eq(got, want);
+}
+
+/*
+ * fexecve from an O_PATH fd (broker/children.h): the child runs the file
+ * that was opened, though its name has since been given to another file
+ * (as a package upgrade renames the new version over the old), and it
+ * holds the passed fds alone, not the one it was started from.
+ */
+Test(spawn, exec_by_fd_runs_the_file_opened)
+{
+	char dir[] = "/tmp/sp-spawn-XXXXXX", prog[64], other[64], want[96];
+	char fds[256];
+	char *argv[] = { "sleep", "5", NULL };
+	int a[2], exe, status;
+	pid_t pid;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(prog, sizeof(prog), "%s/sp-\xc3\xa9 $(x)", dir);
+	snprintf(other, sizeof(other), "%s/new", dir);
+	snprintf(want, sizeof(want), "%s (deleted)", prog);
+	copy_program("/bin/sleep", prog);
+	copy_program("/bin/true", other);
+	cr_assert_geq(exe = open(prog, O_PATH | O_CLOEXEC), 0);
+	cr_assert_eq(rename(other, prog), 0);
+	cr_assert_eq(pipe2(a, O_CLOEXEC), 0);
+	{
+		struct spawn_fd map[] = { { a[0], 3 }, { a[1], 4 } };
+
+		cr_assert_gt(pid = spawn_child_exe(exe, prog, argv, map, 2), 0);
+		cr_assert_eq(spawn_child_exe(-1, prog, argv, map, 2), -1);
+	}
+	wait_for_exe(pid, want, fds, sizeof(fds));
+	cr_assert_str_eq(fds, "0 1 2 3 4");
+	cr_assert_eq(kill(pid, SIGKILL), 0);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	close(exe);
+	cr_assert_eq(unlink(prog), 0);
+	cr_assert_eq(rmdir(dir), 0);
 }
 
 Test(spawn, failed_exec_exits_127)

@@ -24,14 +24,15 @@ def children(pid):
 
 
 def cmdline_role(pid):
-    """"frontend" or "executor" from a child's argv[1], else None."""
+    """"frontend" or "executor" from a child's program name, argv[0]
+    (sp-frontend, sp-executor), else None."""
     try:
         with open("/proc/%d/cmdline" % pid, "rb") as f:
             argv = f.read().split(b"\0")
     except OSError:
         return None
     for role in ("frontend", "executor"):
-        if len(argv) > 1 and argv[1] == ("." + role).encode():
+        if argv[0] == ("sp-" + role).encode():
             return role
     return None
 
