@@ -8,7 +8,7 @@
  * listed by uid alone reach it: who gets further is the kernel's word,
  * never the request's.  A connection whose SO_PEERCRED uid, gid and
  * SO_PEERGROUPS no operator tool's approvers name is told so and closed
- * before anything is read.  sp approve (broker/cmd_approve.c) connects.
+ * before anything is read.  sp approve (cli/cmd_approve.c) connects.
  *
  * The executor tells the broker of each call that waits (OPERATOR_ASK:
  * call id, tool, the challenge, the message as the executor renders the
@@ -41,7 +41,7 @@
  * APPROVALS_LINE_MAX bytes and APPROVALS_CLIENT_TIMEOUT_S seconds to
  * send it.
  *
- * Ownership: the session (broker/mcp.c) owns the approvals and frees
+ * Ownership: the session (broker/broker.c) owns the approvals and frees
  * them after the loop, which removes the socket; the supervisor borrows
  * them.
  */
@@ -53,11 +53,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "broker/audit_event.h"
+#include "audit/audit_event.h"
 #include "common/record.h"
 #include "policy/policy.h"
+#include "state/state_dir.h"	/* APPROVALS_DIR */
 
-#define APPROVALS_DIR "approvals"
 #define APPROVALS_SUFFIX ".sock"
 /* hex digits of the question's digest in an id (SESSION.CALL.DIGEST) */
 #define APPROVALS_DIGEST_HEX 16

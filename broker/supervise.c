@@ -15,13 +15,13 @@
 
 #include <event2/event.h>
 
-#include "broker/audit_event.h"
+#include "audit/audit_event.h"
 #include "child/child.h"
 #include "broker/child_stderr.h"
-#include "broker/journal.h"
-#include "broker/limits.h"
+#include "state/journal.h"
+#include "state/limits.h"
 #include "broker/open_calls.h"
-#include "broker/commands.h"
+#include "common/exit.h"
 #include "broker/supervise.h"
 #include "broker/supervise_int.h"
 #include "broker/approvals.h"

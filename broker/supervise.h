@@ -10,7 +10,7 @@
  *   leave on its own, then is killed; the session's status is the
  *   frontend's;
  * - SIGTERM, SIGINT or SIGHUP, or the session's rejections and
- *   violations reaching AUDIT_EVENT_NOTES_MAX (broker/audit_event.h):
+ *   violations reaching AUDIT_EVENT_NOTES_MAX (audit/audit_event.h):
  *   the frontend is asked to stop (SIGTERM), then the same as above;
  *   whatever is left after a grace period is killed;
  * - any other death of either child ends the other at once and the
@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "broker/audit_log.h"
+#include "audit/audit_log.h"
 #include "broker/children.h"
 #include "common/record.h"
 #include "policy/policy.h"
@@ -57,7 +57,7 @@ struct approvals;
 /* Where limits and the journal are kept, and for whom (borrowed). */
 struct supervise_scope {
 	struct state_file *limits;	/* state_dir's files, or NULL: */
-	struct state_file *journal;	/* in memory (broker/limits.h) */
+	struct state_file *journal;	/* in memory (state/limits.h) */
 	const char *who;		/* per_day's requester */
 	const char *profile;		/* the journal keys' profile */
 	struct approvals *approvals;	/* via operator's socket, or NULL */

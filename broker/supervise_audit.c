@@ -17,8 +17,8 @@
 #include <event2/event.h>
 
 #include "broker/approvals.h"
-#include "broker/journal.h"
-#include "broker/limits.h"
+#include "state/journal.h"
+#include "state/limits.h"
 #include "broker/supervise_int.h"
 #include "child/test_hook.h"
 #include "common/channel.h"

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "broker/audit_event.h"
+#include "audit/audit_event.h"
 #include "broker/child_stderr.h"
 #include "broker/open_calls.h"
 #include "broker/supervise.h"

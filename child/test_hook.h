@@ -107,7 +107,7 @@ bool test_hook_confirm_relay(const struct child_context *ctx,
 
 /*
  * SP_TEST_HOOK="broker:stop-before-append-NAME": each time the broker is
- * about to append to state_dir's file NAME (broker/state_dir.h), having
+ * about to append to state_dir's file NAME (state/state_dir.h), having
  * read it and decided under its lock, it stops itself (SIGSTOP) until a
  * test sends SIGCONT, so the test sees what a second broker decides
  * meanwhile.  Otherwise does nothing.

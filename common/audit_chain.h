@@ -1,6 +1,6 @@
 /*
  * The audit log's record format (docs/design.md section 6), shared by the
- * writer (broker/audit_log.c) and the verifier (broker/audit_verify.c).
+ * writer (audit/audit_log.c) and the verifier (audit/audit_verify.c).
  *
  * A record is one line of JSON ending in "\n".  Its members are, in this
  * order: seq, ts, session, kind, prev, the writer's torn_tail when it had

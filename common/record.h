@@ -98,7 +98,7 @@ enum record_type {
 	RECORD_AUDIT_EVENT = 5,		/* child -> broker */
 	RECORD_AUDIT_ACK = 6,		/* broker -> child, answers an INTENT,
 					 * or a mutating tool's EXECUTION
-					 * (broker/audit_event.h) */
+					 * (audit/audit_event.h) */
 	RECORD_CONFIRM_CHALLENGE = 7,	/* executor -> frontend, answers an
 					 * ACTION of a tool with confirm */
 	RECORD_CONFIRM_ANSWER = 8,	/* frontend -> executor: the human's
@@ -192,7 +192,7 @@ enum record_audit_kind {
 	 * first: docs/design.md section 9) */
 	RECORD_AUDIT_CONFIRMATION = 8,
 	/* a limit refused an intent: never on the wire, the broker writes
-	 * it itself (broker/limits.h) */
+	 * it itself (state/limits.h) */
 	RECORD_AUDIT_LIMIT = 9,
 };
 

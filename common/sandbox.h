@@ -124,8 +124,8 @@ bool sandbox_load_filter(enum record_role role, const pid_t *children,
  * The broker's filter, as sandbox_load_filter(RECORD_ROLE_BROKER, ...)
  * plus, when audit_dir is not -1, openat(2) relative to that directory
  * fd with exactly SANDBOX_AUDIT_LOG_FLAGS and fstatat(2) in it: what
- * following a rotated audit log needs (broker/audit_log.h); the same in
- * state_dir when state_dir is not -1 (broker/state_dir.h); no other
+ * following a rotated audit log needs (audit/audit_log.h); the same in
+ * state_dir when state_dir is not -1 (state/state_dir.h); no other
  * directory.  With an approval socket (broker/approvals.h, not -1):
  * accept4(2) on approvals_socket alone, getsockopt(2) of SO_PEERCRED and
  * SO_PEERGROUPS, and unlinkat(2) in approvals_dir, for the socket's own

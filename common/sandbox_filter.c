@@ -178,7 +178,7 @@ static const struct filter_rule executor_rules[] = {
  * write) under the lock: without it a confined broker would be killed by
  * the first append after a crash.  No open, no socket, no exec, no fork.
  *
- * The audit anchors (broker/audit_journal.h, docs/design.md section 6)
+ * The audit anchors (audit/audit_journal.h, docs/design.md section 6)
  * go out on a socket made before this filter: sendmsg (libsystemd, to
  * journald's path) and sendto (glibc's syslog(3)) are already listed.
  * A new AF_UNIX socket is refused with EACCES, not killed: glibc's
@@ -224,7 +224,7 @@ static const struct filter_rule broker_rules[] = {
 	 * the session has a log (sandbox_load_broker_filter()).  The same two
 	 * rules again for state_dir's directory fd, when the policy names
 	 * one: its limits file is followed the same way when replaced
-	 * (broker/state_dir.h), opened with the same flags.
+	 * (state/state_dir.h), opened with the same flags.
 	 */
 	{ SCMP_SYS(openat), SCMP_ACT_ALLOW, FD_AUDIT_DIR, 2,
 	  { CMP(0, SCMP_CMP_EQ, 0, 0),

@@ -36,7 +36,7 @@ enum call_state {
 
 /*
  * The answers of the last mutating calls, kept for their duplicates
- * (broker/limits.h decides which call is one, and of which).
+ * (state/limits.h decides which call is one, and of which).
  */
 #define DISPATCH_KEPT_MAX	32
 

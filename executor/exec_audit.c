@@ -78,7 +78,7 @@ exec_audit_forget(struct dispatch_call *c)
 
 /*
  * The intent also carries each value's digest: the broker decides limits
- * and duplicates on them (broker/limits.h) without seeing a value.  So
+ * and duplicates on them (state/limits.h) without seeing a value.  So
  * does the "asked" confirmation of a tool with a journal, which the
  * broker's journal answers before a human is asked (docs/design.md
  * section 9).

@@ -221,7 +221,7 @@ mcp_call_within_limits(struct mcp_session *s, char *msg, size_t size,
  * A tools/call past calls_per_session: refused unread, and the session
  * closes after MCP_OVER_BUDGET_MAX of them, so a client that does not
  * stop costs a bounded amount.  Each still sends its rejection event:
- * the broker folds identical ones into one record (broker/audit_event.h).
+ * the broker folds identical ones into one record (audit/audit_event.h).
  */
 static bool
 mcp_call_over_budget(struct mcp_session *s, const struct mcp_frame *frame,

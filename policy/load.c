@@ -392,7 +392,7 @@ load_profiles(struct load_ctx *ctx, const cJSON *root)
 }
 
 /*
- * Where limits that outlive a session are kept (broker/state_dir.h).  Its
+ * Where limits that outlive a session are kept (state/state_dir.h).  Its
  * line and column are kept for the start-up checks (policy/startcheck.h).
  */
 static void

@@ -1,8 +1,8 @@
 /*
  * A tool's "limits" (docs/sp-policy.5; docs/design.md section 9):
  * min_interval_ms, per_day and max_distinct, which the broker keeps
- * (broker/limits.h), and "idempotency", the journal of a mutating tool
- * (broker/journal.h).
+ * (state/limits.h), and "idempotency", the journal of a mutating tool
+ * (state/journal.h).
  */
 #include "config.h"
 

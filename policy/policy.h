@@ -46,7 +46,7 @@ struct policy_limits {
 
 /*
  * A tool's own limits (docs/sp-policy.5, "limits" of a tool); 0 is
- * "none".  The broker keeps the counts (broker/limits.h).
+ * "none".  The broker keeps the counts (state/limits.h).
  */
 struct policy_tool_limits {
 	uint32_t min_interval_ms;	/* between two calls of the same values */

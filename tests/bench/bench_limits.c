@@ -1,6 +1,6 @@
 /*
  * Micro-benchmark (printed, not asserted): the broker's per-call limit
- * decision (broker/limits.h) for a tool with per_day, without state_dir
+ * decision (state/limits.h) for a tool with per_day, without state_dir
  * (counted in memory: the baseline) and with it (flock, fstat, stat of
  * the name, re-read of what is new, append, unlock), in the same
  * process on the same policy; then with state_dir while a second writer
@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "broker/limits.h"
-#include "broker/state_dir.h"
+#include "state/limits.h"
+#include "state/state_dir.h"
 #include "policy/load.h"
 
 #define BENCH_CALLS 20000

@@ -30,7 +30,7 @@ from sptest.run import BUILDDIR, SP, sp_env, tmpdir  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
 from sptest.target import Target  # noqa: E402
 
-# Fixed for good (broker/audit_journal.c, docs/sp.1).
+# Fixed for good (audit/audit_journal.c, docs/sp.1).
 IDS = {"session-start": "6ebb132352eb4bdeb63ac8b3a673ee0d",
        "session-end": "3692b1a875904463b92a31543d6d524d",
        "rejection": "3b78c9ccd2db48ea9cf8019fa1667d72",
@@ -483,7 +483,7 @@ def anchors_malformed(jtext, log, end):
 
 
 def anchored_by_rule(recs):
-    """The seqs journal true anchors (broker/audit_journal.h): the
+    """The seqs journal true anchors (audit/audit_journal.h): the
     session's ends, put_item's intent and execution (durable), and at
     least every 16th record."""
     out, since = [], 0

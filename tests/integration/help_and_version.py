@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""sp help, sp COMMAND --help and sp --version (broker/sp.c): usage on
-stdout and exit 0 for every command in broker/sp.c's table, nothing run;
+"""sp help, sp COMMAND --help and sp --version (cli/sp.c): usage on
+stdout and exit 0 for every command in cli/sp.c's table, nothing run;
 an unknown command 64 with stdout empty; the version is configure.ac's,
 the features are the build's; a failed write to stdout is 74."""
 import os
@@ -33,8 +33,8 @@ def run(args, binary=SP, stdout=subprocess.PIPE, cwd=None):
 
 
 def table():
-    """broker/sp.c's commands a person may name: [(name, usage)]."""
-    src = read(SRC, "broker", "sp.c")
+    """cli/sp.c's commands a person may name: [(name, usage)]."""
+    src = read(SRC, "cli", "sp.c")
     body = re.search(r"sp_commands\[\] = \{(.*?)\n\};", src, re.S)
     rows = re.findall(r'\{ "([^"]+)", \w+,\s+(?:"([^"]*)"|NULL)[, ]',
                       body.group(1) if body else "")

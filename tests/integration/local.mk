@@ -35,6 +35,7 @@ INTEGRATION_TESTS = \
 	tests/integration/hostile_lines_reach_nothing.py \
 	tests/integration/http_actions_end_to_end.py \
 	tests/integration/idempotency_journal.py \
+	tests/integration/includes_follow_the_layers.py \
 	tests/integration/inflight_bound_holds_frames_back.py \
 	tests/integration/journal_answers_before_the_human_is_asked.py \
 	tests/integration/journal_fails_closed_on_a_full_state_dir.py \

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""docs/sp.1 matches the code: every command in broker/sp.c's table that
+"""docs/sp.1 matches the code: every command in cli/sp.c's table that
 has a usage has its own section headed by exactly that usage; every
 option those usages name is described; every exit status defined in
 common/exit.h is listed; the config lookup names SP_CONFIG and the
@@ -38,7 +38,7 @@ def section(man, name):
 
 
 def usages():
-    table = re.search(r"sp_commands\[\] = \{(.*?)\n\};", read("broker",
+    table = re.search(r"sp_commands\[\] = \{(.*?)\n\};", read("cli",
                                                              "sp.c"), re.S)
     rows = re.findall(r'\{ "([^"]+)", \w+,\s+(?:"([^"]*)"|NULL)[, ]',
                       table.group(1) if table else "")
@@ -47,7 +47,7 @@ def usages():
 
 def test_commands(man):
     rows = usages()
-    check("broker/sp.c's table has commands with a usage (%d)" % len(rows),
+    check("cli/sp.c's table has commands with a usage (%d)" % len(rows),
           len(rows) >= 5, rows)
     headers = re.findall(r"^\.SS (.*)$", plain(man), re.M)
     for name, usage in rows:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""state_dir's lock (broker/state_dir.h, docs/design.md section 9): a
+"""state_dir's lock (state/state_dir.h, docs/design.md section 9): a
 broker decides a per_day call and appends its line under one flock, so a
 second broker deciding meanwhile waits and then sees the first's line.
 

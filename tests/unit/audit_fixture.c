@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "broker/audit_log.h"
+#include "audit/audit_log.h"
 #include "tests/unit/audit_fixture.h"
 
 void

@@ -87,13 +87,12 @@ tests_unit_libsptest_a_SOURCES = \
 	tests/unit/ssh_harness.c tests/unit/ssh_harness.h \
 	tests/unit/wire_pipeline.c tests/unit/wire_pipeline.h \
 	tests/unit/sandbox_test.h \
-	$(AUDIT_SOURCES) broker/audit_event.c broker/audit_event.h \
+	$(AUDIT_SOURCES) audit/audit_event.c audit/audit_event.h \
 	broker/peer.c broker/peer.h \
 	broker/children.c broker/children.h \
 	broker/child_stderr.c broker/child_stderr.h \
 	broker/open_calls.c broker/open_calls.h \
-	broker/limits.c broker/limits.h broker/state_dir.c broker/state_dir.h \
-	broker/journal.c broker/journal.h \
+	$(STATE_SOURCES) \
 	child/test_hook.c child/test_hook.h \
 	executor/credentials.c executor/credentials.h \
 	executor/redact.c executor/redact.h \

@@ -21,7 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "broker/commands.h"
+#include "cli/commands.h"
 #include "common/log.h"
 #include "common/sandbox.h"
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "policy/audit_args.h"
-#include "broker/audit_log.h"
-#include "broker/audit_verify.h"
+#include "audit/audit_log.h"
+#include "audit/audit_verify.h"
 #include "common/value.h"
 #include "policy/constraint.h"
 #include "policy/policy.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "broker/audit_verify.h"
+#include "audit/audit_verify.h"
 #include "common/audit_chain.h"
 #include "common/hash.h"
 #include "tests/unit/audit_fixture.h"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "broker/audit_event.h"
-#include "broker/audit_log.h"
+#include "audit/audit_event.h"
+#include "audit/audit_log.h"
 #include "common/record.h"
 #include "policy/policy.h"
 #include "tests/unit/audit_fixture.h"

@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "broker/audit_log.h"
+#include "audit/audit_log.h"
 #include "common/clock.h"
-#include "broker/audit_verify.h"
+#include "audit/audit_verify.h"
 #include "common/audit_chain.h"
 #include "tests/unit/audit_fixture.h"
 
@@ -528,7 +528,7 @@ Test(audit_log, exhausted_seq_is_refused_not_wrapped)
 
 /*
  * A writer does not read back its own last line while the file still
- * ends there (broker/audit_log.c, audit_log_find_tail): an edit of that
+ * ends there (audit/audit_log.c, audit_log_find_tail): an edit of that
  * line in place, same size, is then not refused at the next append but
  * chained over with what was really written, and verify names the
  * edited record.  A writer that re-read its tail every time would refuse.
@@ -753,7 +753,7 @@ Test(audit_log, an_empty_file_before_the_first_record_is_no_link)
 	cr_assert_eq(rep.records, 2);
 }
 
-/* What the observer was told, in order (broker/audit_journal.h's view). */
+/* What the observer was told, in order (audit/audit_journal.h's view). */
 struct told {
 	size_t n;
 	char kind[4][AUDIT_KIND_MAX + 1];

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "broker/audit_log.h"
+#include "audit/audit_log.h"
 #include "common/clock.h"
 #include "tests/unit/audit_fixture.h"
 

@@ -1,5 +1,5 @@
 /*
- * broker/journal.h in memory, on given clocks: past JOURNAL_MAX keys, with
+ * state/journal.h in memory, on given clocks: past JOURNAL_MAX keys, with
  * none expired, a call is refused rather than sent unrecorded.
  */
 #include "config.h"
@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "broker/journal.h"
+#include "state/journal.h"
 #include "policy/load.h"
 
 static const char journal_policy[] =

@@ -1,5 +1,5 @@
 /*
- * broker/limits.h, without processes: what an intent that cannot be told
+ * state/limits.h, without processes: what an intent that cannot be told
  * apart gets, the windows of min_interval_ms and dedupe_ms measured on
  * the clocks given, not on the machine's, min_interval_ms shared through
  * a state_dir, and the recent-calls caps in memory and from state_dir.
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "broker/limits.h"
-#include "broker/state_dir.h"
+#include "state/limits.h"
+#include "state/state_dir.h"
 #include "policy/load.h"
 
 static const char limits_policy[] =

@@ -534,7 +534,7 @@ Test(load_argv_dash, allow_leading_dash_is_for_ssh_params_only)
 	    "tools[0].params.p.allow_leading_dash: must be true or false");
 }
 
-/* A tool's limits (broker/limits.h): each key, its range, its param. */
+/* A tool's limits (state/limits.h): each key, its range, its param. */
 Test(load_tools, limits_keys_ranges_and_params)
 {
 	struct policy *p;

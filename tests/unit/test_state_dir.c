@@ -1,5 +1,5 @@
 /*
- * broker/state_dir.h: lines across reads of 64 KiB, a line too long,
+ * state/state_dir.h: lines across reads of 64 KiB, a line too long,
  * a torn tail left unread, and what was appended by another writer.
  */
 #include "config.h"
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "broker/state_dir.h"
+#include "state/state_dir.h"
 
 struct seen {
 	size_t lines, resets, bytes;

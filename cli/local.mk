@@ -1,0 +1,17 @@
+# cli/: the `sp` command table and every command a person types.
+sp_SOURCES = \
+	cli/sp.c cli/commands.h
+# --config/--profile, shared by sp check, sp catalog and sp mcp
+sp_SOURCES += cli/cmd_args.c cli/cmd_args.h
+sp_LDADD = libsppolicy.a libspcommon.a $(SP_BIN_LIBS)
+sp_SOURCES += cli/cmd_audit.c cli/cmd_check.c cli/cmd_journal.c \
+	cli/cmd_approve.c cli/cmd_catalog.c
+# sp mcp: its arguments; the session is broker/'s
+sp_SOURCES += cli/cmd_mcp.c
+# sp call: one tools/call through an sp mcp session
+sp_SOURCES += cli/cmd_call.c
+# sp demo (the front branch)
+sp_SOURCES += cli/cmd_demo.c cli/demo_target.c cli/demo_target.h
+# sp connect: the stdin/stdout relay to a system instance's socket
+sp_SOURCES += cli/cmd_connect.c
+dist_man_MANS += docs/sp.1
