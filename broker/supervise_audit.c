@@ -71,8 +71,9 @@ supervise_ack_late(struct supervisor *sv, const struct child *c,
 	    (SUPERVISE_LATE_ACK_MS % 1000) * 1000 };
 	struct supervise_late_ack *late;
 
-	if (!test_hook_is("broker", ev->kind == RECORD_AUDIT_EXECUTION ?
-	    "late-ack" : "late-intent-ack") ||
+	if (!(ev->kind == RECORD_AUDIT_EXECUTION ?
+	    test_hook_is("broker", "late-ack") :
+	    test_hook_is("broker", "late-intent-ack")) ||
 	    (late = malloc(sizeof(*late))) == NULL)
 		return false;
 	late->sv = sv;
