@@ -149,7 +149,7 @@ supervise_write_decision(struct supervisor *sv, const struct child *c,
 
 	if (sv->log == NULL)
 		return;
-	m = audit_event_members(sv->policy, record_role_name(c->role), ev);
+	m = audit_event_members(sv->policy, c->role, ev);
 	if (d->verdict == LIMITS_DUPLICATE)
 		ok = m != NULL && cJSON_AddNumberToObject(m, "duplicate_of",
 		    (double)d->first_call) != NULL &&
@@ -330,7 +330,7 @@ supervise_record_event(struct supervisor *sv, const struct child *c,
 	struct limits_decision d = { .verdict = LIMITS_PASS };
 	enum audit_event_fate fate = AUDIT_EVENT_WRITTEN;
 
-	if (!audit_event_plan(sv->policy, record_role_name(c->role), ev,
+	if (!audit_event_plan(sv->policy, c->role, ev,
 	    &plan) || !supervise_call_admit(sv, ev))
 		fate = AUDIT_EVENT_FAILED;
 	else if (plan.journal_first &&
@@ -348,7 +348,7 @@ supervise_record_event(struct supervisor *sv, const struct child *c,
 			plan.journal = d.journal;
 		if (sv->log != NULL)
 			fate = audit_event_write(&sv->audit, sv->log,
-			    sv->policy, record_role_name(c->role), ev, &plan);
+			    sv->policy, c->role, ev, &plan);
 	}
 	if (fate == AUDIT_EVENT_FAILED) {
 		sv->sum->audit_failures++;
@@ -401,7 +401,7 @@ supervise_write_unknown(struct supervisor *sv, const struct open_call *oc,
 	ev.tool_index = oc->tool_index;
 	ev.outcome = RECORD_OUTCOME_UNKNOWN;
 	ev.duration_us = (now_ms - oc->since_ms) * 1000;
-	m = audit_event_members(sv->policy, "broker", &ev);
+	m = audit_event_members(sv->policy, RECORD_ROLE_BROKER, &ev);
 	ok = m != NULL && cJSON_AddStringToObject(m, "reason",
 	    "executor-ended") != NULL &&
 	    audit_log_append(sv->log, "execution", m, true);
