@@ -171,16 +171,6 @@ supervise_write_decision(struct supervisor *sv, const struct child *c,
 		sv->sum->audit_failures++;
 }
 
-/* The wall clock the journal keeps, in ms. */
-static uint64_t
-supervise_wall_ms(void)
-{
-	struct timespec wall;
-
-	(void)clock_gettime(CLOCK_REALTIME, &wall);
-	return (uint64_t)wall.tv_sec * 1000 + (uint64_t)wall.tv_nsec / 1000000;
-}
-
 /*
  * Limits and duplicates are decided with the intent (docs/design.md
  * section 9): true when the intent is answered here, written as a limit
@@ -200,12 +190,12 @@ supervise_limit_intent(struct supervisor *sv, const struct child *c,
 			    key);
 		limits_end(sv->lim, ev->call_id, clock_monotonic_ms());
 		journal_end(sv->journal, ev->call_id, ev->outcome, ev->status,
-		    supervise_wall_ms());
+		    clock_wall_ms());
 	}
 	d->verdict = LIMITS_PASS;
 	if (ev->kind != RECORD_AUDIT_INTENT)
 		return false;
-	wall_ms = supervise_wall_ms();
+	wall_ms = clock_wall_ms();
 	j = journal_check(sv->journal, ev, wall_ms, d->journal, d->message,
 	    sizeof(d->message));
 	if (j == JOURNAL_REPLAY || j == JOURNAL_REFUSED)
@@ -237,7 +227,7 @@ supervise_journal_first(struct supervisor *sv, const struct child *c,
 	struct record_audit_event intent = *ev;
 	enum journal_verdict j;
 
-	j = journal_check(sv->journal, ev, supervise_wall_ms(), d->journal,
+	j = journal_check(sv->journal, ev, clock_wall_ms(), d->journal,
 	    d->message, sizeof(d->message));
 	if (j == JOURNAL_PASS)
 		journal_abandon(sv->journal);
@@ -418,15 +408,12 @@ supervise_write_unknown(struct supervisor *sv, const struct open_call *oc,
 void
 supervise_end_open_calls(struct supervisor *sv)
 {
-	uint64_t now_ms = clock_monotonic_ms();
-	struct timespec wall;
+	uint64_t now_ms = clock_monotonic_ms(), wall_ms = clock_wall_ms();
 	size_t i;
 
-	(void)clock_gettime(CLOCK_REALTIME, &wall);
 	for (i = 0; i < sv->open.n; i++)
 		journal_end(sv->journal, sv->open.calls[i].call_id,
-		    RECORD_OUTCOME_UNKNOWN, 0, (uint64_t)wall.tv_sec * 1000 +
-		    (uint64_t)wall.tv_nsec / 1000000);
+		    RECORD_OUTCOME_UNKNOWN, 0, wall_ms);
 	if (sv->open.n == 0 || sv->log == NULL)
 		return;
 	log_warn("the executor ended with %zu calls unreported: audited as "
