@@ -13,8 +13,9 @@
  * fingerprint, see test_hook_hello_to_frontend()) and mute-hello (sleeps
  * 12 s, past the frontend's deadline for a hello); stray records for the
  * channel checks are test_hook_stray().  In every other build each hook
- * is a macro for nothing (see the end of this file): no code, no word of
- * a hook's in the program (tests/integration/product_programs_hold_no_test_hooks.py).
+ * is a macro for nothing (the end of this file): the program holds no
+ * hook's code or words (checked by
+ * tests/integration/product_programs_hold_no_test_hooks.py).
  */
 #ifndef SP_CHILD_TEST_HOOK_H
 #define SP_CHILD_TEST_HOOK_H
