@@ -46,11 +46,11 @@ audit_event_outcome_name(enum record_outcome outcome)
 
 /* The frontend sees frames, the executor acts: neither speaks for the other. */
 static bool
-audit_event_role_may(const char *role, enum record_audit_kind kind)
+audit_event_role_may(enum record_role role, enum record_audit_kind kind)
 {
 	if (kind == RECORD_AUDIT_CANCELLATION)
 		return true;
-	if (strcmp(role, "frontend") == 0)
+	if (role == RECORD_ROLE_FRONTEND)
 		return kind == RECORD_AUDIT_REJECTION ||
 		    kind == RECORD_AUDIT_OPENED ||
 		    kind == RECORD_AUDIT_CLIENT;
@@ -98,7 +98,7 @@ audit_event_plan_confirmation(const struct policy_tool *tool,
 }
 
 bool
-audit_event_plan(const struct policy *policy, const char *role,
+audit_event_plan(const struct policy *policy, enum record_role role,
     const struct record_audit_event *ev, struct audit_event_plan *plan)
 {
 	const struct policy_tool *tool = NULL;
@@ -108,7 +108,7 @@ audit_event_plan(const struct policy *policy, const char *role,
 	plan->acked = ev->kind == RECORD_AUDIT_INTENT;
 	plan->opens = ev->kind == RECORD_AUDIT_OPENED;
 	if (plan->kind == NULL || !audit_event_role_may(role, ev->kind)) {
-		log_error("%s may not send %s events", role,
+		log_error("%s may not send %s events", record_role_name(role),
 		    plan->kind != NULL ? plan->kind : "unknown");
 		return false;
 	}
@@ -356,7 +356,7 @@ audit_event_add_client(cJSON *m, const struct record_audit_event *ev)
 }
 
 cJSON *
-audit_event_members(const struct policy *policy, const char *role,
+audit_event_members(const struct policy *policy, enum record_role role,
     const struct record_audit_event *ev)
 {
 	cJSON *m;
@@ -366,7 +366,7 @@ audit_event_members(const struct policy *policy, const char *role,
 		log_error("out of memory");
 		return NULL;
 	}
-	ok = cJSON_AddStringToObject(m, "from", role) != NULL;
+	ok = cJSON_AddStringToObject(m, "from", record_role_name(role)) != NULL;
 	if (ok && audit_event_names_tool(ev->kind))
 		ok = audit_event_add_call(m, policy, ev);
 	else if (ok && ev->kind == RECORD_AUDIT_CLIENT)
@@ -471,7 +471,7 @@ audit_event_flush(struct audit_event_session *as, struct audit_log *log,
 	ev.tool_index = as->run_tool;
 	memcpy(ev.sha256, as->run_sha256, sizeof(ev.sha256));
 	/* the run's shapes differ call to call: the count stands for them */
-	m = audit_event_members(policy, "frontend", &ev);
+	m = audit_event_members(policy, RECORD_ROLE_FRONTEND, &ev);
 	ok = m != NULL && json_add_uint64(m, "repeated", as->run_folded) &&
 	    audit_event_append(as, log, plan.kind, m, &plan);
 	cJSON_Delete(m);
@@ -484,7 +484,7 @@ audit_event_flush(struct audit_event_session *as, struct audit_log *log,
 
 enum audit_event_fate
 audit_event_write(struct audit_event_session *as, struct audit_log *log,
-    const struct policy *policy, const char *role,
+    const struct policy *policy, enum record_role role,
     const struct record_audit_event *ev, const struct audit_event_plan *plan)
 {
 	cJSON *m;

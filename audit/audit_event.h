@@ -106,12 +106,12 @@ enum audit_event_fate {
 };
 
 /*
- * Checks that role ("frontend" or "executor", static) may send ev and
+ * Checks that role (the frontend or the executor) may send ev and
  * that ev names a tool of policy when it must; fills *plan.  false (after
  * logging) for an event the broker refuses: an acked event is then
  * answered FAILED.
  */
-bool audit_event_plan(const struct policy *policy, const char *role,
+bool audit_event_plan(const struct policy *policy, enum record_role role,
     const struct record_audit_event *ev, struct audit_event_plan *plan);
 
 /*
@@ -119,7 +119,8 @@ bool audit_event_plan(const struct policy *policy, const char *role,
  * caller owns the result.  NULL after logging: out of memory, or a shape
  * that is not a JSON scalar (then the event is not written).
  */
-cJSON *audit_event_members(const struct policy *policy, const char *role,
+cJSON *audit_event_members(const struct policy *policy,
+    enum record_role role,
     const struct record_audit_event *ev);
 
 /*
@@ -128,7 +129,7 @@ cJSON *audit_event_members(const struct policy *policy, const char *role,
  * acked as written.
  */
 enum audit_event_fate audit_event_write(struct audit_event_session *as,
-    struct audit_log *log, const struct policy *policy, const char *role,
+    struct audit_log *log, const struct policy *policy, enum record_role role,
     const struct record_audit_event *ev, const struct audit_event_plan *plan);
 
 /* Writes the folded run, if any; false after logging. */

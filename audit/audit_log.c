@@ -234,16 +234,16 @@ audit_log_open(const char *path, const uint8_t *key, size_t key_len,
 static bool
 audit_log_add_ts(cJSON *rec)
 {
-	struct timespec ts;
+	uint64_t ms = clock_wall_ms();
+	time_t s = (time_t)(ms / 1000);
 	struct tm tm;
 	char buf[64];
 
-	if (clock_gettime(CLOCK_REALTIME, &ts) == -1 ||
-	    gmtime_r(&ts.tv_sec, &tm) == NULL)
+	if (gmtime_r(&s, &tm) == NULL)
 		return false;
 	snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
 	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-	    tm.tm_min, tm.tm_sec, (int)(ts.tv_nsec / 1000000));
+	    tm.tm_min, tm.tm_sec, (int)(ms % 1000));
 	return cJSON_AddStringToObject(rec, "ts", buf) != NULL;
 }
 

@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cJSON.h>
 
 #include "broker/start_refusal.h"
+#include "common/clock.h"
 #include "common/frame.h"
 #include "common/json.h"
 #include "common/jsonrpc.h"
@@ -98,32 +98,22 @@ refusal_frame(const struct frame *f, int out_fd, const char *sentence)
 	return answered;
 }
 
-static long
-ms_since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - t0->tv_sec) * 1000 +
-	    (now.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 /* Reads until a frame is answered, input ends or the budget is spent. */
 static void
 refusal_read(struct frame_reader *r, int in_fd, int out_fd,
     const char *sentence)
 {
 	struct pollfd pfd = { .fd = in_fd, .events = POLLIN };
-	struct timespec t0;
+	uint64_t t0 = clock_monotonic_ms();
 	struct frame f;
 	char buf[4096];
 	size_t frames = 0;
 	ssize_t n;
 	long left;
 
-	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		if ((left = REFUSAL_WAIT_MS - ms_since(&t0)) <= 0 ||
+		if ((left = REFUSAL_WAIT_MS -
+		    (long)(clock_monotonic_ms() - t0)) <= 0 ||
 		    poll(&pfd, 1, (int)left) <= 0)
 			return;
 		if ((n = read(in_fd, buf, sizeof(buf))) == -1 && errno == EINTR)

@@ -71,8 +71,9 @@ supervise_ack_late(struct supervisor *sv, const struct child *c,
 	    (SUPERVISE_LATE_ACK_MS % 1000) * 1000 };
 	struct supervise_late_ack *late;
 
-	if (!test_hook_is("broker", ev->kind == RECORD_AUDIT_EXECUTION ?
-	    "late-ack" : "late-intent-ack") ||
+	if (!(ev->kind == RECORD_AUDIT_EXECUTION ?
+	    test_hook_is("broker", "late-ack") :
+	    test_hook_is("broker", "late-intent-ack")) ||
 	    (late = malloc(sizeof(*late))) == NULL)
 		return false;
 	late->sv = sv;
@@ -148,7 +149,7 @@ supervise_write_decision(struct supervisor *sv, const struct child *c,
 
 	if (sv->log == NULL)
 		return;
-	m = audit_event_members(sv->policy, record_role_name(c->role), ev);
+	m = audit_event_members(sv->policy, c->role, ev);
 	if (d->verdict == LIMITS_DUPLICATE)
 		ok = m != NULL && cJSON_AddNumberToObject(m, "duplicate_of",
 		    (double)d->first_call) != NULL &&
@@ -170,16 +171,6 @@ supervise_write_decision(struct supervisor *sv, const struct child *c,
 		sv->sum->audit_failures++;
 }
 
-/* The wall clock the journal keeps, in ms. */
-static uint64_t
-supervise_wall_ms(void)
-{
-	struct timespec wall;
-
-	(void)clock_gettime(CLOCK_REALTIME, &wall);
-	return (uint64_t)wall.tv_sec * 1000 + (uint64_t)wall.tv_nsec / 1000000;
-}
-
 /*
  * Limits and duplicates are decided with the intent (docs/design.md
  * section 9): true when the intent is answered here, written as a limit
@@ -199,12 +190,12 @@ supervise_limit_intent(struct supervisor *sv, const struct child *c,
 			    key);
 		limits_end(sv->lim, ev->call_id, clock_monotonic_ms());
 		journal_end(sv->journal, ev->call_id, ev->outcome, ev->status,
-		    supervise_wall_ms());
+		    clock_wall_ms());
 	}
 	d->verdict = LIMITS_PASS;
 	if (ev->kind != RECORD_AUDIT_INTENT)
 		return false;
-	wall_ms = supervise_wall_ms();
+	wall_ms = clock_wall_ms();
 	j = journal_check(sv->journal, ev, wall_ms, d->journal, d->message,
 	    sizeof(d->message));
 	if (j == JOURNAL_REPLAY || j == JOURNAL_REFUSED)
@@ -236,7 +227,7 @@ supervise_journal_first(struct supervisor *sv, const struct child *c,
 	struct record_audit_event intent = *ev;
 	enum journal_verdict j;
 
-	j = journal_check(sv->journal, ev, supervise_wall_ms(), d->journal,
+	j = journal_check(sv->journal, ev, clock_wall_ms(), d->journal,
 	    d->message, sizeof(d->message));
 	if (j == JOURNAL_PASS)
 		journal_abandon(sv->journal);
@@ -329,7 +320,7 @@ supervise_record_event(struct supervisor *sv, const struct child *c,
 	struct limits_decision d = { .verdict = LIMITS_PASS };
 	enum audit_event_fate fate = AUDIT_EVENT_WRITTEN;
 
-	if (!audit_event_plan(sv->policy, record_role_name(c->role), ev,
+	if (!audit_event_plan(sv->policy, c->role, ev,
 	    &plan) || !supervise_call_admit(sv, ev))
 		fate = AUDIT_EVENT_FAILED;
 	else if (plan.journal_first &&
@@ -347,7 +338,7 @@ supervise_record_event(struct supervisor *sv, const struct child *c,
 			plan.journal = d.journal;
 		if (sv->log != NULL)
 			fate = audit_event_write(&sv->audit, sv->log,
-			    sv->policy, record_role_name(c->role), ev, &plan);
+			    sv->policy, c->role, ev, &plan);
 	}
 	if (fate == AUDIT_EVENT_FAILED) {
 		sv->sum->audit_failures++;
@@ -400,7 +391,7 @@ supervise_write_unknown(struct supervisor *sv, const struct open_call *oc,
 	ev.tool_index = oc->tool_index;
 	ev.outcome = RECORD_OUTCOME_UNKNOWN;
 	ev.duration_us = (now_ms - oc->since_ms) * 1000;
-	m = audit_event_members(sv->policy, "broker", &ev);
+	m = audit_event_members(sv->policy, RECORD_ROLE_BROKER, &ev);
 	ok = m != NULL && cJSON_AddStringToObject(m, "reason",
 	    "executor-ended") != NULL &&
 	    audit_log_append(sv->log, "execution", m, true);
@@ -417,15 +408,12 @@ supervise_write_unknown(struct supervisor *sv, const struct open_call *oc,
 void
 supervise_end_open_calls(struct supervisor *sv)
 {
-	uint64_t now_ms = clock_monotonic_ms();
-	struct timespec wall;
+	uint64_t now_ms = clock_monotonic_ms(), wall_ms = clock_wall_ms();
 	size_t i;
 
-	(void)clock_gettime(CLOCK_REALTIME, &wall);
 	for (i = 0; i < sv->open.n; i++)
 		journal_end(sv->journal, sv->open.calls[i].call_id,
-		    RECORD_OUTCOME_UNKNOWN, 0, (uint64_t)wall.tv_sec * 1000 +
-		    (uint64_t)wall.tv_nsec / 1000000);
+		    RECORD_OUTCOME_UNKNOWN, 0, wall_ms);
 	if (sv->open.n == 0 || sv->log == NULL)
 		return;
 	log_warn("the executor ended with %zu calls unreported: audited as "

@@ -12,8 +12,10 @@
  * bad-hello (sleeps 0.5 s, then answers the frontend with a wrong
  * fingerprint, see test_hook_hello_to_frontend()) and mute-hello (sleeps
  * 12 s, past the frontend's deadline for a hello); stray records for the
- * channel checks are test_hook_stray().  In every other build
- * test_hook_run() does nothing and reads no environment.
+ * channel checks are test_hook_stray().  In every other build each hook
+ * is a macro for nothing (the end of this file): the program holds no
+ * hook's code or words (checked by
+ * tests/integration/product_programs_hold_no_test_hooks.py).
  */
 #ifndef SP_CHILD_TEST_HOOK_H
 #define SP_CHILD_TEST_HOOK_H
@@ -21,6 +23,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef SP_TEST_HOOKS
 
 struct channel;
 struct child_context;
@@ -120,5 +124,27 @@ void test_hook_state_append(const char *name);
  * 10..600000, so a test sees progress without waiting 15 s.
  */
 unsigned test_hook_progress_ms(unsigned dflt);
+
+#else
+
+/*
+ * The product build: every hook compiles to nothing.  Its arguments are
+ * cast to void, so a variable kept only for a hook is still used, and a
+ * call site's words (string literals) are never stored; a hook's answer
+ * is what the product does without it.
+ */
+#define test_hook_is(role, action)	((void)(role), (void)(action), false)
+#define test_hook_run(role)		((void)(role))
+#define test_hook_hello_to_frontend(h)	((void)(h))
+#define test_hook_stray(ch, role, greeted) \
+	((void)(ch), (void)(role), (void)(greeted))
+#define test_hook_forge(ctx)		((void)(ctx))
+#define test_hook_heap_report(role)	((void)(role))
+#define test_hook_confirm_relay(ctx, rec, len) \
+	((void)(ctx), (void)(rec), (void)(len), false)
+#define test_hook_state_append(name)	((void)(name))
+#define test_hook_progress_ms(dflt)	(dflt)
+
+#endif /* SP_TEST_HOOKS */
 
 #endif

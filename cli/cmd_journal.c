@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -23,6 +22,7 @@
 #include "cli/commands.h"
 #include "state/journal.h"
 #include "state/state_dir.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "policy/load.h"
 #include "policy/source.h"
@@ -129,7 +129,6 @@ journal_resolve(const struct policy *p, struct state_file *sf,
 	const struct state_reader r = { journal_found_reset,
 	    journal_found_line, &f };
 	char summary[64], *text = NULL;
-	struct timespec now;
 	int status = SP_EXIT_CONFIG;
 
 	if (!state_file_lock(sf, &r))
@@ -138,15 +137,14 @@ journal_resolve(const struct policy *p, struct state_file *sf,
 		fprintf(stderr, "sp journal: no entry %s\n", key);
 		goto out;
 	}
-	(void)clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(summary, sizeof(summary), "resolved by an operator (uid %u)",
 	    (unsigned)geteuid());
 	cJSON_DeleteItemFromObjectCaseSensitive(f.last, "state");
 	cJSON_DeleteItemFromObjectCaseSensitive(f.last, "ts");
 	cJSON_DeleteItemFromObjectCaseSensitive(f.last, "summary");
 	if (cJSON_AddStringToObject(f.last, "state", state) == NULL ||
-	    cJSON_AddNumberToObject(f.last, "ts", (double)now.tv_sec * 1000 +
-	    (double)(now.tv_nsec / 1000000)) == NULL ||
+	    cJSON_AddNumberToObject(f.last, "ts",
+	    (double)clock_wall_ms()) == NULL ||
 	    cJSON_AddStringToObject(f.last, "summary", summary) == NULL ||
 	    (text = cJSON_PrintUnformatted(f.last)) == NULL ||
 	    !state_file_append(sf, text, strlen(text))) {

@@ -1,5 +1,5 @@
 /*
- * The monotonic clock (common/clock.h).
+ * The monotonic and the wall clock (common/clock.h).
  */
 #include "config.h"
 
@@ -21,4 +21,13 @@ uint64_t
 clock_monotonic_ms(void)
 {
 	return clock_monotonic_us() / 1000u;
+}
+
+uint64_t
+clock_wall_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }

@@ -29,3 +29,4 @@ libspcommon_a_SOURCES += common/base64.c common/base64.h
 libspcommon_a_SOURCES += common/hex.c common/hex.h
 libspcommon_a_SOURCES += common/text_fold.c common/text_fold.h
 libspcommon_a_SOURCES += common/clock.c common/clock.h
+libspcommon_a_SOURCES += common/http_method.c common/http_method.h

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 
 #include "common/buf.h"
+#include "common/clock.h"
 #include "common/hash.h"
 #include "common/log.h"
 #include "executor/confirm.h"
@@ -37,15 +37,6 @@ struct confirm_keeper {
 	size_t spent_count;
 	size_t max_spent;
 };
-
-static uint64_t
-confirm_now_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static bool
 confirm_random(void *out, size_t len)
@@ -177,7 +168,7 @@ confirm_issue(struct confirm_keeper *k, const struct child_context *ctx,
 	if (!confirm_random(out->nonce + sizeof(k->issuer),
 	    sizeof(out->nonce) - sizeof(k->issuer)))
 		return false;
-	out->expiry_ms = k->epoch_ms + confirm_now_ms() +
+	out->expiry_ms = k->epoch_ms + clock_monotonic_ms() +
 	    (uint64_t)timeout_s * 1000u;
 	return confirm_mac(k, ctx, tool_index, args, arg_count, out, out->mac);
 }
@@ -267,7 +258,7 @@ confirm_spend_verified(struct confirm_keeper *k,
     const struct record_confirm_challenge *c)
 {
 	uint8_t mac[HASH_SHA256_LEN];
-	uint64_t now = k->epoch_ms + confirm_now_ms();
+	uint64_t now = k->epoch_ms + clock_monotonic_ms();
 
 	if (!confirm_mac(k, ctx, tool_index, args, arg_count, c, mac) ||
 	    !hash_equal_ct(mac, c->mac, sizeof(mac)))

@@ -14,28 +14,6 @@
 #include "executor/redact.h"
 #include "policy/expand.h"
 
-static const struct {
-	const char *name;
-	enum http_method method;
-} http_methods[] = {
-	{ "GET", HTTP_METHOD_GET }, { "HEAD", HTTP_METHOD_HEAD },
-	{ "POST", HTTP_METHOD_POST }, { "PUT", HTTP_METHOD_PUT },
-	{ "PATCH", HTTP_METHOD_PATCH }, { "DELETE", HTTP_METHOD_DELETE },
-};
-
-static bool
-dispatch_http_method(const char *name, enum http_method *m)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(http_methods) / sizeof(http_methods[0]); i++)
-		if (strcmp(http_methods[i].name, name) == 0) {
-			*m = http_methods[i].method;
-			return true;
-		}
-	return false;
-}
-
 void
 dispatch_http_clear(struct call_http *h)
 {
@@ -379,14 +357,14 @@ dispatch_http_start(struct dispatch_call *c)
 	char why[DISPATCH_WHY_MAX] = "";
 	char message[DISPATCH_WHY_MAX + 64];
 
-	if (!dispatch_http_method(c->tool->http.method, &c->http.req.method) ||
-	    !dispatch_http_path(c, t, why, sizeof(why)) ||
+	c->http.req.method = c->tool->http.method;
+	if (!dispatch_http_path(c, t, why, sizeof(why)) ||
 	    !dispatch_http_headers(c, why, sizeof(why)) ||
 	    !dispatch_http_body(c, why, sizeof(why))) {
 		log_warn("call %llu: request not built: %s",
 		    (unsigned long long)c->call_id, why);
 		snprintf(message, sizeof(message), "the request could not be "
-		    "built: %s", why[0] != '\0' ? why : "unknown method");
+		    "built: %s", why);
 		dispatch_answer(c, RECORD_OUTCOME_INVALID, 0, message);
 		return false;
 	}

@@ -17,19 +17,11 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "common/http_method.h"
 #include "executor/http_addr.h"
 
 struct event_base;
 struct http_engine;
-
-enum http_method {
-	HTTP_METHOD_GET,
-	HTTP_METHOD_HEAD,
-	HTTP_METHOD_POST,
-	HTTP_METHOD_PUT,
-	HTTP_METHOD_PATCH,
-	HTTP_METHOD_DELETE,
-};
 
 enum http_scheme {
 	HTTP_SCHEME_HTTPS,

@@ -160,7 +160,7 @@ bool
 http_request_valid(const struct http_request *req, char *why,
     size_t why_size)
 {
-	if (req->method > HTTP_METHOD_DELETE ||
+	if (http_method_name(req->method) == NULL ||
 	    req->scheme > HTTP_SCHEME_HTTP) {
 		snprintf(why, why_size, "unknown method or scheme");
 		return false;
@@ -398,8 +398,6 @@ static bool
 easy_set_method(CURL *easy, const struct http_request *req,
     enum http_method m)
 {
-	static const char *const names[] = { "GET", "HEAD", "POST", "PUT",
-	    "PATCH", "DELETE" };
 	bool ok = true;
 
 	switch (m) {
@@ -423,7 +421,7 @@ easy_set_method(CURL *easy, const struct http_request *req,
 	}
 	if (ok && m != HTTP_METHOD_POST)
 		ok = curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST,
-		    names[m]) == CURLE_OK;
+		    http_method_name(m)) == CURLE_OK;
 	return ok;
 }
 

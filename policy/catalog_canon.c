@@ -155,7 +155,7 @@ canon_http(struct policy_buf *b, const struct policy_tool *tool)
 {
 	const struct policy_http_action *h = &tool->http;
 
-	canon_str(b, 'm', h->method);
+	canon_str(b, 'm', http_method_name(h->method));
 	canon_template(b, tool, &h->path);
 	if (!canon_pairs(b, tool, 'q', h->query, h->query_count) ||
 	    !canon_pairs(b, tool, 'h', h->headers, h->header_count))

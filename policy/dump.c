@@ -208,7 +208,7 @@ dump_action(cJSON *t, const struct policy_tool *tool)
 		return true;
 	}
 	return add_child(t, "http", a) &&
-	    add_str(a, "method", tool->http.method) &&
+	    add_str(a, "method", http_method_name(tool->http.method)) &&
 	    add_template(a, "path", tool, &tool->http.path) &&
 	    add_pairs(a, "query", tool, tool->http.query,
 	    tool->http.query_count) &&

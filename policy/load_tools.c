@@ -19,22 +19,19 @@
 
 static void free_body(struct policy_body *b);
 
-static void
+/* True when http.method is there and one of ours. */
+static bool
 http_method(struct load_ctx *ctx, const cJSON *http, struct policy_tool *tool)
 {
-	static const char *const methods[] = { "GET", "HEAD", "POST", "PUT",
-	    "PATCH", "DELETE", NULL };
 	const cJSON *m = ctx_member(ctx, http, "method", true);
-	const char *const *k;
 
 	if (m == NULL)
-		return;
-	for (k = methods; *k != NULL; k++)
-		if (cJSON_IsString(m) && strcmp(m->valuestring, *k) == 0) {
-			tool->http.method = ctx_strdup(ctx, *k);
-			return;
-		}
+		return false;
+	if (cJSON_IsString(m) &&
+	    http_method_parse(m->valuestring, &tool->http.method))
+		return true;
 	ctx_error(ctx, m, "must be GET, HEAD, POST, PUT, PATCH or DELETE");
+	return false;
 }
 
 static bool
@@ -190,12 +187,13 @@ load_http(struct load_ctx *ctx, const cJSON *http, struct template_use *use,
 	static const char *const keys[] = { "method", "path", "query",
 	    "headers", "body", NULL };
 	const cJSON *body;
+	bool have_method;
 
 	tool->kind = TOOL_HTTP;
 	if (!ctx_require_object(ctx, http))
 		return;
 	ctx_known_keys(ctx, http, keys);
-	http_method(ctx, http, tool);
+	have_method = http_method(ctx, http, tool);
 	http_path(ctx, http, use, tool);
 	http_pairs(ctx, http, "query", use, &tool->http.query,
 	    &tool->http.query_count);
@@ -203,10 +201,10 @@ load_http(struct load_ctx *ctx, const cJSON *http, struct template_use *use,
 	    &tool->http.header_count);
 	if ((body = ctx_member(ctx, http, "body", false)) == NULL)
 		return;
-	if (tool->http.method != NULL && (strcmp(tool->http.method, "GET") == 0
-	    || strcmp(tool->http.method, "HEAD") == 0))
+	if (have_method && (tool->http.method == HTTP_METHOD_GET ||
+	    tool->http.method == HTTP_METHOD_HEAD))
 		ctx_error_key(ctx, body, "a %s request has no body",
-		    tool->http.method);
+		    http_method_name(tool->http.method));
 	if ((tool->http.body = calloc(1, sizeof(*tool->http.body))) == NULL) {
 		ctx_out_of_memory(ctx);
 		return;
@@ -593,7 +591,6 @@ load_free_tool(struct policy_tool *t)
 	free(t->title);
 	free(t->description);
 	free(t->scope);
-	free(t->http.method);
 	template_free(&t->http.path);
 	free_pairs(t->http.query, t->http.query_count);
 	free_pairs(t->http.headers, t->http.header_count);

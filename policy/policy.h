@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "common/hash.h"
+#include "common/http_method.h"
 
 #define POLICY_NAME_MAX 64		/* ^[a-z][a-z0-9_]{0,63}$ */
 #define POLICY_DESCRIPTION_MAX 460	/* characters (code points) */
@@ -137,7 +138,7 @@ struct policy_body {
 };
 
 struct policy_http_action {
-	char *method;			/* GET, HEAD, POST, PUT, PATCH, DELETE */
+	enum http_method method;
 	struct policy_template path;
 	struct policy_name_template *query;
 	size_t query_count;

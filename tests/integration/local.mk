@@ -59,6 +59,7 @@ INTEGRATION_TESTS = \
 	tests/integration/peerless_socket_and_run_as.py \
 	tests/integration/per_day_shared_through_state_dir.py \
 	tests/integration/policy_comments_change_nothing.py \
+	tests/integration/product_programs_hold_no_test_hooks.py \
 	tests/integration/profile_chosen_by_peer.py \
 	tests/integration/question_shows_what_is_sent.py \
 	tests/integration/reflected_credential_withheld.py \

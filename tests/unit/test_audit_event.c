@@ -57,7 +57,7 @@ text(const char *s)
 
 /* The members as compact JSON, for exact comparison. */
 static char *
-members_json(const struct policy *p, const char *role,
+members_json(const struct policy *p, enum record_role role,
     const struct record_audit_event *ev)
 {
 	cJSON *m = audit_event_members(p, role, ev);
@@ -81,11 +81,11 @@ Test(audit_event, intent_names_tool_and_target_from_the_catalog)
 	char *s;
 
 	fixture_init(&f);
-	cr_assert(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
 	cr_assert_str_eq(plan.kind, "intent");
 	cr_assert(plan.acked);
 	cr_assert_not(plan.durable, "a read-only tool's intent is group-synced");
-	s = members_json(&f.policy, "executor", &ev);
+	s = members_json(&f.policy, RECORD_ROLE_EXECUTOR, &ev);
 	/* 2^53 + 1 stays exact: a double would print ...992. */
 	cr_assert_str_eq(s, "{\"from\":\"executor\",\"call\":9007199254740993,"
 	    "\"tool\":\"get_item\",\"target\":\"api\",\"mutating\":false,"
@@ -103,16 +103,16 @@ Test(audit_event, mutating_intent_and_execution_are_durable_and_acked)
 	char *s;
 
 	fixture_init(&f);
-	cr_assert(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
 	cr_assert(plan.acked && plan.durable);
 	ev.kind = RECORD_AUDIT_EXECUTION;
 	ev.outcome = RECORD_OUTCOME_UNKNOWN;
 	ev.status = -1;
 	ev.duration_us = 1234567;
-	cr_assert(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
 	cr_assert_str_eq(plan.kind, "execution");
 	cr_assert(plan.acked && plan.durable);
-	s = members_json(&f.policy, "executor", &ev);
+	s = members_json(&f.policy, RECORD_ROLE_EXECUTOR, &ev);
 	cr_assert_str_eq(s, "{\"from\":\"executor\",\"call\":7,"
 	    "\"tool\":\"run_job\",\"target\":\"build-host\","
 	    "\"outcome\":\"unknown\",\"exit_status\":-1,"
@@ -130,10 +130,10 @@ Test(audit_event, read_only_execution_is_neither_acked_nor_synced)
 	char *s;
 
 	fixture_init(&f);
-	cr_assert(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
 	cr_assert_not(plan.acked);
 	cr_assert_not(plan.durable);
-	s = members_json(&f.policy, "executor", &ev);
+	s = members_json(&f.policy, RECORD_ROLE_EXECUTOR, &ev);
 	cr_assert(strstr(s, "\"http_status\":404") != NULL, "%s", s);
 	cr_assert(strstr(s, "\"outcome\":\"ok\"") != NULL, "%s", s);
 	cr_assert(strstr(s, "\"args\"") == NULL, "no shapes were sent: %s", s);
@@ -148,18 +148,18 @@ Test(audit_event, roles_speak_only_for_what_they_see)
 	struct audit_event_plan plan;
 
 	fixture_init(&f);
-	cr_assert_not(audit_event_plan(&f.policy, "frontend", &ev, &plan));
+	cr_assert_not(audit_event_plan(&f.policy, RECORD_ROLE_FRONTEND, &ev, &plan));
 	ev.kind = RECORD_AUDIT_INTENT;
-	cr_assert_not(audit_event_plan(&f.policy, "frontend", &ev, &plan));
+	cr_assert_not(audit_event_plan(&f.policy, RECORD_ROLE_FRONTEND, &ev, &plan));
 	cr_assert(plan.acked, "a refused intent is still answered (FAILED)");
 	ev.kind = RECORD_AUDIT_REJECTION;
-	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan));
-	cr_assert(audit_event_plan(&f.policy, "frontend", &ev, &plan));
+	cr_assert_not(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
+	cr_assert(audit_event_plan(&f.policy, RECORD_ROLE_FRONTEND, &ev, &plan));
 	ev.kind = RECORD_AUDIT_VIOLATION;
-	cr_assert_not(audit_event_plan(&f.policy, "frontend", &ev, &plan));
+	cr_assert_not(audit_event_plan(&f.policy, RECORD_ROLE_FRONTEND, &ev, &plan));
 	ev.kind = RECORD_AUDIT_CANCELLATION;
-	cr_assert(audit_event_plan(&f.policy, "frontend", &ev, &plan));
-	cr_assert(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert(audit_event_plan(&f.policy, RECORD_ROLE_FRONTEND, &ev, &plan));
+	cr_assert(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
 }
 
 Test(audit_event, a_tool_outside_the_catalog_or_a_shape_count_off_is_refused)
@@ -171,15 +171,15 @@ Test(audit_event, a_tool_outside_the_catalog_or_a_shape_count_off_is_refused)
 	struct audit_event_plan plan;
 
 	fixture_init(&f);
-	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert_not(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
 	ev.tool_index = UINT32_MAX;
-	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert_not(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
 	ev.tool_index = 0;	/* two params, one shape */
 	ev.shapes = shapes;
 	ev.shape_count = 1;
-	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert_not(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
 	ev.shape_count = 0;
-	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert_not(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
 }
 
 /*
@@ -202,35 +202,35 @@ Test(audit_event, only_a_journaled_asked_confirmation_carries_values)
 
 	fixture_init(&f);
 	f.tools[0].confirm = true;
-	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan),
+	cr_assert_not(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan),
 	    "values for a tool that keeps no journal");
 	f.tools[0].idem_window_s = 60;
 	f.tools[0].mutating = true;
-	cr_assert(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
 	cr_assert(plan.journal_first && plan.acked);
 	cr_assert_not(plan.durable, "it gates no action");
-	s = members_json(&f.policy, "executor", &ev);
+	s = members_json(&f.policy, RECORD_ROLE_EXECUTOR, &ev);
 	cr_assert_str_eq(s, "{\"from\":\"executor\",\"call\":4,"
 	    "\"tool\":\"get_item\",\"target\":\"api\","
 	    "\"decision\":\"asked\"}");
 	free(s);
 	ev.digest_count = ev.shape_count = 1;	/* not every value */
-	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert_not(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
 	cr_assert(plan.acked, "answered FAILED, so the executor asks nobody");
 	ev.digest_count = ev.shape_count = 0;
-	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert_not(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
 	ev.digest_count = ev.shape_count = 2;
 	ev.reason = text("accepted");
-	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert_not(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
 	cr_assert_not(plan.acked);
 	ev.digest_count = 0;	/* a decision without values: as ever */
 	ev.shape_count = 1;
-	cr_assert(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
 	cr_assert_not(plan.journal_first || plan.acked);
 	f.tools[0].confirm = false;
 	ev.reason = text("asked");
 	ev.digest_count = ev.shape_count = 2;
-	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan),
+	cr_assert_not(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan),
 	    "values for a tool that asks nobody");
 }
 
@@ -254,12 +254,12 @@ Test(audit_event, a_shape_that_is_not_one_json_scalar_is_not_written)
 	shapes[0] = text("42");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		shapes[1] = text(bad[i]);
-		cr_assert(audit_event_plan(&f.policy, "executor", &ev, &plan));
-		m = audit_event_members(&f.policy, "executor", &ev);
+		cr_assert(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
+		m = audit_event_members(&f.policy, RECORD_ROLE_EXECUTOR, &ev);
 		cr_assert_null(m, "shape %s was accepted", bad[i]);
 	}
 	shapes[1] = text("true");
-	m = audit_event_members(&f.policy, "executor", &ev);
+	m = audit_event_members(&f.policy, RECORD_ROLE_EXECUTOR, &ev);
 	cr_assert_not_null(m);
 	cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(
 	    cJSON_GetObjectItem(m, "args"), "id")));
@@ -277,7 +277,7 @@ Test(audit_event, rejection_keeps_frame_code_reason_and_hash_only)
 
 	fixture_init(&f);
 	memset(ev.sha256, 0xab, sizeof(ev.sha256));
-	s = members_json(&f.policy, "frontend", &ev);
+	s = members_json(&f.policy, RECORD_ROLE_FRONTEND, &ev);
 	cr_assert_str_eq(s, "{\"from\":\"frontend\",\"frame\":12,"
 	    "\"code\":-32700,\"reason\":\"parse-error\",\"sha256\":\""
 	    "abababababababababababababababababababababababababababababababab"
@@ -350,8 +350,8 @@ reject(struct audit_event_session *as, struct audit_log *log,
 	struct audit_event_plan plan;
 
 	memset(ev.sha256, (int)(n & 0xff), sizeof(ev.sha256));
-	cr_assert(audit_event_plan(p, "frontend", &ev, &plan));
-	return audit_event_write(as, log, p, "frontend", &ev, &plan);
+	cr_assert(audit_event_plan(p, RECORD_ROLE_FRONTEND, &ev, &plan));
+	return audit_event_write(as, log, p, RECORD_ROLE_FRONTEND, &ev, &plan);
 }
 
 Test(audit_event, identical_rejections_fold_into_one_count)
@@ -429,9 +429,9 @@ Test(audit_event, notes_past_the_budget_are_dropped_and_calls_still_written)
 	cr_assert_eq(reject(&as, log, &f.policy, n, n % 2 ? "scope-denied" :
 	    "parse-error", n % 2 ? 0 : -32700), AUDIT_EVENT_DROPPED);
 	cr_assert_eq(as.dropped, 1);
-	cr_assert(audit_event_plan(&f.policy, "executor", &intent, &plan));
+	cr_assert(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &intent, &plan));
 	cr_assert_not(plan.note);
-	cr_assert_eq(audit_event_write(&as, log, &f.policy, "executor",
+	cr_assert_eq(audit_event_write(&as, log, &f.policy, RECORD_ROLE_EXECUTOR,
 	    &intent, &plan), AUDIT_EVENT_WRITTEN, "an intent is never dropped");
 	cr_assert(audit_log_close(log));
 	recs = read_records(path);
@@ -455,8 +455,8 @@ Test(audit_event, rejection_names_method_tool_and_shapes_never_more)
 	char *s;
 
 	fixture_init(&f);
-	cr_assert(audit_event_plan(&f.policy, "frontend", &ev, &plan));
-	s = members_json(&f.policy, "frontend", &ev);
+	cr_assert(audit_event_plan(&f.policy, RECORD_ROLE_FRONTEND, &ev, &plan));
+	s = members_json(&f.policy, RECORD_ROLE_FRONTEND, &ev);
 	cr_assert_str_eq(s, "{\"from\":\"frontend\",\"frame\":4,\"code\":0,"
 	    "\"method\":\"tools/call\",\"tool\":\"get_item\",\"target\":\"api\","
 	    "\"args\":{\"id\":\"string(36)\",\"card \\\"no\\\"\":\"absent\"},"
@@ -468,7 +468,7 @@ Test(audit_event, rejection_names_method_tool_and_shapes_never_more)
 	ev.flags = 0;
 	ev.shape_count = 1;
 	ev.reason = text("unknown-tool");
-	s = members_json(&f.policy, "frontend", &ev);
+	s = members_json(&f.policy, RECORD_ROLE_FRONTEND, &ev);
 	cr_assert_str_eq(s, "{\"from\":\"frontend\",\"frame\":4,\"code\":0,"
 	    "\"method\":\"tools/call\",\"extra_args\":[\"string(36)\"],"
 	    "\"reason\":\"unknown-tool\"}");
@@ -477,12 +477,12 @@ Test(audit_event, rejection_names_method_tool_and_shapes_never_more)
 	/* a tool index past the catalog is refused, not rendered */
 	ev.flags = AUDIT_HAS_TOOL;
 	ev.tool_index = 2;
-	cr_assert_not(audit_event_plan(&f.policy, "frontend", &ev, &plan));
+	cr_assert_not(audit_event_plan(&f.policy, RECORD_ROLE_FRONTEND, &ev, &plan));
 	/* a shape that is not a scalar is refused: it could pose as more */
 	ev.tool_index = 1;
 	shapes[0] = text("{\"card\":\"4111111111111111\"}");
-	cr_assert(audit_event_plan(&f.policy, "frontend", &ev, &plan));
-	cr_assert_null(audit_event_members(&f.policy, "frontend", &ev));
+	cr_assert(audit_event_plan(&f.policy, RECORD_ROLE_FRONTEND, &ev, &plan));
+	cr_assert_null(audit_event_members(&f.policy, RECORD_ROLE_FRONTEND, &ev));
 }
 
 Test(audit_event, client_texts_are_cut_and_made_printable)
@@ -500,11 +500,11 @@ Test(audit_event, client_texts_are_cut_and_made_printable)
 	fixture_init(&f);
 	memset(name, 'n', sizeof(name));
 	texts[0].len = sizeof(name);
-	cr_assert_not(audit_event_plan(&f.policy, "executor", &ev, &plan),
+	cr_assert_not(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan),
 	    "only the frontend reads initialize");
-	cr_assert(audit_event_plan(&f.policy, "frontend", &ev, &plan));
+	cr_assert(audit_event_plan(&f.policy, RECORD_ROLE_FRONTEND, &ev, &plan));
 	cr_assert(plan.note, "a client record spends the note budget");
-	s = members_json(&f.policy, "frontend", &ev);
+	s = members_json(&f.policy, RECORD_ROLE_FRONTEND, &ev);
 	cr_assert_str_eq(s, "{\"from\":\"frontend\",\"client_info\":{\"name\":"
 	    "\"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
 	    "...\",\"version\":\"1.0?[31m??\"},\"protocol_version\":\"\"}");
@@ -526,16 +526,16 @@ Test(audit_event, rejections_of_another_tool_are_not_folded)
 	fixture_init(&f);
 	memset(&as, 0, sizeof(as));
 	log = open_log(path, sizeof(path));
-	cr_assert(audit_event_plan(&f.policy, "frontend", &ev, &plan));
-	cr_assert_eq(audit_event_write(&as, log, &f.policy, "frontend", &ev,
+	cr_assert(audit_event_plan(&f.policy, RECORD_ROLE_FRONTEND, &ev, &plan));
+	cr_assert_eq(audit_event_write(&as, log, &f.policy, RECORD_ROLE_FRONTEND, &ev,
 	    &plan), AUDIT_EVENT_WRITTEN);
-	cr_assert_eq(audit_event_write(&as, log, &f.policy, "frontend", &ev,
+	cr_assert_eq(audit_event_write(&as, log, &f.policy, RECORD_ROLE_FRONTEND, &ev,
 	    &plan), AUDIT_EVENT_FOLDED);
 	ev.tool_index = 1;
-	cr_assert_eq(audit_event_write(&as, log, &f.policy, "frontend", &ev,
+	cr_assert_eq(audit_event_write(&as, log, &f.policy, RECORD_ROLE_FRONTEND, &ev,
 	    &plan), AUDIT_EVENT_WRITTEN);
 	ev.method = text("tools/list");
-	cr_assert_eq(audit_event_write(&as, log, &f.policy, "frontend", &ev,
+	cr_assert_eq(audit_event_write(&as, log, &f.policy, RECORD_ROLE_FRONTEND, &ev,
 	    &plan), AUDIT_EVENT_WRITTEN);
 	cr_assert(audit_log_close(log));
 	recs = read_records(path);
@@ -561,22 +561,22 @@ Test(audit_event, confirmation_names_decision_and_retyped_shape)
 	char *s;
 
 	fixture_init(&f);
-	cr_assert_not(audit_event_plan(&f.policy, "frontend", &ev, &plan),
+	cr_assert_not(audit_event_plan(&f.policy, RECORD_ROLE_FRONTEND, &ev, &plan),
 	    "only the executor decides a confirmation");
-	cr_assert(audit_event_plan(&f.policy, "executor", &ev, &plan));
+	cr_assert(audit_event_plan(&f.policy, RECORD_ROLE_EXECUTOR, &ev, &plan));
 	cr_assert_not(plan.acked, "nothing waits for a confirmation's ack");
-	s = members_json(&f.policy, "executor", &ev);
+	s = members_json(&f.policy, RECORD_ROLE_EXECUTOR, &ev);
 	cr_assert_str_eq(s, "{\"from\":\"executor\",\"call\":12,\"tool\":"
 	    "\"run_job\",\"target\":\"build-host\",\"decision\":\"wrong-value\","
 	    "\"retyped\":\"string(3)\"}");
 	cJSON_free(s);
 	ev.shape_count = 0;
 	ev.reason = text("asked");
-	s = members_json(&f.policy, "executor", &ev);
+	s = members_json(&f.policy, RECORD_ROLE_EXECUTOR, &ev);
 	cr_assert_str_eq(s, "{\"from\":\"executor\",\"call\":12,\"tool\":"
 	    "\"run_job\",\"target\":\"build-host\",\"decision\":\"asked\"}");
 	cJSON_free(s);
 	ev.reason = text("");
-	cr_assert_null(audit_event_members(&f.policy, "executor", &ev),
+	cr_assert_null(audit_event_members(&f.policy, RECORD_ROLE_EXECUTOR, &ev),
 	    "a confirmation always names its decision");
 }

@@ -191,7 +191,7 @@ Test(catalog, fingerprint_is_stable_and_catches_every_change)
 	c.params[3].enum_count = 2;
 	assert_fingerprint_differs(&c, "an enum value");
 	copy_fixture(&c);
-	c.tools[1].http.method = "PUT";
+	c.tools[1].http.method = HTTP_METHOD_PUT;
 	assert_fingerprint_differs(&c, "the method");
 	copy_fixture(&c);
 	c.tools[1].http.header_count = 0;

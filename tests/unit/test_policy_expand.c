@@ -63,7 +63,7 @@ static struct policy_template_part path_parts[] = {
 };
 static const struct policy_tool path_tool = {
 	.name = "get_file", .kind = TOOL_HTTP,
-	.http = { .method = "GET", .path = { path_parts, 4 } },
+	.http = { .method = HTTP_METHOD_GET, .path = { path_parts, 4 } },
 	.params = path_params, .param_count = 2,
 };
 
@@ -133,7 +133,7 @@ static struct policy_template_part dotted_parts[] = {
 };
 static const struct policy_tool dotted_tool = {
 	.name = "get_doc", .kind = TOOL_HTTP,
-	.http = { .method = "GET", .path = { dotted_parts, 3 } },
+	.http = { .method = HTTP_METHOD_GET, .path = { dotted_parts, 3 } },
 	.params = path_params, .param_count = 1,
 };
 
