@@ -323,7 +323,7 @@ frontend_on_stdin(evutil_socket_t fd, short what, void *arg)
 	writer_flush(fe->out);
 }
 
-/* One result record from the executor; false: the channel is broken. */
+/* One result record from the executor. */
 static bool
 frontend_result(void *arg, enum record_role from, const uint8_t *rec,
     size_t len)
@@ -333,13 +333,9 @@ frontend_result(void *arg, enum record_role from, const uint8_t *rec,
 	enum record_error e;
 	bool ok;
 
-	(void)from;
 	if ((e = record_result_decode(rec, len,
-	    mcp_session_record_limits(fe->session), &r)) != RECORD_OK) {
-		log_error("executor record refused: %s",
-		    record_error_str(e));
-		return false;
-	}
+	    mcp_session_record_limits(fe->session), &r)) != RECORD_OK)
+		return channel_undecodable(fe->ctx.chan, from, rec, len, e);
 	ok = mcp_session_handle_result(fe->session, &r, &fe->items);
 	record_result_free(&r);
 	frontend_flush_items(fe);
@@ -358,12 +354,8 @@ frontend_challenge(void *arg, enum record_role from, const uint8_t *rec,
 	enum record_error e;
 	bool ok;
 
-	(void)from;
-	if ((e = record_confirm_challenge_decode(rec, len, &m)) != RECORD_OK) {
-		log_error("executor challenge refused: %s",
-		    record_error_str(e));
-		return false;
-	}
+	if ((e = record_confirm_challenge_decode(rec, len, &m)) != RECORD_OK)
+		return channel_undecodable(fe->ctx.chan, from, rec, len, e);
 	ok = mcp_session_handle_challenge(fe->session, &m, &fe->items);
 	frontend_flush_items(fe);
 	if (!ok)
@@ -394,9 +386,11 @@ frontend_hello(void *arg, enum record_role from, const uint8_t *rec,
 {
 	struct frontend *fe = arg;
 	struct record_hello hello;
+	enum record_error e;
 
-	if (record_hello_decode(rec, len, &hello) != RECORD_OK ||
-	    hello.role != from ||
+	if ((e = record_hello_decode(rec, len, &hello)) != RECORD_OK)
+		return channel_undecodable(fe->ctx.chan, from, rec, len, e);
+	if (hello.role != from ||
 	    memcmp(hello.fingerprint, fe->ctx.fingerprint,
 	    HASH_SHA256_LEN) != 0)
 		fatal(SP_EXIT_INTERNAL, "the executor's hello is not ours");
@@ -411,7 +405,9 @@ frontend_hello(void *arg, enum record_role from, const uint8_t *rec,
 
 /*
  * The frontend's channels.  The broker's is written only: nothing is
- * read from it, so it accepts nothing.
+ * read from it, so it accepts nothing.  Every undecodable body from the
+ * executor is fatal (no type is audited): an executor that sends one is
+ * broken, and no answer of it can be trusted.
  */
 static const struct channel_peer frontend_peers[] = {
 	{
