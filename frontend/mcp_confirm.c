@@ -193,8 +193,6 @@ mcp_confirm_answer(struct mcp_session *s, struct mcp_call *call,
     struct mcp_output *out)
 {
 	struct record_confirm_answer a;
-	struct buf b;
-	bool ok;
 
 	memset(&a, 0, sizeof(a));
 	a.call_id = call->call_id;
@@ -210,11 +208,8 @@ mcp_confirm_answer(struct mcp_session *s, struct mcp_call *call,
 	call->confirm.challenged = false;
 	call->confirm.asked = false;
 	call->confirm.answered = true;
-	buf_init_writer(&b, RECORD_MAX_BYTES);
-	ok = record_confirm_answer_encode(&a, &s->limits, &b) == RECORD_OK &&
-	    mcp_output_add(out, MCP_ITEM_EXECUTOR, buf_ptr(&b), buf_len(&b));
-	buf_free(&b);
-	return ok;
+	return mcp_output_add_record(out, &s->limits, RECORD_CONFIRM_ANSWER,
+	    &a);
 }
 
 /* One field: the retype param's value as a string, or a boolean. */

@@ -113,9 +113,15 @@ struct mcp_frame {
 	const cJSON *arguments;		/* tools/call's arguments */
 };
 
-/* Appends a copy of len bytes as one item; false on allocation failure. */
-bool mcp_output_add(struct mcp_output *out, enum mcp_item_kind kind,
-    const void *data, size_t len);
+/*
+ * Encodes rec (record_encode(): type says which struct it is) and
+ * appends it as one item: an audit event for the broker, any other
+ * record for the executor.  false when it does not encode or on
+ * allocation failure.
+ */
+bool mcp_output_add_record(struct mcp_output *out,
+    const struct record_limits *limits, enum record_type type,
+    const void *rec);
 
 /*
  * Appends a rendered line (consumed, freed on failure); NULL, a failed
