@@ -405,11 +405,11 @@ mcp_call_withdraw_questions(struct mcp_session *s, struct mcp_output *out)
 	for (i = 0; i < s->call_slots; i++) {
 		call = &s->calls[i];
 		if (!call->used || call->cancelled ||
-		    call->confirm.message == NULL || call->confirm.answered)
+		    !mcp_confirm_unanswered(call))
 			continue;
 		if (!mcp_call_send_cancel(s, call, out))
 			return false;
-		call->confirm.answered = true;
+		call->confirm.phase = MCP_CONFIRM_ANSWERED;
 	}
 	return true;
 }
@@ -497,7 +497,7 @@ mcp_session_handle_result(struct mcp_session *s,
 	/* a question still out to the client is moot now */
 	if (!mcp_confirm_withdraw(call, out))
 		ok = false;
-	else if (call->confirm.relayed)
+	else if (call->confirm.phase == MCP_CONFIRM_RELAYED)
 		ok = true;	/* answered with input_required already */
 	else if (call->cancelled)
 		ok = mcp_call_audit_cancellation(s, call, (r->flags &
@@ -528,8 +528,7 @@ mcp_session_executor_lost(struct mcp_session *s, struct mcp_output *out)
 		    "check %s's effect before retrying",
 		    s->policy->tools[call->tool_index].name);
 		/* unanswered, the executor acts on nothing (design.md 8.1) */
-		unconfirmed = call->confirm.message != NULL &&
-		    !call->confirm.answered;
+		unconfirmed = mcp_confirm_unanswered(call);
 		ok = mcp_confirm_withdraw(call, out) && ok;
 		if (call->cancelled)
 			ok = mcp_call_audit_cancellation(s, call, !unconfirmed,

@@ -171,7 +171,16 @@ mcp_confirm_prepare(struct mcp_session *s, struct mcp_call *call,
 		log_error("the confirmation message could not be built");
 		return false;
 	}
+	call->confirm.phase = MCP_CONFIRM_WAITING;
 	return true;
+}
+
+bool
+mcp_confirm_unanswered(const struct mcp_call *call)
+{
+	return call->confirm.phase == MCP_CONFIRM_WAITING ||
+	    call->confirm.phase == MCP_CONFIRM_CHALLENGED ||
+	    call->confirm.phase == MCP_CONFIRM_ASKED;
 }
 
 static struct mcp_call *
@@ -205,9 +214,7 @@ mcp_confirm_answer(struct mcp_session *s, struct mcp_call *call,
 		a.retyped.ptr = (char *)retyped;
 		a.retyped.len = strlen(retyped);
 	}
-	call->confirm.challenged = false;
-	call->confirm.asked = false;
-	call->confirm.answered = true;
+	call->confirm.phase = MCP_CONFIRM_ANSWERED;
 	return mcp_output_add_record(out, &s->limits, RECORD_CONFIRM_ANSWER,
 	    &a);
 }
@@ -279,7 +286,7 @@ mcp_confirm_ask(struct mcp_session *s, struct mcp_call *call,
 		return false;
 	snprintf(id, sizeof(id), MCP_CONFIRM_ID_PREFIX "%" PRIu64,
 	    call->call_id);
-	call->confirm.asked = true;
+	call->confirm.phase = MCP_CONFIRM_ASKED;
 	return mcp_output_add_line(out, result_render_request(id,
 	    "elicitation/create", params));
 }
@@ -313,6 +320,7 @@ mcp_confirm_relay(struct mcp_session *s, struct mcp_call *call,
 	char state[BASE64_ENCODE_SIZE(MCP_CONFIRM_STATE_LEN)];
 	cJSON *r = cJSON_CreateObject(), *requests, *one,
 	    *params = mcp_confirm_question(s, call);
+	bool ok;
 
 	if (r == NULL || params == NULL ||
 	    cJSON_AddStringToObject(r, "resultType", "input_required") ==
@@ -335,10 +343,11 @@ mcp_confirm_relay(struct mcp_session *s, struct mcp_call *call,
 		return false;
 	}
 	/* its id is free at once: the retry may come before the result */
-	call->confirm.relayed = true;
 	call->cancelled = true;
-	return mcp_output_add_line(out, result_render_success(&call->id, r)) &&
+	ok = mcp_output_add_line(out, result_render_success(&call->id, r)) &&
 	    mcp_confirm_answer(s, call, RECORD_CONFIRM_RELAYED, NULL, out);
+	call->confirm.phase = MCP_CONFIRM_RELAYED;
+	return ok;
 }
 
 bool
@@ -351,16 +360,16 @@ mcp_session_handle_challenge(struct mcp_session *s,
 	if (call == NULL)
 		return true;
 	/* withdrawn at the end of input: the executor has the cancel */
-	if (call->confirm.answered)
+	if (call->confirm.phase == MCP_CONFIRM_ANSWERED ||
+	    call->confirm.phase == MCP_CONFIRM_RELAYED)
 		return true;
-	if (call->confirm.message == NULL || call->confirm.challenged ||
-	    call->confirm.asked) {
+	if (call->confirm.phase != MCP_CONFIRM_WAITING) {
 		log_error("a challenge for call %" PRIu64 ", which does not "
 		    "wait for one; ignored", m->call_id);
 		return true;
 	}
 	call->confirm.challenge = m->challenge;
-	call->confirm.challenged = true;
+	call->confirm.phase = MCP_CONFIRM_CHALLENGED;
 	if (!call->confirm.can_ask)
 		return mcp_confirm_answer(s, call, RECORD_CONFIRM_UNSUPPORTED,
 		    NULL, out);
@@ -392,7 +401,8 @@ mcp_confirm_asked_call(struct mcp_session *s, const struct jsonrpc_id *id)
 	if (errno != 0 || *end != '\0')
 		return NULL;
 	call = mcp_confirm_call(s, (uint64_t)v);
-	return call != NULL && call->confirm.asked ? call : NULL;
+	return call != NULL && call->confirm.phase == MCP_CONFIRM_ASKED ?
+	    call : NULL;
 }
 
 /* An accepted form's field: the retyped text, or the boolean's verdict. */
@@ -471,9 +481,8 @@ mcp_confirm_awaits_client(const struct mcp_session *s)
 		return false;
 	for (i = 0; i < s->call_slots; i++) {
 		call = &s->calls[i];
-		if (call->used && !call->cancelled &&
-		    call->confirm.message != NULL && call->confirm.can_ask &&
-		    !call->confirm.answered)
+		if (call->used && !call->cancelled && call->confirm.can_ask &&
+		    mcp_confirm_unanswered(call))
 			return true;
 	}
 	return false;
@@ -485,9 +494,9 @@ mcp_confirm_withdraw(struct mcp_call *call, struct mcp_output *out)
 	cJSON *params;
 	char id[64];
 
-	if (!call->confirm.asked)
+	if (call->confirm.phase != MCP_CONFIRM_ASKED)
 		return true;
-	call->confirm.asked = false;
+	call->confirm.phase = MCP_CONFIRM_CHALLENGED;
 	snprintf(id, sizeof(id), MCP_CONFIRM_ID_PREFIX "%" PRIu64,
 	    call->call_id);
 	if ((params = cJSON_CreateObject()) == NULL ||
