@@ -66,7 +66,7 @@ enum channel_fault {
 	CHANNEL_FAULT_TOO_LONG,		/* above RECORD_MAX_BYTES */
 	CHANNEL_FAULT_NO_HEADER,	/* shorter than a header */
 	CHANNEL_FAULT_VERSION,		/* not RECORD_VERSION */
-	CHANNEL_FAULT_TYPE,		/* not permitted from this peer now */
+	CHANNEL_FAULT_TYPE,		/* not permitted from peer now */
 	CHANNEL_FAULT_BODY,		/* permitted, but does not decode */
 };
 

@@ -268,7 +268,7 @@ executor_ack(void *arg, enum record_role from, const uint8_t *rec,
 static const char *
 executor_fault_reason(const uint8_t *rec, size_t len, enum channel_fault f)
 {
-	enum record_type type = RECORD_RESULT;	/* none the frontend sends */
+	enum record_type type = RECORD_RESULT;	/* the frontend sends none */
 
 	switch (f) {
 	case CHANNEL_FAULT_TOO_LONG:

@@ -296,7 +296,7 @@ Test(channel, an_undecodable_body_is_fatal_where_not_audited)
 		cr_assert_eq(f.seen.refusals, 1, "case %zu", i);
 		cr_assert_eq(f.seen.why, CHANNEL_FAULT_BODY, "case %zu", i);
 		cr_assert_eq(f.seen.undecodable, 0, "case %zu", i);
-		cr_assert_eq(f.seen.cancels, 0, "nothing after it, case %zu", i);
+		cr_assert_eq(f.seen.cancels, 0, "nothing after, case %zu", i);
 		fixture_free(&f);
 	}
 }
