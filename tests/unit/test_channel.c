@@ -99,37 +99,20 @@ static const struct channel_peer peers[] = {
 	},
 };
 
-/* The same, but an undecodable cancel is audited, not fatal. */
-static const struct channel_peer peers_audited[] = {
-	{
-		.role = RECORD_ROLE_FRONTEND,
-		.start = CHANNEL_HELLO,
-		.accept = {
-			[CHANNEL_HELLO] = CHANNEL_TYPE(RECORD_HELLO),
-			[CHANNEL_READY] = CHANNEL_TYPE(RECORD_CANCEL),
-		},
-		.sends = CHANNEL_TYPE(RECORD_CANCEL),
-		.on = {
-			[RECORD_HELLO] = on_hello,
-			[RECORD_CANCEL] = on_cancel,
-		},
-		.audited = CHANNEL_TYPE(RECORD_CANCEL),
-	},
-};
-
 struct fixture {
 	struct channel *ch;
 	struct seen seen;
 	struct record_limits limits;
+	struct channel_peer table[1];	/* peers, maybe with audited types */
 	int sv[2];		/* sv[0] ours, sv[1] the peer's */
 };
 
+/* audited: the types whose undecodable body is audited, not fatal. */
 static void
-fixture_init_table(struct fixture *f, const struct channel_peer *table,
-    bool with_hook)
+fixture_init_audited(struct fixture *f, uint32_t audited, bool with_hook)
 {
 	struct channel_config cfg = {
-		.peers = table,
+		.peers = f->table,
 		.peer_count = 1,
 		.limits = &f->limits,
 		.exit_status = 70,
@@ -137,6 +120,8 @@ fixture_init_table(struct fixture *f, const struct channel_peer *table,
 	};
 
 	memset(f, 0, sizeof(*f));
+	f->table[0] = peers[0];
+	f->table[0].audited = audited;
 	record_limits_default(&f->limits);
 	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, f->sv), 0);
 	cfg.arg = &f->seen;
@@ -149,7 +134,7 @@ fixture_init_table(struct fixture *f, const struct channel_peer *table,
 static void
 fixture_init(struct fixture *f, bool with_hook)
 {
-	fixture_init_table(f, peers, with_hook);
+	fixture_init_audited(f, 0, with_hook);
 }
 
 static void
@@ -317,7 +302,7 @@ Test(channel, an_audited_type_goes_to_the_hook_and_reading_goes_on)
 {
 	struct fixture f;
 
-	fixture_init_table(&f, peers_audited, true);
+	fixture_init_audited(&f, CHANNEL_TYPE(RECORD_CANCEL), true);
 	channel_set_state(f.ch, RECORD_ROLE_FRONTEND, CHANNEL_READY);
 	peer_sends(&f, cancel_short, sizeof(cancel_short));
 	peer_sends(&f, cancel_long, sizeof(cancel_long));
@@ -336,7 +321,7 @@ Test(channel, before_the_hello_even_an_audited_type_is_fatal)
 {
 	struct fixture f;
 
-	fixture_init_table(&f, peers_audited, true);
+	fixture_init_audited(&f, CHANNEL_TYPE(RECORD_CANCEL), true);
 	peer_sends(&f, hello_short, sizeof(hello_short));
 	cr_assert_eq(channel_read(f.ch, RECORD_ROLE_FRONTEND, 8),
 	    CHANNEL_STOPPED);
@@ -348,13 +333,15 @@ Test(channel, before_the_hello_even_an_audited_type_is_fatal)
 Test(channel, an_audited_row_needs_its_hook)
 {
 	struct record_limits limits;
+	struct channel_peer table[1] = { peers[0] };
 	struct channel_config cfg = {
-		.peers = peers_audited,
+		.peers = table,
 		.peer_count = 1,
 		.limits = &limits,
 		.exit_status = 70,
 	};
 
+	table[0].audited = CHANNEL_TYPE(RECORD_CANCEL);
 	record_limits_default(&limits);
 	cr_assert_null(channel_new(&cfg));
 }
