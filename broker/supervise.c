@@ -285,11 +285,11 @@ supervise_broken(struct supervisor *sv, enum record_role from)
 
 static bool
 supervise_refused(void *arg, enum record_role from, const uint8_t *rec,
-    size_t len, enum record_error e)
+    size_t len, enum channel_fault f)
 {
 	(void)rec;
 	(void)len;
-	(void)e;
+	(void)f;
 	supervise_broken(arg, from);
 	return true;
 }
@@ -301,8 +301,11 @@ supervise_hello(void *arg, enum record_role from, const uint8_t *rec,
 {
 	struct supervisor *sv = arg;
 	struct record_hello h;
+	enum record_error e;
 
-	if (record_hello_decode(rec, len, &h) != RECORD_OK || h.role != from ||
+	if ((e = record_hello_decode(rec, len, &h)) != RECORD_OK)
+		return channel_undecodable(sv->chan, from, rec, len, e);
+	if (h.role != from ||
 	    memcmp(h.fingerprint, sv->fingerprint, HASH_SHA256_LEN) != 0) {
 		log_error("%s broke the control protocol",
 		    record_role_name(from));
@@ -318,9 +321,14 @@ supervise_on_event(void *arg, enum record_role from, const uint8_t *rec,
     size_t len)
 {
 	struct supervisor *sv = arg;
+	struct record_audit_event ev;
+	enum record_error e;
 
-	supervise_audit_event(sv, &sv->kids[supervise_slot(sv, from)], rec,
-	    len);
+	if ((e = record_audit_event_decode(rec, len, sv->limits, &ev)) !=
+	    RECORD_OK)
+		return channel_undecodable(sv->chan, from, rec, len, e);
+	supervise_audit_event(sv, &sv->kids[supervise_slot(sv, from)], &ev);
+	record_audit_event_free(&ev);
 	return true;
 }
 
@@ -331,9 +339,12 @@ supervise_on_operator_ask(void *arg, enum record_role from,
 {
 	struct supervisor *sv = arg;
 	struct record_operator_ask a;
+	enum record_error e;
 
-	if (record_operator_ask_decode(rec, len, &a) != RECORD_OK ||
-	    sv->approvals == NULL) {
+	if ((e = record_operator_ask_decode(rec, len, &a)) != RECORD_OK)
+		return channel_undecodable(sv->chan, from, rec, len, e);
+	if (sv->approvals == NULL) {
+		record_operator_ask_free(&a);
 		log_error("executor sent an approval request the broker cannot "
 		    "take");
 		supervise_broken(sv, from);

@@ -312,8 +312,8 @@ supervise_opened(struct supervisor *sv)
  * once the record is in the file (synced, for a mutating tool).  Without
  * a log nothing is audited and the broker said so at start.
  */
-static void
-supervise_record_event(struct supervisor *sv, const struct child *c,
+void
+supervise_audit_event(struct supervisor *sv, const struct child *c,
     const struct record_audit_event *ev)
 {
 	struct audit_event_plan plan;
@@ -356,24 +356,6 @@ supervise_record_event(struct supervisor *sv, const struct child *c,
 		supervise_ack(sv, c, ev, fate == AUDIT_EVENT_WRITTEN);
 	if (audit_event_notes_spent(&sv->audit))
 		supervise_end(sv, "audit limit reached");
-}
-
-void
-supervise_audit_event(struct supervisor *sv, const struct child *c,
-    const uint8_t *rec, size_t len)
-{
-	struct record_audit_event ev;
-	enum record_error e;
-
-	if ((e = record_audit_event_decode(rec, len, sv->limits, &ev)) !=
-	    RECORD_OK) {
-		log_error("%s sent a bad audit event: %s",
-		    record_role_name(c->role), record_error_str(e));
-		sv->sum->audit_failures++;
-		return;
-	}
-	supervise_record_event(sv, c, &ev);
-	record_audit_event_free(&ev);
 }
 
 /* One call's end as the client was told it: outcome unknown. */

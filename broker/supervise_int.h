@@ -58,9 +58,9 @@ void supervise_kill_all(struct supervisor *sv);
 /* Ends the session in order: the frontend first, then the executor. */
 void supervise_end(struct supervisor *sv, const char *why);
 
-/* One audit event record from child c: decided, written, acknowledged. */
+/* One audit event from child c (borrowed): decided, written, acked. */
 void supervise_audit_event(struct supervisor *sv, const struct child *c,
-    const uint8_t *rec, size_t len);
+    const struct record_audit_event *ev);
 /* An execution record "unknown" for each intent still open at the end. */
 void supervise_end_open_calls(struct supervisor *sv);
 

@@ -139,7 +139,9 @@ test_hook_act(const char *action)
 		test_hook_sleep_ms(TEST_HOOK_MUTE_HELLO_MS);
 	else if (strncmp(action, "stray-", 6) == 0 ||
 	    strncmp(action, "early-", 6) == 0 ||
-	    strncmp(action, "version-", 8) == 0)
+	    strncmp(action, "version-", 8) == 0 ||
+	    strncmp(action, "badbody-", 8) == 0 ||
+	    strncmp(action, "badhello-", 9) == 0)
 		;	/* test_hook_stray(), on the channel */
 	else if (strncmp(action, "stop-before-append-", 19) == 0)
 		;	/* test_hook_state_append(), at the append */
@@ -224,23 +226,78 @@ stray_header(const char *act, enum record_role peer, bool greeted,
 	return false;
 }
 
+/*
+ * badbody-PEER: by sender and receiver, a type the receiver takes once
+ * greeted, sent with a body that does not decode (the call id
+ * STRAY_BADBODY_CALL, then one byte); badhello-PEER (before the
+ * sender's hello): a hello with that body.
+ */
+#define STRAY_BADBODY_CALL 77
+static const enum record_type stray_badbody[][RECORD_ROLE_EXECUTOR + 1] = {
+	[RECORD_ROLE_BROKER] = {
+		[RECORD_ROLE_EXECUTOR] = RECORD_AUDIT_ACK,
+	},
+	[RECORD_ROLE_FRONTEND] = {
+		[RECORD_ROLE_BROKER] = RECORD_AUDIT_EVENT,
+		[RECORD_ROLE_EXECUTOR] = RECORD_ACTION,
+	},
+	[RECORD_ROLE_EXECUTOR] = {
+		[RECORD_ROLE_BROKER] = RECORD_AUDIT_EVENT,
+		[RECORD_ROLE_FRONTEND] = RECORD_RESULT,
+	},
+};
+
+/* The type of the bad body act asks role to send peer, or false. */
+static bool
+stray_badbody_type(const char *role, const char *act, enum record_role peer,
+    bool greeted, uint16_t *type)
+{
+	const char *name = record_role_name(peer);
+	char want[32];
+	int from;
+
+	(void)snprintf(want, sizeof(want), "badhello-%s", name);
+	if (!greeted && strcmp(act, want) == 0) {
+		*type = (uint16_t)RECORD_HELLO;
+		return true;
+	}
+	(void)snprintf(want, sizeof(want), "badbody-%s", name);
+	if (!greeted || strcmp(act, want) != 0)
+		return false;
+	for (from = RECORD_ROLE_BROKER; from <= RECORD_ROLE_EXECUTOR; from++)
+		if (strcmp(role, record_role_name((enum record_role)from)) == 0)
+			break;
+	if (from > RECORD_ROLE_EXECUTOR || stray_badbody[from][peer] == 0)
+		return false;
+	*type = (uint16_t)stray_badbody[from][peer];
+	return true;
+}
+
 void
 test_hook_stray(struct channel *ch, const char *role, bool greeted)
 {
 	const char *hook = getenv("SP_TEST_HOOK");
-	uint8_t rec[RECORD_HEADER_LEN + 8];
+	uint8_t rec[RECORD_HEADER_LEN + 9];
 	uint16_t version, type;
-	size_t n = strlen(role);
+	size_t n = strlen(role), len;
 	int peer;
 
 	if (hook == NULL || strncmp(hook, role, n) != 0 || hook[n] != ':')
 		return;
 	for (peer = RECORD_ROLE_BROKER; peer <= RECORD_ROLE_EXECUTOR; peer++) {
-		if (channel_fd(ch, (enum record_role)peer) < 0 ||
+		memset(rec, 0, sizeof(rec));
+		version = RECORD_VERSION;
+		len = RECORD_HEADER_LEN + 8;
+		if (channel_fd(ch, (enum record_role)peer) >= 0 &&
+		    stray_badbody_type(role, hook + n + 1,
+		    (enum record_role)peer, greeted, &type)) {
+			rec[RECORD_HEADER_LEN + 7] = STRAY_BADBODY_CALL;
+			rec[RECORD_HEADER_LEN + 8] = 0xff;
+			len++;
+		} else if (channel_fd(ch, (enum record_role)peer) < 0 ||
 		    !stray_header(hook + n + 1, (enum record_role)peer,
 		    greeted, &version, &type))
 			continue;
-		memset(rec, 0, sizeof(rec));
 		rec[0] = (uint8_t)(version >> 8);
 		rec[1] = (uint8_t)version;
 		rec[2] = (uint8_t)(type >> 8);
@@ -249,8 +306,8 @@ test_hook_stray(struct channel *ch, const char *role, bool greeted)
 		    (unsigned)version, (unsigned)type,
 		    record_role_name((enum record_role)peer));
 		/* Past our own table, as a compromised process would. */
-		(void)send(channel_fd(ch, (enum record_role)peer), rec,
-		    sizeof(rec), MSG_NOSIGNAL);
+		(void)send(channel_fd(ch, (enum record_role)peer), rec, len,
+		    MSG_NOSIGNAL);
 	}
 }
 

@@ -62,8 +62,10 @@ void test_hook_hello_to_frontend(struct record_hello *h);
  * a type PEER never takes from ROLE once greeted; version- (greeted
  * true) version RECORD_VERSION + 1; early- (greeted false, before ROLE's
  * hello) a type PEER takes only after the hello; approval- (greeted true)
- * OPERATOR_ANSWER, which the executor takes from the broker alone.
- * Otherwise does nothing.
+ * OPERATOR_ANSWER, which the executor takes from the broker alone;
+ * badbody- (greeted true) a type PEER takes from ROLE once greeted, with
+ * a body that does not decode (call id 77, then one byte); badhello-
+ * (greeted false) a hello with that body.  Otherwise does nothing.
  */
 void test_hook_stray(struct channel *ch, const char *role, bool greeted);
 

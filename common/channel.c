@@ -63,6 +63,12 @@ channel_new(const struct channel_config *cfg)
 			channel_free(ch);
 			return NULL;
 		}
+		if (cfg->peers[i].audited != 0 && cfg->undecodable == NULL) {
+			log_error("peer table row %zu: audited types and no "
+			    "undecodable hook", i);
+			channel_free(ch);
+			return NULL;
+		}
 		ch->links[r].row = &cfg->peers[i];
 	}
 	return ch;
@@ -130,14 +136,26 @@ channel_header(const uint8_t *rec, size_t len, uint16_t *version,
 		(void)buf_get_u16(&in, type);
 }
 
-/*
- * The one line saying what was refused, "channel PEER (STATE)" as its
- * place, then the refusal hook; exits unless the hook ends the process
- * itself.
- */
+/* The record_error of a header check, as the refusal hook's fault. */
+static enum channel_fault
+channel_fault_of(enum record_error e)
+{
+	switch (e) {
+	case RECORD_ERR_TOO_LONG:
+		return CHANNEL_FAULT_TOO_LONG;
+	case RECORD_ERR_VERSION:
+		return CHANNEL_FAULT_VERSION;
+	case RECORD_ERR_TYPE:
+		return CHANNEL_FAULT_TYPE;
+	default:
+		return CHANNEL_FAULT_NO_HEADER;
+	}
+}
+
+/* The one line saying what was refused, "channel PEER (STATE)" first. */
 static void
-channel_refuse(struct channel *ch, const struct channel_link *l, size_t n,
-    enum record_error e)
+channel_say_refused(const struct channel *ch, const struct channel_link *l,
+    size_t n, enum channel_fault f, enum record_error e)
 {
 	char where[64];
 	uint16_t version, type;
@@ -146,23 +164,60 @@ channel_refuse(struct channel *ch, const struct channel_link *l, size_t n,
 	(void)snprintf(where, sizeof(where), "channel %s (%s)",
 	    record_role_name(l->row->role), channel_state_names[l->state]);
 	channel_header(ch->buf, len, &version, &type);
-	if (e == RECORD_ERR_TOO_LONG)
+	if (f == CHANNEL_FAULT_TOO_LONG)
 		log_error("%s: record of %zu bytes is above "
 		    "the %d-byte limit", where, n, RECORD_MAX_BYTES);
-	else if (e == RECORD_ERR_SHORT)
+	else if (f == CHANNEL_FAULT_NO_HEADER)
 		log_error("%s: record of %zu bytes has no "
 		    "header", where, n);
-	else if (e == RECORD_ERR_VERSION)
+	else if (f == CHANNEL_FAULT_VERSION)
 		log_error("%s: record version %u is not "
 		    "spoken here (version %d)", where, (unsigned)version,
 		    RECORD_VERSION);
-	else
+	else if (f == CHANNEL_FAULT_TYPE)
 		log_error("%s: record type %u not permitted",
 		    where, (unsigned)type);
+	else
+		log_error("%s: record type %u does not decode: %s",
+		    where, (unsigned)type, record_error_str(e));
+}
+
+/*
+ * The line, then the refusal hook; exits unless the hook ends the
+ * process itself.
+ */
+static void
+channel_refuse(struct channel *ch, const struct channel_link *l, size_t n,
+    enum channel_fault f, enum record_error e)
+{
+	size_t len = n < RECORD_MAX_BYTES ? n : RECORD_MAX_BYTES;
+
+	channel_say_refused(ch, l, n, f, e);
 	if (ch->cfg.refused != NULL && ch->cfg.refused(ch->cfg.arg,
-	    l->row->role, ch->buf, len, e))
+	    l->row->role, ch->buf, len, f))
 		return;
 	exit(ch->cfg.exit_status);
+}
+
+bool
+channel_undecodable(struct channel *ch, enum record_role from,
+    const uint8_t *rec, size_t len, enum record_error e)
+{
+	struct channel_link *l = channel_link(ch, from);
+	enum record_type type;
+
+	if (l == NULL || rec != ch->buf ||
+	    record_peek(rec, len, NULL, &type) != RECORD_OK) {
+		/* not a record this channel handed over: a bug here */
+		log_error("channel_undecodable: not the record being read");
+		exit(ch->cfg.exit_status);
+	}
+	if (l->state == CHANNEL_READY &&
+	    (l->row->audited & CHANNEL_TYPE(type)) != 0 &&
+	    ch->cfg.undecodable != NULL)
+		return ch->cfg.undecodable(ch->cfg.arg, from, type, rec, len);
+	channel_refuse(ch, l, len, CHANNEL_FAULT_BODY, e);
+	return false;
 }
 
 /* Length, header, version, then the type against the peer's table. */
@@ -204,7 +259,7 @@ channel_take(struct channel *ch, struct channel_link *l,
 		return false;
 	}
 	if ((e = channel_check(l, ch->buf, (size_t)n, &type)) != RECORD_OK) {
-		channel_refuse(ch, l, (size_t)n, e);
+		channel_refuse(ch, l, (size_t)n, channel_fault_of(e), e);
 		*end = CHANNEL_STOPPED;
 		return false;
 	}
@@ -231,37 +286,6 @@ channel_read(struct channel *ch, enum record_role peer, size_t max)
 	return end;
 }
 
-static enum record_error
-channel_encode(const struct channel *ch, enum record_type type,
-    const void *rec, struct buf *out)
-{
-	const struct record_limits *lim = ch->cfg.limits;
-
-	switch (type) {
-	case RECORD_HELLO:
-		return record_hello_encode(rec, out);
-	case RECORD_ACTION:
-		return record_action_encode(rec, lim, out);
-	case RECORD_RESULT:
-		return record_result_encode(rec, lim, out);
-	case RECORD_CANCEL:
-		return record_cancel_encode(rec, out);
-	case RECORD_AUDIT_EVENT:
-		return record_audit_event_encode(rec, lim, out);
-	case RECORD_AUDIT_ACK:
-		return record_audit_ack_encode(rec, out);
-	case RECORD_CONFIRM_CHALLENGE:
-		return record_confirm_challenge_encode(rec, out);
-	case RECORD_CONFIRM_ANSWER:
-		return record_confirm_answer_encode(rec, lim, out);
-	case RECORD_OPERATOR_ASK:
-		return record_operator_ask_encode(rec, out);
-	case RECORD_OPERATOR_ANSWER:
-		return record_operator_answer_encode(rec, lim, out);
-	}
-	return RECORD_ERR_TYPE;
-}
-
 bool
 channel_send(struct channel *ch, enum record_role peer,
     enum record_type type, const void *rec)
@@ -270,7 +294,7 @@ channel_send(struct channel *ch, enum record_role peer,
 	bool ok;
 
 	buf_init_writer(&out, RECORD_MAX_BYTES);
-	ok = channel_encode(ch, type, rec, &out) == RECORD_OK &&
+	ok = record_encode(type, rec, ch->cfg.limits, &out) == RECORD_OK &&
 	    channel_send_encoded(ch, peer, buf_ptr(&out), buf_len(&out));
 	buf_free(&out);
 	return ok;

@@ -11,8 +11,12 @@
  *
  * then the exit status the process gave (70, internal error), unless
  * its refusal hook ends it in order itself (the broker, which must end
- * its children first).  One send path encodes and sends; a process can
- * send a peer only the types its table says it sends.
+ * its children first).  The handler decodes the body; when its decoder
+ * refuses it, the handler hands it to channel_undecodable(), which
+ * applies the peer's row: fatal as above, or, for the types the row
+ * lists as audited, the process's undecodable hook (docs/design.md
+ * section 1).  One send path encodes (record_encode()) and sends; a
+ * process can send a peer only the types its table says it sends.
  */
 #ifndef SP_COMMON_CHANNEL_H
 #define SP_COMMON_CHANNEL_H
@@ -34,8 +38,9 @@ enum channel_state {
 
 /*
  * Takes one record of an accepted type: len bytes, a checked header;
- * the body is the handler's to decode.  false: stop reading this
- * channel for now (the handler dealt with what went wrong).
+ * the body is the handler's to decode, and a body its decoder refuses
+ * goes to channel_undecodable().  false: stop reading this channel for
+ * now (the handler dealt with what went wrong).
  */
 typedef bool (*channel_handler)(void *arg, enum record_role from,
     const uint8_t *rec, size_t len);
@@ -47,17 +52,40 @@ struct channel_peer {
 	uint32_t accept[CHANNEL_STATES];/* CHANNEL_TYPE() sets */
 	uint32_t sends;			/* what this process sends it */
 	channel_handler on[RECORD_TYPE_LAST + 1];	/* by record type */
+	/*
+	 * The types whose undecodable body, once greeted, goes to the
+	 * undecodable hook (audited, its call answered) and reading goes
+	 * on; any other undecodable body, and any before the hello, is
+	 * fatal as a refused header is.
+	 */
+	uint32_t audited;
+};
+
+/* Why a record was refused: its header, or a body that does not decode. */
+enum channel_fault {
+	CHANNEL_FAULT_TOO_LONG,		/* above RECORD_MAX_BYTES */
+	CHANNEL_FAULT_NO_HEADER,	/* shorter than a header */
+	CHANNEL_FAULT_VERSION,		/* not RECORD_VERSION */
+	CHANNEL_FAULT_TYPE,		/* not permitted from peer now */
+	CHANNEL_FAULT_BODY,		/* permitted, but does not decode */
 };
 
 /*
  * Called after the refusal's line: true when the process ends itself in
  * order with the internal-error status (the broker), false to have the
  * channel exit at once.  rec is what was read (at most RECORD_MAX_BYTES
- * of it), e why it was refused: RECORD_ERR_TOO_LONG, _SHORT, _VERSION
- * or _TYPE.
+ * of it), f why it was refused.
  */
 typedef bool (*channel_refused_fn)(void *arg, enum record_role from,
-    const uint8_t *rec, size_t len, enum record_error e);
+    const uint8_t *rec, size_t len, enum channel_fault f);
+
+/*
+ * An undecodable body of a type the row lists as audited: the process
+ * audits it and answers its call if it can; returns what a handler
+ * does.
+ */
+typedef bool (*channel_undecodable_fn)(void *arg, enum record_role from,
+    enum record_type type, const uint8_t *rec, size_t len);
 
 struct channel_config {
 	const struct channel_peer *peers;	/* the table, borrowed */
@@ -66,6 +94,7 @@ struct channel_config {
 	const struct record_limits *limits;	/* for encoding, borrowed */
 	int exit_status;		/* after a refused record */
 	channel_refused_fn refused;	/* may be NULL */
+	channel_undecodable_fn undecodable;	/* needed by audited rows */
 };
 
 struct channel;
@@ -105,10 +134,19 @@ enum channel_read channel_read(struct channel *ch, enum record_role peer,
     size_t max);
 
 /*
- * Encodes rec, a struct record_hello, _action, _result, _cancel,
- * _audit_event, _audit_ack, _confirm_challenge_msg or _confirm_answer
- * as type says, and sends it to peer as one
- * datagram.  false after logging.
+ * A handler's decoder refused the body of rec (the record it was
+ * handed; e the decoder's error): applies from's row (struct
+ * channel_peer's audited).  Fatal: one line, the refusal hook with
+ * CHANNEL_FAULT_BODY, then exit unless the hook ends the process in
+ * order (returns false then).  Audited: returns what the undecodable
+ * hook does.  The handler returns what this returns.
+ */
+bool channel_undecodable(struct channel *ch, enum record_role from,
+    const uint8_t *rec, size_t len, enum record_error e);
+
+/*
+ * Encodes rec (record_encode()) and sends it to peer as one datagram.
+ * false after logging.
  */
 bool channel_send(struct channel *ch, enum record_role peer,
     enum record_type type, const void *rec);

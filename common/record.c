@@ -401,3 +401,32 @@ record_audit_ack_free(struct record_audit_ack *a)
 	record_text_free(&a->message);
 	memset(a, 0, sizeof(*a));
 }
+
+enum record_error
+record_encode(enum record_type type, const void *rec,
+    const struct record_limits *limits, struct buf *out)
+{
+	switch (type) {
+	case RECORD_HELLO:
+		return record_hello_encode(rec, out);
+	case RECORD_ACTION:
+		return record_action_encode(rec, limits, out);
+	case RECORD_RESULT:
+		return record_result_encode(rec, limits, out);
+	case RECORD_CANCEL:
+		return record_cancel_encode(rec, out);
+	case RECORD_AUDIT_EVENT:
+		return record_audit_event_encode(rec, limits, out);
+	case RECORD_AUDIT_ACK:
+		return record_audit_ack_encode(rec, out);
+	case RECORD_CONFIRM_CHALLENGE:
+		return record_confirm_challenge_encode(rec, out);
+	case RECORD_CONFIRM_ANSWER:
+		return record_confirm_answer_encode(rec, limits, out);
+	case RECORD_OPERATOR_ASK:
+		return record_operator_ask_encode(rec, out);
+	case RECORD_OPERATOR_ANSWER:
+		return record_operator_answer_encode(rec, limits, out);
+	}
+	return RECORD_ERR_TYPE;
+}

@@ -480,4 +480,14 @@ enum record_error record_operator_answer_decode(const uint8_t *data,
     struct record_operator_answer *out);
 void record_operator_answer_free(struct record_operator_answer *a);
 
+/*
+ * The one encoder by type: rec is the struct that type's encoder takes
+ * (struct record_hello, _action, _cancel, _result, _audit_event,
+ * _audit_ack, _confirm_challenge_msg, _confirm_answer, _operator_ask or
+ * _operator_answer); limits as for that encoder.  RECORD_ERR_TYPE for a
+ * type with no encoder.
+ */
+enum record_error record_encode(enum record_type type, const void *rec,
+    const struct record_limits *limits, struct buf *out);
+
 #endif

@@ -312,43 +312,33 @@ dispatch_cancel(struct dispatch *d, uint64_t call_id)
 }
 
 void
-dispatch_control_record(struct dispatch *d, const uint8_t *rec, size_t len)
+dispatch_audit_ack(struct dispatch *d, const struct record_audit_ack *ack)
 {
-	struct record_audit_ack ack;
-	struct dispatch_call *c;
+	struct dispatch_call *c = dispatch_call_find(d, ack->call_id);
 
-	if (record_audit_ack_decode(rec, len, &ack) != RECORD_OK) {
-		log_error("not an audit ack");
-		return;
-	}
-	c = dispatch_call_find(d, ack.call_id);
 	if (c != NULL && c->state == CALL_WAITING_RECORD) {
-		if (ack.status != RECORD_AUDIT_WRITTEN)
+		if (ack->status != RECORD_AUDIT_WRITTEN)
 			log_warn("call %llu: its execution record could not be "
-			    "written", (unsigned long long)ack.call_id);
+			    "written", (unsigned long long)ack->call_id);
 		dispatch_send_result(c);
-		record_audit_ack_free(&ack);
 		return;
 	}
 	if (c != NULL && c->state == CALL_WAITING_JOURNAL) {
-		dispatch_confirm_journal(c, &ack);
-		record_audit_ack_free(&ack);
+		dispatch_confirm_journal(c, ack);
 		return;
 	}
 	if (c == NULL || c->state != CALL_WAITING_ACK) {
 		log_warn("audit ack for call %llu, which is not waiting",
-		    (unsigned long long)ack.call_id);
-		record_audit_ack_free(&ack);
+		    (unsigned long long)ack->call_id);
 		return;
 	}
-	if (ack.status == RECORD_AUDIT_WRITTEN && ack.message.len ==
+	if (ack->status == RECORD_AUDIT_WRITTEN && ack->message.len ==
 	    sizeof(c->idem_key) - 1)
-		memcpy(c->idem_key, ack.message.ptr, sizeof(c->idem_key));
-	if (ack.status == RECORD_AUDIT_DUPLICATE)
-		dispatch_dup_wait(c, ack.first_call_id);
-	else if (!dispatch_ack_answers(c, &ack))
+		memcpy(c->idem_key, ack->message.ptr, sizeof(c->idem_key));
+	if (ack->status == RECORD_AUDIT_DUPLICATE)
+		dispatch_dup_wait(c, ack->first_call_id);
+	else if (!dispatch_ack_answers(c, ack))
 		dispatch_start(c);
-	record_audit_ack_free(&ack);
 }
 
 bool

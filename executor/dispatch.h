@@ -53,13 +53,13 @@ void dispatch_cancel(struct dispatch *d, uint64_t call_id);
 void dispatch_confirm_answer(struct dispatch *d,
     const struct record_confirm_answer *a);
 
-/* One record from the broker on the control channel. */
 /* An approver's answer, relayed by the broker (section 8.3). */
 void dispatch_operator_answer(struct dispatch *d,
     const struct record_operator_answer *a);
 
-void dispatch_control_record(struct dispatch *d, const uint8_t *rec,
-    size_t len);
+/* The broker's acknowledgement of an audit event (borrowed). */
+void dispatch_audit_ack(struct dispatch *d,
+    const struct record_audit_ack *ack);
 
 /* Calls accepted and not yet answered (counted against max_inflight). */
 size_t dispatch_inflight(const struct dispatch *d);

@@ -144,14 +144,13 @@ executor_action(void *arg, enum record_role from, const uint8_t *rec,
 {
 	struct executor *ex = arg;
 	struct record_action a;
+	enum record_error e;
 	const char *reason;
 	char msg[160];
 
-	(void)from;
-	if (record_action_decode(rec, len, &ex->ctx.limits, &a) != RECORD_OK) {
-		executor_violation(ex, rec, len, "undecodable-action", 0);
-		return true;
-	}
+	if ((e = record_action_decode(rec, len, &ex->ctx.limits, &a)) !=
+	    RECORD_OK)
+		return channel_undecodable(ex->ctx.chan, from, rec, len, e);
 	if ((reason = executor_check_action(ex, &a)) != NULL) {
 		executor_violation(ex, rec, len, reason, a.call_id);
 		executor_answer(ex, a.call_id, strcmp(reason,
@@ -177,12 +176,10 @@ executor_cancel(void *arg, enum record_role from, const uint8_t *rec,
 {
 	struct executor *ex = arg;
 	struct record_cancel c;
+	enum record_error e;
 
-	(void)from;
-	if (record_cancel_decode(rec, len, &c) != RECORD_OK) {
-		executor_violation(ex, rec, len, "undecodable-cancel", 0);
-		return true;
-	}
+	if ((e = record_cancel_decode(rec, len, &c)) != RECORD_OK)
+		return channel_undecodable(ex->ctx.chan, from, rec, len, e);
 	dispatch_cancel(ex->dispatch, c.call_id);
 	return true;
 }
@@ -194,13 +191,11 @@ executor_confirm_answer(void *arg, enum record_role from, const uint8_t *rec,
 {
 	struct executor *ex = arg;
 	struct record_confirm_answer a;
+	enum record_error e;
 
-	(void)from;
-	if (record_confirm_answer_decode(rec, len, &ex->ctx.limits, &a) !=
-	    RECORD_OK) {
-		executor_violation(ex, rec, len, "undecodable-confirmation", 0);
-		return true;
-	}
+	if ((e = record_confirm_answer_decode(rec, len, &ex->ctx.limits,
+	    &a)) != RECORD_OK)
+		return channel_undecodable(ex->ctx.chan, from, rec, len, e);
 	dispatch_confirm_answer(ex->dispatch, &a);
 	record_confirm_answer_free(&a);
 	return ex->status == 0;
@@ -213,13 +208,11 @@ executor_operator_answer(void *arg, enum record_role from,
 {
 	struct executor *ex = arg;
 	struct record_operator_answer a;
+	enum record_error e;
 
-	(void)from;
-	if (record_operator_answer_decode(rec, len, &ex->ctx.limits, &a) !=
-	    RECORD_OK) {
-		log_error("the broker sent an undecodable approval");
-		return true;
-	}
+	if ((e = record_operator_answer_decode(rec, len, &ex->ctx.limits,
+	    &a)) != RECORD_OK)
+		return channel_undecodable(ex->ctx.chan, from, rec, len, e);
 	dispatch_operator_answer(ex->dispatch, &a);
 	record_operator_answer_free(&a);
 	return ex->status == 0;
@@ -232,9 +225,11 @@ executor_hello(void *arg, enum record_role from, const uint8_t *rec,
 {
 	struct executor *ex = arg;
 	struct record_hello hello;
+	enum record_error e;
 
-	if (record_hello_decode(rec, len, &hello) != RECORD_OK ||
-	    hello.role != from ||
+	if ((e = record_hello_decode(rec, len, &hello)) != RECORD_OK)
+		return channel_undecodable(ex->ctx.chan, from, rec, len, e);
+	if (hello.role != from ||
 	    memcmp(hello.fingerprint, ex->ctx.fingerprint, HASH_SHA256_LEN)) {
 		executor_violation(ex, rec, len, "bad-hello", 0);
 		ex->status = SP_EXIT_INTERNAL;
@@ -259,26 +254,87 @@ executor_ack(void *arg, enum record_role from, const uint8_t *rec,
     size_t len)
 {
 	struct executor *ex = arg;
+	struct record_audit_ack ack;
+	enum record_error e;
 
-	(void)from;
-	dispatch_control_record(ex->dispatch, rec, len);
+	if ((e = record_audit_ack_decode(rec, len, &ack)) != RECORD_OK)
+		return channel_undecodable(ex->ctx.chan, from, rec, len, e);
+	dispatch_audit_ack(ex->dispatch, &ack);
+	record_audit_ack_free(&ack);
 	return true;
 }
 
+/* The audited reason of a record the channel refused from the frontend. */
+static const char *
+executor_fault_reason(const uint8_t *rec, size_t len, enum channel_fault f)
+{
+	enum record_type type = RECORD_RESULT;	/* the frontend sends none */
+
+	switch (f) {
+	case CHANNEL_FAULT_TOO_LONG:
+		return "record-too-long";
+	case CHANNEL_FAULT_TYPE:
+		return "unexpected-record";
+	case CHANNEL_FAULT_BODY:
+		break;
+	default:
+		return "unknown-record";
+	}
+	(void)record_peek(rec, len, NULL, &type);
+	switch (type) {
+	case RECORD_HELLO:
+		return "bad-hello";
+	case RECORD_ACTION:
+		return "undecodable-action";
+	case RECORD_CANCEL:
+		return "undecodable-cancel";
+	case RECORD_CONFIRM_ANSWER:
+		return "undecodable-confirmation";
+	default:
+		return "unknown-record";
+	}
+}
+
 /*
- * A record no peer may send in this state: the frontend's is audited as
- * a violation before the channel ends the executor (the broker drains
- * it after the executor is gone); the broker audits its own.
+ * A record no peer may send in this state, or a body that does not
+ * decode where the table says that is fatal: the frontend's is audited
+ * as a violation before the channel ends the executor (the broker
+ * drains it after the executor is gone); the broker audits its own.
  */
 static bool
 executor_refused(void *arg, enum record_role from, const uint8_t *rec,
-    size_t len, enum record_error e)
+    size_t len, enum channel_fault f)
 {
 	if (from == RECORD_ROLE_FRONTEND)
-		executor_violation(arg, rec, len, e == RECORD_ERR_TOO_LONG ?
-		    "record-too-long" : e == RECORD_ERR_TYPE ?
-		    "unexpected-record" : "unknown-record", 0);
+		executor_violation(arg, rec, len,
+		    executor_fault_reason(rec, len, f), 0);
 	return false;
+}
+
+/*
+ * The frontend's action record that does not decode (the table's
+ * audited type): audited, and its call answered as invalid when the
+ * body holds at least the call id, its first field, so that the call
+ * is not left waiting.
+ */
+static bool
+executor_undecodable(void *arg, enum record_role from, enum record_type type,
+    const uint8_t *rec, size_t len)
+{
+	struct executor *ex = arg;
+	struct buf in;
+	uint64_t call_id = 0;
+	bool answer;
+
+	(void)from;
+	(void)type;
+	buf_init_reader(&in, rec + RECORD_HEADER_LEN, len - RECORD_HEADER_LEN);
+	answer = buf_get_u64(&in, &call_id) == RECORD_OK;
+	executor_violation(ex, rec, len, "undecodable-action", call_id);
+	if (answer)
+		executor_answer(ex, call_id, RECORD_OUTCOME_INVALID,
+		    "the executor could not decode this call");
+	return ex->status == 0;
 }
 
 static const struct channel_peer executor_peers[] = {
@@ -300,6 +356,8 @@ static const struct channel_peer executor_peers[] = {
 			[RECORD_CANCEL] = executor_cancel,
 			[RECORD_CONFIRM_ANSWER] = executor_confirm_answer,
 		},
+		/* a caller's bad call must not end the session for all */
+		.audited = CHANNEL_TYPE(RECORD_ACTION),
 	},
 	{
 		.role = RECORD_ROLE_BROKER,
@@ -362,6 +420,7 @@ executor_setup(struct executor *ex)
 		.limits = &ex->ctx.limits,
 		.exit_status = SP_EXIT_INTERNAL,
 		.refused = executor_refused,
+		.undecodable = executor_undecodable,
 	};
 
 	/* Signals to the whole group are the broker's to act on: it ends

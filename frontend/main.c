@@ -54,6 +54,20 @@ _Static_assert(MCP_EXIT_CLIENT_GONE == SP_EXIT_IOERR &&
  */
 #define FRONTEND_HELLO_MS 10000
 
+/*
+ * The frontend's life.  Whether the executor's hello came and matched is
+ * the channel's own state (frontend_greeted()), since input may end
+ * before it comes: HELLO is the phase before it while the client is
+ * still read.
+ */
+enum frontend_state {
+	FRONTEND_HELLO,		/* reading; the executor's records held */
+	FRONTEND_RUNNING,	/* greeted, reading the client */
+	FRONTEND_DRAINING,	/* no more reading; calls in flight end */
+	FRONTEND_DONE,		/* all answered: the writer flushes, then
+				 * the loop ends */
+};
+
 struct frontend {
 	struct child_context ctx;
 	struct event_base *base;
@@ -69,18 +83,31 @@ struct frontend {
 	struct mcp_output held;	/* made before the executor's hello */
 	uint8_t *inbuf;		/* inbuf_size bytes */
 	size_t inbuf_size;
-	bool greeted;		/* the executor's hello came and matched */
+	enum frontend_state state;
+	/*
+	 * An internal error sets SP_EXIT_INTERNAL, the exit status whatever
+	 * the session's: an outcome, not a phase, since the session goes on
+	 * (a failed send does not stop the reading; frontend_fail() does).
+	 */
+	int status;
+	/* Facts, not phases: what the peers and fd 0 are, and the input's
+	 * machinery. */
 	bool executor_gone;	/* the action channel closed or broke */
-	bool input_done;	/* nothing more is read from fd 0 */
-	bool window_open;	/* inbuf may still hold frames not taken */
-	bool stdin_file;	/* fd 0 cannot be polled: a file, /dev/null */
-	bool woken;		/* ev_stdin was made active, not fd 0 readable */
-	bool finishing;
-	bool failed;		/* an internal error: exit 70 */
 	bool client_lost;	/* fd 1 broke: nothing more is read or started */
+	bool stdin_file;	/* fd 0 cannot be polled: a file, /dev/null */
+	bool window_open;	/* inbuf may still hold frames not taken */
+	bool woken;		/* ev_stdin was made active, not fd 0 readable */
 };
 
 static void frontend_flush_items(struct frontend *fe);
+
+/* The executor's hello came and matched (frontend_hello()). */
+static bool
+frontend_greeted(const struct frontend *fe)
+{
+	return channel_state(fe->ctx.chan, RECORD_ROLE_EXECUTOR) ==
+	    CHANNEL_READY;
+}
 
 /*
  * Input is over: once every call is answered, flush and end.  Not before
@@ -90,22 +117,23 @@ static void frontend_flush_items(struct frontend *fe);
 static void
 frontend_maybe_finish(struct frontend *fe)
 {
-	if (!fe->input_done || fe->finishing ||
+	if (fe->state != FRONTEND_DRAINING ||
 	    mcp_session_inflight(fe->session) > 0 ||
-	    (!fe->greeted && !fe->executor_gone))
+	    (!frontend_greeted(fe) && !fe->executor_gone))
 		return;
-	fe->finishing = true;
+	fe->state = FRONTEND_DONE;
 	writer_finish(fe->out);
 }
 
 static void
 frontend_stop_input(struct frontend *fe)
 {
-	fe->input_done = true;
+	if (fe->state < FRONTEND_DRAINING)
+		fe->state = FRONTEND_DRAINING;
 	(void)event_del(fe->ev_stdin);
 	/* a call still waiting for a slot is answered, not started late */
 	if (!mcp_session_end_input(fe->session, &fe->items))
-		fe->failed = true;
+		fe->status = SP_EXIT_INTERNAL;
 	frontend_flush_items(fe);
 	frontend_maybe_finish(fe);
 }
@@ -124,7 +152,7 @@ frontend_client_gone(struct frontend *fe)
 	log_error("the client stopped reading: ending the session; calls in "
 	    "flight cancelled: %zu", mcp_session_inflight(fe->session));
 	if (!mcp_session_client_lost(fe->session, &fe->items))
-		fe->failed = true;
+		fe->status = SP_EXIT_INTERNAL;
 	frontend_flush_items(fe);
 	frontend_stop_input(fe);
 }
@@ -133,15 +161,15 @@ frontend_client_gone(struct frontend *fe)
 static void
 frontend_fail(struct frontend *fe)
 {
-	fe->failed = true;
+	fe->status = SP_EXIT_INTERNAL;
 	frontend_stop_input(fe);
 }
 
 static bool
 frontend_may_read(const struct frontend *fe)
 {
-	return !fe->input_done && mcp_session_may_read(fe->session,
-	    writer_queued(fe->out));
+	return fe->state < FRONTEND_DRAINING &&
+	    mcp_session_may_read(fe->session, writer_queued(fe->out));
 }
 
 /*
@@ -185,7 +213,7 @@ frontend_hold(struct frontend *fe, struct mcp_item *it)
 		if ((grown = reallocarray(h->items, cap, sizeof(*grown))) ==
 		    NULL) {
 			log_error("out of memory");
-			fe->failed = true;
+			fe->status = SP_EXIT_INTERNAL;
 			return;
 		}
 		h->items = grown;
@@ -215,18 +243,18 @@ frontend_flush_items(struct frontend *fe)
 			    it->len);
 			break;
 		case MCP_ITEM_EXECUTOR:
-			if (!fe->greeted)
+			if (!frontend_greeted(fe))
 				frontend_hold(fe, &fe->items.items[i]);
 			/* the test build's forged answer may go instead */
 			else if (!test_hook_confirm_relay(&fe->ctx, it->data,
 			    it->len) && !channel_send_encoded(fe->ctx.chan,
 			    RECORD_ROLE_EXECUTOR, it->data, it->len))
-				fe->failed = true;
+				fe->status = SP_EXIT_INTERNAL;
 			break;
 		case MCP_ITEM_AUDIT:
 			if (!channel_send_encoded(fe->ctx.chan,
 			    RECORD_ROLE_BROKER, it->data, it->len))
-				fe->failed = true;
+				fe->status = SP_EXIT_INTERNAL;
 			break;
 		}
 	}
@@ -306,7 +334,7 @@ frontend_read_input(struct frontend *fe)
 		log_error("cannot read the client: %s", strerror(errno));
 	if (frame_reader_finish(&fe->reader, &f)) {
 		if (!mcp_session_handle_bad_frame(fe->session, &f, &fe->items))
-			fe->failed = true;
+			fe->status = SP_EXIT_INTERNAL;
 		frontend_flush_items(fe);
 	}
 	frontend_stop_input(fe);
@@ -323,7 +351,7 @@ frontend_on_stdin(evutil_socket_t fd, short what, void *arg)
 	writer_flush(fe->out);
 }
 
-/* One result record from the executor; false: the channel is broken. */
+/* One result record from the executor. */
 static bool
 frontend_result(void *arg, enum record_role from, const uint8_t *rec,
     size_t len)
@@ -333,18 +361,14 @@ frontend_result(void *arg, enum record_role from, const uint8_t *rec,
 	enum record_error e;
 	bool ok;
 
-	(void)from;
 	if ((e = record_result_decode(rec, len,
-	    mcp_session_record_limits(fe->session), &r)) != RECORD_OK) {
-		log_error("executor record refused: %s",
-		    record_error_str(e));
-		return false;
-	}
+	    mcp_session_record_limits(fe->session), &r)) != RECORD_OK)
+		return channel_undecodable(fe->ctx.chan, from, rec, len, e);
 	ok = mcp_session_handle_result(fe->session, &r, &fe->items);
 	record_result_free(&r);
 	frontend_flush_items(fe);
 	if (!ok)
-		fe->failed = true;
+		fe->status = SP_EXIT_INTERNAL;
 	return true;
 }
 
@@ -358,16 +382,12 @@ frontend_challenge(void *arg, enum record_role from, const uint8_t *rec,
 	enum record_error e;
 	bool ok;
 
-	(void)from;
-	if ((e = record_confirm_challenge_decode(rec, len, &m)) != RECORD_OK) {
-		log_error("executor challenge refused: %s",
-		    record_error_str(e));
-		return false;
-	}
+	if ((e = record_confirm_challenge_decode(rec, len, &m)) != RECORD_OK)
+		return channel_undecodable(fe->ctx.chan, from, rec, len, e);
 	ok = mcp_session_handle_challenge(fe->session, &m, &fe->items);
 	frontend_flush_items(fe);
 	if (!ok)
-		fe->failed = true;
+		fe->status = SP_EXIT_INTERNAL;
 	return true;
 }
 
@@ -380,7 +400,7 @@ frontend_release_held(struct frontend *fe)
 	for (i = 0; i < fe->held.count; i++)
 		if (!channel_send_encoded(fe->ctx.chan, RECORD_ROLE_EXECUTOR,
 		    fe->held.items[i].data, fe->held.items[i].len))
-			fe->failed = true;
+			fe->status = SP_EXIT_INTERNAL;
 	mcp_output_clear(&fe->held);
 }
 
@@ -394,14 +414,17 @@ frontend_hello(void *arg, enum record_role from, const uint8_t *rec,
 {
 	struct frontend *fe = arg;
 	struct record_hello hello;
+	enum record_error e;
 
-	if (record_hello_decode(rec, len, &hello) != RECORD_OK ||
-	    hello.role != from ||
+	if ((e = record_hello_decode(rec, len, &hello)) != RECORD_OK)
+		return channel_undecodable(fe->ctx.chan, from, rec, len, e);
+	if (hello.role != from ||
 	    memcmp(hello.fingerprint, fe->ctx.fingerprint,
 	    HASH_SHA256_LEN) != 0)
 		fatal(SP_EXIT_INTERNAL, "the executor's hello is not ours");
 	channel_set_state(fe->ctx.chan, from, CHANNEL_READY);
-	fe->greeted = true;
+	if (fe->state == FRONTEND_HELLO)
+		fe->state = FRONTEND_RUNNING;
 	(void)event_del(fe->ev_hello);
 	test_hook_forge(&fe->ctx);
 	test_hook_stray(fe->ctx.chan, "frontend", true);
@@ -411,7 +434,9 @@ frontend_hello(void *arg, enum record_role from, const uint8_t *rec,
 
 /*
  * The frontend's channels.  The broker's is written only: nothing is
- * read from it, so it accepts nothing.
+ * read from it, so it accepts nothing.  Every undecodable body from the
+ * executor is fatal (no type is audited): an executor that sends one is
+ * broken, and no answer of it can be trusted.
  */
 static const struct channel_peer frontend_peers[] = {
 	{
@@ -481,7 +506,7 @@ frontend_on_action(evutil_socket_t fd, short what, void *arg)
 	if (!fe->client_lost && !writer_client_alive(fe->out))
 		frontend_client_gone(fe);
 	/* answered calls may let held-back frames in */
-	if (frontend_read_records(fe) && !fe->input_done)
+	if (frontend_read_records(fe) && fe->state < FRONTEND_DRAINING)
 		frontend_want_input(fe);
 	frontend_maybe_finish(fe);
 	writer_flush(fe->out);
@@ -508,7 +533,7 @@ frontend_on_progress(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	if (!mcp_session_progress(fe->session, &fe->items))
-		fe->failed = true;
+		fe->status = SP_EXIT_INTERNAL;
 	frontend_flush_items(fe);
 	writer_flush(fe->out);
 }
@@ -578,7 +603,7 @@ frontend_hello_late(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (!fe->greeted && !fe->executor_gone)
+	if (!frontend_greeted(fe) && !fe->executor_gone)
 		fatal(SP_EXIT_INTERNAL, "the executor did not answer its hello "
 		    "within %d s", FRONTEND_HELLO_MS / 1000);
 }
@@ -697,7 +722,7 @@ main(int argc, char **argv)
 		fatal(SP_EXIT_INTERNAL, "cannot watch the executor channel");
 	frontend_want_input(&fe);
 	(void)event_base_dispatch(fe.base);
-	status = fe.failed ? SP_EXIT_INTERNAL :
+	status = fe.status != 0 ? fe.status :
 	    mcp_session_exit_status(fe.session);
 	frontend_free(&fe);
 	test_hook_heap_report("frontend");

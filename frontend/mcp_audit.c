@@ -110,14 +110,7 @@ static bool
 mcp_audit_send(struct mcp_session *s, const struct record_audit_event *ev,
     struct mcp_output *out)
 {
-	struct buf b;
-	bool ok;
-
-	buf_init_writer(&b, RECORD_MAX_BYTES);
-	ok = record_audit_event_encode(ev, &s->limits, &b) == RECORD_OK &&
-	    mcp_output_add(out, MCP_ITEM_AUDIT, buf_ptr(&b), buf_len(&b));
-	buf_free(&b);
-	return ok;
+	return mcp_output_add_record(out, &s->limits, RECORD_AUDIT_EVENT, ev);
 }
 
 bool

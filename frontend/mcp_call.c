@@ -114,8 +114,6 @@ mcp_call_send(struct mcp_session *s, const struct jsonrpc_id *id,
 {
 	struct mcp_call *call = mcp_call_free_slot(s);
 	struct record_action a;
-	struct buf b;
-	bool ok;
 
 	if (call == NULL || !jsonrpc_id_copy(&call->id, id))
 		return false;
@@ -129,11 +127,7 @@ mcp_call_send(struct mcp_session *s, const struct jsonrpc_id *id,
 	memcpy(a.fingerprint, s->fingerprint, sizeof(a.fingerprint));
 	a.args = values;
 	a.arg_count = count;
-	buf_init_writer(&b, RECORD_MAX_BYTES);
-	ok = record_action_encode(&a, &s->limits, &b) == RECORD_OK &&
-	    mcp_output_add(out, MCP_ITEM_EXECUTOR, buf_ptr(&b), buf_len(&b));
-	buf_free(&b);
-	if (!ok) {
+	if (!mcp_output_add_record(out, &s->limits, RECORD_ACTION, &a)) {
 		jsonrpc_id_free(&call->id);
 		jsonrpc_id_free(&call->progress_token);
 		return false;
@@ -379,26 +373,22 @@ mcp_call_id_from_json(const cJSON *j, struct jsonrpc_id *id)
 
 /* A cancel record for call to the executor, and its question withdrawn. */
 static bool
-mcp_call_send_cancel(struct mcp_call *call, struct mcp_output *out)
+mcp_call_send_cancel(struct mcp_session *s, struct mcp_call *call,
+    struct mcp_output *out)
 {
 	struct record_cancel c;
-	struct buf b;
-	bool ok;
 
 	c.call_id = call->call_id;
-	buf_init_writer(&b, RECORD_MAX_BYTES);
-	ok = record_cancel_encode(&c, &b) == RECORD_OK &&
-	    mcp_output_add(out, MCP_ITEM_EXECUTOR, buf_ptr(&b), buf_len(&b)) &&
+	return mcp_output_add_record(out, &s->limits, RECORD_CANCEL, &c) &&
 	    mcp_confirm_withdraw(call, out);
-	buf_free(&b);
-	return ok;
 }
 
 /* A cancel record for call; no response will be sent for it. */
 static bool
-mcp_call_cancel(struct mcp_call *call, struct mcp_output *out)
+mcp_call_cancel(struct mcp_session *s, struct mcp_call *call,
+    struct mcp_output *out)
 {
-	if (!mcp_call_send_cancel(call, out))
+	if (!mcp_call_send_cancel(s, call, out))
 		return false;
 	call->cancelled = true;
 	return true;
@@ -415,11 +405,11 @@ mcp_call_withdraw_questions(struct mcp_session *s, struct mcp_output *out)
 	for (i = 0; i < s->call_slots; i++) {
 		call = &s->calls[i];
 		if (!call->used || call->cancelled ||
-		    call->confirm.message == NULL || call->confirm.answered)
+		    !mcp_confirm_unanswered(call))
 			continue;
-		if (!mcp_call_send_cancel(call, out))
+		if (!mcp_call_send_cancel(s, call, out))
 			return false;
-		call->confirm.answered = true;
+		call->confirm.phase = MCP_CONFIRM_ANSWERED;
 	}
 	return true;
 }
@@ -437,7 +427,7 @@ mcp_call_cancelled(struct mcp_session *s, const cJSON *params,
 	call = mcp_session_call_by_id(s, &id);
 	if (call == NULL)
 		return true;	/* already answered, or never ours: ignored */
-	return mcp_call_cancel(call, out);
+	return mcp_call_cancel(s, call, out);
 }
 
 bool
@@ -448,7 +438,7 @@ mcp_session_client_lost(struct mcp_session *s, struct mcp_output *out)
 
 	for (i = 0; i < s->call_slots; i++)
 		if (s->calls[i].used && !s->calls[i].cancelled)
-			ok = mcp_call_cancel(&s->calls[i], out) && ok;
+			ok = mcp_call_cancel(s, &s->calls[i], out) && ok;
 	ok = mcp_session_end_input(s, out) && ok;
 	s->state = MCP_STATE_CLOSED;
 	if (s->exit_status == MCP_EXIT_CLEAN)
@@ -461,19 +451,13 @@ mcp_call_audit_cancellation(struct mcp_session *s, const struct mcp_call *call,
     bool started, struct mcp_output *out)
 {
 	struct record_audit_event ev;
-	struct buf b;
-	bool ok;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = RECORD_AUDIT_CANCELLATION;
 	ev.flags = started ? AUDIT_STARTED : 0;
 	ev.call_id = call->call_id;
 	ev.tool_index = call->tool_index;
-	buf_init_writer(&b, RECORD_MAX_BYTES);
-	ok = record_audit_event_encode(&ev, &s->limits, &b) == RECORD_OK &&
-	    mcp_output_add(out, MCP_ITEM_AUDIT, buf_ptr(&b), buf_len(&b));
-	buf_free(&b);
-	return ok;
+	return mcp_output_add_record(out, &s->limits, RECORD_AUDIT_EVENT, &ev);
 }
 
 static void
@@ -513,7 +497,7 @@ mcp_session_handle_result(struct mcp_session *s,
 	/* a question still out to the client is moot now */
 	if (!mcp_confirm_withdraw(call, out))
 		ok = false;
-	else if (call->confirm.relayed)
+	else if (call->confirm.phase == MCP_CONFIRM_RELAYED)
 		ok = true;	/* answered with input_required already */
 	else if (call->cancelled)
 		ok = mcp_call_audit_cancellation(s, call, (r->flags &
@@ -544,8 +528,7 @@ mcp_session_executor_lost(struct mcp_session *s, struct mcp_output *out)
 		    "check %s's effect before retrying",
 		    s->policy->tools[call->tool_index].name);
 		/* unanswered, the executor acts on nothing (design.md 8.1) */
-		unconfirmed = call->confirm.message != NULL &&
-		    !call->confirm.answered;
+		unconfirmed = mcp_confirm_unanswered(call);
 		ok = mcp_confirm_withdraw(call, out) && ok;
 		if (call->cancelled)
 			ok = mcp_call_audit_cancellation(s, call, !unconfirmed,

@@ -171,7 +171,16 @@ mcp_confirm_prepare(struct mcp_session *s, struct mcp_call *call,
 		log_error("the confirmation message could not be built");
 		return false;
 	}
+	call->confirm.phase = MCP_CONFIRM_WAITING;
 	return true;
+}
+
+bool
+mcp_confirm_unanswered(const struct mcp_call *call)
+{
+	return call->confirm.phase == MCP_CONFIRM_WAITING ||
+	    call->confirm.phase == MCP_CONFIRM_CHALLENGED ||
+	    call->confirm.phase == MCP_CONFIRM_ASKED;
 }
 
 static struct mcp_call *
@@ -193,8 +202,6 @@ mcp_confirm_answer(struct mcp_session *s, struct mcp_call *call,
     struct mcp_output *out)
 {
 	struct record_confirm_answer a;
-	struct buf b;
-	bool ok;
 
 	memset(&a, 0, sizeof(a));
 	a.call_id = call->call_id;
@@ -207,14 +214,9 @@ mcp_confirm_answer(struct mcp_session *s, struct mcp_call *call,
 		a.retyped.ptr = (char *)retyped;
 		a.retyped.len = strlen(retyped);
 	}
-	call->confirm.challenged = false;
-	call->confirm.asked = false;
-	call->confirm.answered = true;
-	buf_init_writer(&b, RECORD_MAX_BYTES);
-	ok = record_confirm_answer_encode(&a, &s->limits, &b) == RECORD_OK &&
-	    mcp_output_add(out, MCP_ITEM_EXECUTOR, buf_ptr(&b), buf_len(&b));
-	buf_free(&b);
-	return ok;
+	call->confirm.phase = MCP_CONFIRM_ANSWERED;
+	return mcp_output_add_record(out, &s->limits, RECORD_CONFIRM_ANSWER,
+	    &a);
 }
 
 /* One field: the retype param's value as a string, or a boolean. */
@@ -284,7 +286,7 @@ mcp_confirm_ask(struct mcp_session *s, struct mcp_call *call,
 		return false;
 	snprintf(id, sizeof(id), MCP_CONFIRM_ID_PREFIX "%" PRIu64,
 	    call->call_id);
-	call->confirm.asked = true;
+	call->confirm.phase = MCP_CONFIRM_ASKED;
 	return mcp_output_add_line(out, result_render_request(id,
 	    "elicitation/create", params));
 }
@@ -318,6 +320,7 @@ mcp_confirm_relay(struct mcp_session *s, struct mcp_call *call,
 	char state[BASE64_ENCODE_SIZE(MCP_CONFIRM_STATE_LEN)];
 	cJSON *r = cJSON_CreateObject(), *requests, *one,
 	    *params = mcp_confirm_question(s, call);
+	bool ok;
 
 	if (r == NULL || params == NULL ||
 	    cJSON_AddStringToObject(r, "resultType", "input_required") ==
@@ -340,10 +343,11 @@ mcp_confirm_relay(struct mcp_session *s, struct mcp_call *call,
 		return false;
 	}
 	/* its id is free at once: the retry may come before the result */
-	call->confirm.relayed = true;
 	call->cancelled = true;
-	return mcp_output_add_line(out, result_render_success(&call->id, r)) &&
+	ok = mcp_output_add_line(out, result_render_success(&call->id, r)) &&
 	    mcp_confirm_answer(s, call, RECORD_CONFIRM_RELAYED, NULL, out);
+	call->confirm.phase = MCP_CONFIRM_RELAYED;
+	return ok;
 }
 
 bool
@@ -356,16 +360,16 @@ mcp_session_handle_challenge(struct mcp_session *s,
 	if (call == NULL)
 		return true;
 	/* withdrawn at the end of input: the executor has the cancel */
-	if (call->confirm.answered)
+	if (call->confirm.phase == MCP_CONFIRM_ANSWERED ||
+	    call->confirm.phase == MCP_CONFIRM_RELAYED)
 		return true;
-	if (call->confirm.message == NULL || call->confirm.challenged ||
-	    call->confirm.asked) {
+	if (call->confirm.phase != MCP_CONFIRM_WAITING) {
 		log_error("a challenge for call %" PRIu64 ", which does not "
 		    "wait for one; ignored", m->call_id);
 		return true;
 	}
 	call->confirm.challenge = m->challenge;
-	call->confirm.challenged = true;
+	call->confirm.phase = MCP_CONFIRM_CHALLENGED;
 	if (!call->confirm.can_ask)
 		return mcp_confirm_answer(s, call, RECORD_CONFIRM_UNSUPPORTED,
 		    NULL, out);
@@ -397,7 +401,8 @@ mcp_confirm_asked_call(struct mcp_session *s, const struct jsonrpc_id *id)
 	if (errno != 0 || *end != '\0')
 		return NULL;
 	call = mcp_confirm_call(s, (uint64_t)v);
-	return call != NULL && call->confirm.asked ? call : NULL;
+	return call != NULL && call->confirm.phase == MCP_CONFIRM_ASKED ?
+	    call : NULL;
 }
 
 /* An accepted form's field: the retyped text, or the boolean's verdict. */
@@ -476,9 +481,8 @@ mcp_confirm_awaits_client(const struct mcp_session *s)
 		return false;
 	for (i = 0; i < s->call_slots; i++) {
 		call = &s->calls[i];
-		if (call->used && !call->cancelled &&
-		    call->confirm.message != NULL && call->confirm.can_ask &&
-		    !call->confirm.answered)
+		if (call->used && !call->cancelled && call->confirm.can_ask &&
+		    mcp_confirm_unanswered(call))
 			return true;
 	}
 	return false;
@@ -490,9 +494,9 @@ mcp_confirm_withdraw(struct mcp_call *call, struct mcp_output *out)
 	cJSON *params;
 	char id[64];
 
-	if (!call->confirm.asked)
+	if (call->confirm.phase != MCP_CONFIRM_ASKED)
 		return true;
-	call->confirm.asked = false;
+	call->confirm.phase = MCP_CONFIRM_CHALLENGED;
 	snprintf(id, sizeof(id), MCP_CONFIRM_ID_PREFIX "%" PRIu64,
 	    call->call_id);
 	if ((params = cJSON_CreateObject()) == NULL ||

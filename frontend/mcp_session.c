@@ -64,7 +64,7 @@ mcp_output_add_line(struct mcp_output *out, char *line)
 	return true;
 }
 
-bool
+static bool
 mcp_output_add(struct mcp_output *out, enum mcp_item_kind kind,
     const void *data, size_t len)
 {
@@ -80,6 +80,22 @@ mcp_output_add(struct mcp_output *out, enum mcp_item_kind kind,
 	memcpy(copy, data, len);
 	out->items[out->count++] = (struct mcp_item){ kind, copy, len };
 	return true;
+}
+
+bool
+mcp_output_add_record(struct mcp_output *out,
+    const struct record_limits *limits, enum record_type type,
+    const void *rec)
+{
+	struct buf b;
+	bool ok;
+
+	buf_init_writer(&b, RECORD_MAX_BYTES);
+	ok = record_encode(type, rec, limits, &b) == RECORD_OK &&
+	    mcp_output_add(out, type == RECORD_AUDIT_EVENT ? MCP_ITEM_AUDIT :
+	    MCP_ITEM_EXECUTOR, buf_ptr(&b), buf_len(&b));
+	buf_free(&b);
+	return ok;
 }
 
 bool
@@ -108,17 +124,13 @@ static bool
 mcp_session_open(struct mcp_session *s, struct mcp_output *out)
 {
 	struct record_audit_event ev;
-	struct buf b;
 	bool ok;
 
 	if (s->opened)
 		return true;
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = RECORD_AUDIT_OPENED;
-	buf_init_writer(&b, RECORD_MAX_BYTES);
-	ok = record_audit_event_encode(&ev, &s->limits, &b) == RECORD_OK &&
-	    mcp_output_add(out, MCP_ITEM_AUDIT, buf_ptr(&b), buf_len(&b));
-	buf_free(&b);
+	ok = mcp_output_add_record(out, &s->limits, RECORD_AUDIT_EVENT, &ev);
 	s->opened = ok;
 	return ok;
 }

@@ -30,18 +30,34 @@ enum mcp_era {
 };
 
 /*
+ * Where a confirm tool's call is between its action and its result
+ * (frontend/mcp_confirm.c).  WAITING -> CHALLENGED, then at once ASKED
+ * (legacy era, the client asks its human), ANSWERED (the client cannot
+ * ask, or the 2026-07-28 retry brought the answer) or RELAYED; ASKED ->
+ * ANSWERED on the human's answer, or back to CHALLENGED when the
+ * question is withdrawn.  ANSWERED and RELAYED are final.
+ */
+enum mcp_confirm_phase {
+	MCP_CONFIRM_NONE,	/* not a confirm tool's call */
+	MCP_CONFIRM_WAITING,	/* for the executor's challenge */
+	MCP_CONFIRM_CHALLENGED,	/* the challenge is held, no question out */
+	MCP_CONFIRM_ASKED,	/* an elicitation/create is out to the client */
+	MCP_CONFIRM_ANSWERED,	/* the answer record went to the executor */
+	MCP_CONFIRM_RELAYED,	/* 2026-07-28: asked in an input_required
+				 * result, answered RELAYED; this call's own
+				 * result is dropped */
+};
+
+/*
  * A confirm tool's call between its action and its result
- * (frontend/mcp_confirm.c); all zero for other calls.
+ * (frontend/mcp_confirm.c); all zero for other calls.  can_ask and
+ * has_state are facts about the client's request, not phases.
  */
 struct mcp_confirm_wait {
 	char *message;		/* what the human is shown; owned */
+	enum mcp_confirm_phase phase;
 	bool can_ask;		/* the client declared form elicitation */
-	bool challenged;	/* the executor's challenge is held */
-	struct record_confirm_challenge challenge;
-	bool asked;		/* an elicitation/create is out to the client */
-	bool answered;		/* the answer record went to the executor */
-	bool relayed;		/* 2026-07-28: asked in an input_required
-				 * result; this call's own result is dropped */
+	struct record_confirm_challenge challenge;	/* from CHALLENGED */
 	/* 2026-07-28 retry: requestState and inputResponses as sent */
 	bool has_state;
 	struct record_confirm_challenge state;	/* zero when unreadable */
@@ -113,9 +129,15 @@ struct mcp_frame {
 	const cJSON *arguments;		/* tools/call's arguments */
 };
 
-/* Appends a copy of len bytes as one item; false on allocation failure. */
-bool mcp_output_add(struct mcp_output *out, enum mcp_item_kind kind,
-    const void *data, size_t len);
+/*
+ * Encodes rec (record_encode(): type says which struct it is) and
+ * appends it as one item: an audit event for the broker, any other
+ * record for the executor.  false when it does not encode or on
+ * allocation failure.
+ */
+bool mcp_output_add_record(struct mcp_output *out,
+    const struct record_limits *limits, enum record_type type,
+    const void *rec);
 
 /*
  * Appends a rendered line (consumed, freed on failure); NULL, a failed
@@ -191,6 +213,8 @@ void mcp_confirm_free(struct mcp_confirm_wait *w);
 bool mcp_confirm_response(struct mcp_session *s,
     const struct jsonrpc_message *msg, struct mcp_output *out);
 bool mcp_confirm_withdraw(struct mcp_call *call, struct mcp_output *out);
+/* A confirm tool's call whose answer has not gone to the executor. */
+bool mcp_confirm_unanswered(const struct mcp_call *call);
 /*
  * Some call in flight waits for an answer that only the client can bring,
  * on stdin: while one does, reading must never stop (so a tools/call that
