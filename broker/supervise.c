@@ -37,9 +37,14 @@
 /*
  * After a child dies unasked, the other is given this long to be reaped
  * on its own before it is killed: a child that died of its peer's death
- * (closed channel) is then not mistaken for the cause.
+ * (closed channel) is then not mistaken for the cause.  One still on its
+ * way out (its control channel at EOF or not yet read) gets up to
+ * SUPERVISE_SETTLE_WAITS more such waits, so a loaded machine that is
+ * slow to turn an exiting process into a zombie does not make the broker
+ * kill it and blame the other.
  */
 #define SUPERVISE_SETTLE_MS 50
+#define SUPERVISE_SETTLE_WAITS 40
 /* Records taken per wake-up: a busy child cannot starve the signals. */
 #define SUPERVISE_RECORDS_PER_WAKEUP 64
 
@@ -233,12 +238,41 @@ supervise_on_grace(evutil_socket_t fd, short what, void *arg)
 	supervise_kill_all(sv);
 }
 
+/*
+ * Whether a live child may still end on its own: its control channel is
+ * closed (exit closes every fd before the kernel makes the process a
+ * zombie) or holds records the loop has not read yet.  A child with an
+ * open, quiet channel is not leaving.
+ */
+static bool
+supervise_child_leaving(const struct child *c)
+{
+	char byte;
+
+	if (c->control == -1)
+		return true;
+	return recv(c->control, &byte, 1, MSG_PEEK | MSG_DONTWAIT) >= 0;
+}
+
 static void
 supervise_on_settle(evutil_socket_t fd, short what, void *arg)
 {
+	struct supervisor *sv = arg;
+	bool leaving = sv->settle_waits < SUPERVISE_SETTLE_WAITS;
+	int i;
+
 	(void)fd;
 	(void)what;
-	supervise_kill_all(arg);
+	for (i = 0; i < CHILD_COUNT && leaving; i++)
+		if (sv->kids[i].pid > 0 &&
+		    !supervise_child_leaving(&sv->kids[i]))
+			leaving = false;
+	if (leaving) {
+		sv->settle_waits++;
+		supervise_arm(sv->ev_settle, SUPERVISE_SETTLE_MS);
+		return;
+	}
+	supervise_kill_all(sv);
 }
 
 static void

@@ -38,6 +38,8 @@ struct supervisor {
 	struct channel *chan;		/* to both children */
 	bool killed[CHILD_COUNT];	/* ended by the broker: expected */
 	bool abnormal;			/* a child died unasked */
+	unsigned settle_waits;		/* ev_settle re-armed for a child
+					 * on its way out */
 	bool ending;			/* the session is ending in order */
 	char end_why[32];		/* "signal TERM" when ending */
 	bool status_set;

@@ -24,6 +24,8 @@
 
 /* executor:slow-hello and executor:bad-hello: how long the hello waits. */
 #define TEST_HOOK_SLOW_HELLO_MS	1500
+/* below the broker's 2 s of settle waits (broker/supervise.c) */
+#define TEST_HOOK_DIE_SLOWLY_MS	600
 #define TEST_HOOK_BAD_HELLO_MS	500
 /* executor:mute-hello: longer than the frontend waits for a hello. */
 #define TEST_HOOK_MUTE_HELLO_MS	60000
@@ -107,6 +109,24 @@ test_hook_sleep_ms(long ms)
 		;
 }
 
+/*
+ * Dies as exit does, but slowly: every fd but stderr closed first (its
+ * peers see EOF and may end at once), then TEST_HOOK_DIE_SLOWLY_MS of
+ * being alive without them, then SIGKILL.  What a loaded machine does
+ * between an exit closing the fds and the process becoming a zombie.
+ */
+static void
+test_hook_die_slowly(void)
+{
+	int fd;
+
+	for (fd = 0; fd < 1024; fd++)
+		if (fd != STDERR_FILENO)
+			(void)close(fd);
+	test_hook_sleep_ms(TEST_HOOK_DIE_SLOWLY_MS);
+	(void)raise(SIGKILL);
+}
+
 static void
 test_hook_act(const char *action)
 {
@@ -131,6 +151,8 @@ test_hook_act(const char *action)
 		test_hook_stderr_forge();
 	else if (strcmp(action, "stderr-partial") == 0)
 		test_hook_stderr_partial();
+	else if (strcmp(action, "die-slowly") == 0)
+		test_hook_die_slowly();
 	else if (strcmp(action, "slow-hello") == 0)
 		test_hook_sleep_ms(TEST_HOOK_SLOW_HELLO_MS);
 	else if (strcmp(action, "bad-hello") == 0)

@@ -14,8 +14,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE, request  # noqa: E402
 from sptest.policy import get_item_policy, shared_target_policy  # noqa: E402
 from sptest.procfs import confined_children, gone_within  # noqa: E402
-from sptest.run import (finish, read_line, sanitized_build,  # noqa: E402
-                        start, stop, tmpdir)
+from sptest.run import (SP_TEST, finish, read_line,  # noqa: E402
+                        sanitized_build, start, stop, tmpdir)
 from sptest.tap import check, done  # noqa: E402
 from sptest.target import Target  # noqa: E402
 
@@ -119,7 +119,31 @@ def in_flight_killed(tmp, target):
     check("... and the session ends with 70", status == 70, err)
 
 
+def executor_dies_slowly():
+    """The executor closes every fd, stays alive 600 ms, then SIGKILLs
+    itself (test hook executor:die-slowly): what a loaded machine does
+    between an exit closing the fds and the zombie.  The frontend exits
+    70 on the closed channel and is reaped first; the broker must wait
+    for the executor, which is on its way out, and name it, not kill it
+    at its 50 ms settle and blame the frontend."""
+    tmp = tmpdir()
+    p = start(shared_target_policy(tmp), binary=SP_TEST,
+              hook="executor:die-slowly")
+    status, out, err = finish(p, INITIALIZE, timeout=30)
+    check("executor dies slowly: sp mcp exits 70", status == 70, err)
+    said = ("executor died: killed by SIGKILL" in err and
+            "frontend died" not in err)
+    if sanitized_build():
+        # as in kill_child(): ASan's exit path in the frontend is killed
+        # by its filter (SIGSYS), a death the broker did not cause
+        said = said or ("frontend died: killed by SIGSYS (sandbox "
+                        "violation" in err)
+    check("executor dies slowly: stderr names the executor and SIGKILL",
+          said, err)
+
+
 def main():
+    executor_dies_slowly()
     kill_child("executor")
     kill_child("frontend")
     kill_broker()
