@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "state/journal.h"
+#include "state/pg.h"
 #include "state/state_dir.h"
 #include "common/log.h"
 
@@ -39,6 +40,8 @@ struct journal_entry {
 struct journal {
 	const struct policy *policy;
 	struct state_file *state;	/* borrowed; NULL: in memory only */
+	struct pg_state *pg;		/* borrowed; not NULL: the journal is
+					 * there, and e holds our calls only */
 	char profile[64];
 	struct journal_entry *e;	/* owned, JOURNAL_MAX */
 	size_t n;
@@ -47,7 +50,7 @@ struct journal {
 
 struct journal *
 journal_new(const struct policy *policy, struct state_file *state,
-    const char *profile)
+    struct pg_state *pg, const char *profile)
 {
 	struct journal *j;
 
@@ -59,6 +62,7 @@ journal_new(const struct policy *policy, struct state_file *state,
 	}
 	j->policy = policy;
 	j->state = state;
+	j->pg = pg;
 	snprintf(j->profile, sizeof(j->profile), "%s", profile);
 	return j;
 }
@@ -283,6 +287,37 @@ journal_budget_ms(const struct policy *p, const struct policy_tool *tool)
 	return p->limits.call_timeout_ms;
 }
 
+static const char journal_pg_unavailable[] = "denied: the shared state "
+    "(PostgreSQL) is unavailable, so the idempotency journal cannot be "
+    "consulted; nothing was sent";
+
+/* The answer the database's entry for key gives an identical call now:
+ * a read only, the entry is taken by journal_begin(). */
+static enum journal_verdict
+journal_check_pg(struct journal *j, const struct policy_tool *tool,
+    const char *key, uint64_t wall_ms, char *message, size_t message_size)
+{
+	struct pg_journal_row row;
+	struct journal_entry e = { .ours = false };
+	bool found = false;
+
+	if (!pg_journal_peek(j->pg, key, &row, &found)) {
+		snprintf(message, message_size, "%s", journal_pg_unavailable);
+		return JOURNAL_REFUSED;
+	}
+	if (!found || !journal_state_parse(row.state, &e.state))
+		return JOURNAL_PASS;
+	snprintf(e.key, sizeof(e.key), "%s", key);
+	e.ts_ms = row.ts_ms;
+	e.ours = row.ours;
+	snprintf(e.summary, sizeof(e.summary), "%s", row.summary);
+	if (!e.ours && wall_ms >= e.ts_ms &&
+	    wall_ms - e.ts_ms >= (uint64_t)tool->idem_window_s * 1000)
+		return JOURNAL_PASS;	/* its window has passed */
+	return journal_verdict_of(&e, tool, journal_budget_ms(j->policy, tool),
+	    wall_ms, message, message_size);
+}
+
 enum journal_verdict
 journal_check(struct journal *j, const struct record_audit_event *intent,
     uint64_t wall_ms, char *key, char *message, size_t message_size)
@@ -296,6 +331,9 @@ journal_check(struct journal *j, const struct record_audit_event *intent,
 	if (tool->idem_window_s == 0)
 		return JOURNAL_NONE;
 	journal_key(j, tool, intent, key);
+	if (j->pg != NULL)
+		return journal_check_pg(j, tool, key, wall_ms, message,
+		    message_size);
 	if (j->state != NULL && !state_file_lock(j->state, &reader)) {
 		snprintf(message, message_size, "denied: the idempotency "
 		    "journal could not be read; nothing was sent");
@@ -355,6 +393,50 @@ out:
 	return ok;
 }
 
+/*
+ * The pending entry is taken in the database by one call, only when no
+ * entry answers the key: of two sessions that both passed
+ * journal_check_pg(), one takes it, and the other is refused here with
+ * what the entry says now.
+ */
+static bool
+journal_begin_pg(struct journal *j, const struct record_audit_event *intent,
+    const char *key, uint64_t wall_ms, char *message, size_t message_size)
+{
+	const struct policy_tool *tool = &j->policy->tools[intent->tool_index];
+	struct journal_entry *e;
+	bool taken = false;
+
+	if (!pg_journal_take(j->pg, key, tool->name, intent->call_id, wall_ms,
+	    (uint64_t)tool->idem_window_s * 1000, &taken)) {
+		snprintf(message, message_size, "%s", journal_pg_unavailable);
+		return false;
+	}
+	if (!taken) {
+		if (journal_check_pg(j, tool, key, wall_ms, message,
+		    message_size) == JOURNAL_PASS)
+			snprintf(message, message_size, "denied by the "
+			    "idempotency journal: an identical call was taken "
+			    "by another session at the same time (journal key "
+			    "%s); nothing was sent", key);
+		return false;
+	}
+	if ((e = journal_slot(j, key)) == NULL) {
+		/* taken but not tracked: never sent, and the database's
+		 * entry turns unknown for an operator to resolve */
+		snprintf(message, message_size, "denied: %d calls of this "
+		    "session are in the idempotency journal, the most it "
+		    "tracks; nothing was sent", JOURNAL_MAX);
+		return false;
+	}
+	e->state = JOURNAL_PENDING;
+	e->ts_ms = wall_ms;
+	e->call_id = intent->call_id;
+	e->ours = true;
+	snprintf(e->tool, sizeof(e->tool), "%s", tool->name);
+	return true;
+}
+
 bool
 journal_begin(struct journal *j, const struct record_audit_event *intent,
     const char *key, uint64_t wall_ms, char *message, size_t message_size)
@@ -362,6 +444,9 @@ journal_begin(struct journal *j, const struct record_audit_event *intent,
 	struct journal_entry *e = journal_find(j, key), was;
 	bool existed = e != NULL, ok;
 
+	if (j->pg != NULL)
+		return journal_begin_pg(j, intent, key, wall_ms, message,
+		    message_size);
 	if (existed)
 		was = *e;
 	else
@@ -420,6 +505,33 @@ journal_summary(const struct policy_tool *tool, enum record_outcome outcome,
 	    "exit status" : "HTTP", status);
 }
 
+static enum journal_state
+journal_state_of(enum record_outcome outcome)
+{
+	return outcome == RECORD_OUTCOME_OK ? JOURNAL_DONE :
+	    outcome == RECORD_OUTCOME_UNKNOWN ? JOURNAL_UNKNOWN : JOURNAL_FAILED;
+}
+
+/* As in state_dir: an outcome the database did not take leaves its
+ * pending entry, refused elsewhere as in flight, then unknown. */
+static void
+journal_end_pg(struct journal *j, struct journal_entry *e,
+    enum record_outcome outcome, int32_t status, uint64_t wall_ms)
+{
+	enum journal_state st = journal_state_of(outcome);
+	char summary[JOURNAL_SUMMARY_MAX];
+
+	journal_summary(journal_tool_named(j->policy, e->tool), outcome,
+	    status, summary, sizeof(summary));
+	if (!pg_journal_end(j->pg, e->key, journal_state_names[st], wall_ms,
+	    summary))
+		log_error("journal key %s: the outcome %s is not in the shared "
+		    "state, which still says pending: other sessions refuse "
+		    "the identical call until its window passes or sp journal "
+		    "resolve %s", e->key, journal_state_names[st], e->key);
+	*e = j->e[--j->n];
+}
+
 /*
  * An outcome that cannot be written leaves the file's pending line: other
  * sessions refuse the identical call as in flight, then (past twice the
@@ -437,6 +549,10 @@ journal_end(struct journal *j, uint64_t call_id, enum record_outcome outcome,
 
 	if (e == NULL)
 		return;
+	if (j->pg != NULL) {
+		journal_end_pg(j, e, outcome, status, wall_ms);
+		return;
+	}
 	keep = *e;
 	/* read first: the change goes after what others wrote since */
 	locked = j->state != NULL && state_file_lock(j->state, &reader);
@@ -444,9 +560,7 @@ journal_end(struct journal *j, uint64_t call_id, enum record_outcome outcome,
 		*e = keep;
 		e->ours = false;
 		e->ts_ms = wall_ms;
-		e->state = outcome == RECORD_OUTCOME_OK ? JOURNAL_DONE :
-		    outcome == RECORD_OUTCOME_UNKNOWN ? JOURNAL_UNKNOWN :
-		    JOURNAL_FAILED;
+		e->state = journal_state_of(outcome);
 		journal_summary(journal_tool_named(j->policy, e->tool), outcome,
 		    status, e->summary, sizeof(e->summary));
 		if (j->state != NULL && (!locked || !journal_put(j, e)))

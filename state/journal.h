@@ -51,10 +51,15 @@ enum journal_verdict {
 
 struct journal;
 struct state_file;
+struct pg_state;	/* state/pg.h */
 
-/* state (borrowed) may be NULL.  NULL when out of memory (logged). */
+/* state and pg (borrowed) may be NULL; with pg the journal is in
+ * PostgreSQL (state/pg.h): journal_check() reads the key's entry, and
+ * journal_begin() takes it in one call, only while no entry answers the
+ * key, so of two hosts only one sends; no answer from the database is
+ * a refusal.  NULL when out of memory (logged). */
 struct journal *journal_new(const struct policy *policy,
-    struct state_file *state, const char *profile);
+    struct state_file *state, struct pg_state *pg, const char *profile);
 void journal_free(struct journal *j);
 
 /* The verdict on an intent; key gets its hex key (JOURNAL_KEY_HEX + 1). */

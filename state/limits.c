@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "state/limits.h"
+#include "state/pg.h"
 #include "state/state_dir.h"
 #include "common/hex.h"
 #include "common/json_number.h"
@@ -51,6 +52,7 @@ struct limits_shared {
 struct limits {
 	const struct policy *policy;
 	struct state_file *state;	/* borrowed; NULL: per_day in memory */
+	struct pg_state *pg;		/* borrowed; not NULL: decided there */
 	char who[LIMITS_WHO_MAX];	/* "uid:1001" or "profile:ops" */
 	struct limits_tool *tools;	/* owned, one per policy tool */
 	struct limits_recent *recent;	/* owned, LIMITS_RECENT_MAX */
@@ -65,7 +67,7 @@ struct limits {
 
 struct limits *
 limits_new(const struct policy *policy, struct state_file *state,
-    const char *who)
+    struct pg_state *pg, const char *who)
 {
 	struct limits *l;
 	size_t i;
@@ -79,6 +81,7 @@ limits_new(const struct policy *policy, struct state_file *state,
 		goto fail;
 	l->policy = policy;
 	l->state = state;
+	l->pg = pg;
 	snprintf(l->who, sizeof(l->who), "%s", who);
 	for (i = 0; i < policy->tool_count; i++)
 		if (policy->tools[i].limits.max_distinct != NULL &&
@@ -385,6 +388,13 @@ limits_state_append(struct limits *l, const struct policy_tool *tool,
 	return ok;
 }
 
+/* Whether counts are shared beyond this session (state_dir, PostgreSQL). */
+static bool
+limits_shared(const struct limits *l)
+{
+	return l->state != NULL || l->pg != NULL;
+}
+
 static enum limits_verdict
 limits_deny_day(const struct limits *l, const struct limits_tool *lt,
     const struct policy_tool *tool, struct limits_decision *d)
@@ -394,7 +404,7 @@ limits_deny_day(const struct limits *l, const struct limits_tool *lt,
 	snprintf(d->message, sizeof(d->message), "denied by limit per_day of "
 	    "%s: %" PRIu64 " of %" PRIu32 " calls made today (UTC)%s%s; resets "
 	    "at %s", tool->name, lt->day_count, tool->limits.per_day,
-	    l->state != NULL ? " by " : "", l->state != NULL ? l->who : "",
+	    limits_shared(l) ? " by " : "", limits_shared(l) ? l->who : "",
 	    d->resets);
 	return limits_deny(d, "per_day", lt->day_count, tool->limits.per_day);
 }
@@ -410,28 +420,35 @@ limits_deny_state(const struct policy_tool *tool, const char *what,
 	    "min_interval_ms", 0, tool->limits.per_day);
 }
 
+/* An identical call of any session started at started_ms, too close. */
+static enum limits_verdict
+limits_deny_interval(const struct limits *l, const struct policy_tool *tool,
+    uint64_t started_ms, uint64_t wall_ms, struct limits_decision *d)
+{
+	uint64_t ago = started_ms <= wall_ms ? wall_ms - started_ms : 0;
+
+	limits_format_time(started_ms + tool->limits.min_interval_ms,
+	    d->resets, sizeof(d->resets));
+	snprintf(d->message, sizeof(d->message), "denied by limit "
+	    "min_interval_ms of %s: an identical call was made %" PRIu64
+	    " ms ago by %s, and %" PRIu32 " ms must pass between two; "
+	    "allowed again at %s", tool->name, ago, l->who,
+	    tool->limits.min_interval_ms, d->resets);
+	return limits_deny(d, "min_interval_ms", 1, 1);
+}
+
 /* Under the lock: an identical call of any session too close to this. */
 static enum limits_verdict
 limits_check_shared_interval(struct limits *l, const struct policy_tool *tool,
     uint64_t wall_ms, struct limits_decision *d)
 {
 	const struct limits_shared *r;
-	uint64_t ago;
 
 	if (tool->limits.min_interval_ms == 0)
 		return LIMITS_PASS;
 	if ((r = limits_shared_find(l, d->key)) != NULL &&
-	    !limits_shared_expired(l, r, wall_ms)) {
-		ago = r->started_ms <= wall_ms ? wall_ms - r->started_ms : 0;
-		limits_format_time(r->started_ms + tool->limits.min_interval_ms,
-		    d->resets, sizeof(d->resets));
-		snprintf(d->message, sizeof(d->message), "denied by limit "
-		    "min_interval_ms of %s: an identical call was made %" PRIu64
-		    " ms ago by %s, and %" PRIu32 " ms must pass between two; "
-		    "allowed again at %s", tool->name, ago, l->who,
-		    tool->limits.min_interval_ms, d->resets);
-		return limits_deny(d, "min_interval_ms", 1, 1);
-	}
+	    !limits_shared_expired(l, r, wall_ms))
+		return limits_deny_interval(l, tool, r->started_ms, wall_ms, d);
 	if (wall_ms < l->shared_lost_until) {
 		limits_format_time(l->shared_lost_until, d->resets,
 		    sizeof(d->resets));
@@ -485,6 +502,43 @@ limits_check_state(struct limits *l, struct limits_tool *lt,
 	return LIMITS_PASS;
 }
 
+/*
+ * per_day and min_interval_ms in PostgreSQL (state/pg.h): decided and
+ * counted by one call there.  No answer is a refusal: the count cannot
+ * be known, so nothing is sent.
+ */
+static enum limits_verdict
+limits_check_pg(struct limits *l, struct limits_tool *lt,
+    const struct policy_tool *tool, uint64_t wall_ms,
+    struct limits_decision *d)
+{
+	char key[2 * HASH_SHA256_LEN + 1];
+	struct pg_limits_answer a;
+
+	hash_hex(d->key, HASH_SHA256_LEN, key);
+	if (!pg_take_limits(l->pg, l->who, tool->name, key, wall_ms,
+	    tool->limits.per_day, tool->limits.min_interval_ms, &a)) {
+		snprintf(d->resets, sizeof(d->resets), "unknown");
+		snprintf(d->message, sizeof(d->message), "denied: the shared "
+		    "state (PostgreSQL) is unavailable, so the limits of %s "
+		    "cannot be decided; nothing was sent", tool->name);
+		return limits_deny(d, tool->limits.per_day != 0 ? "per_day" :
+		    "min_interval_ms", 0, tool->limits.per_day);
+	}
+	lt->day = wall_ms / LIMITS_DAY_MS;
+	lt->day_count = a.spent;
+	switch (a.verdict) {
+	case PG_LIMITS_PER_DAY:
+		return limits_deny_day(l, lt, tool, d);
+	case PG_LIMITS_INTERVAL:
+		return limits_deny_interval(l, tool, a.last_start, wall_ms, d);
+	case PG_LIMITS_PASS:
+		break;
+	}
+	d->counted = true;
+	return LIMITS_PASS;
+}
+
 static enum limits_verdict
 limits_check_day(struct limits *l, struct limits_tool *lt,
     const struct policy_tool *tool, uint64_t wall_ms,
@@ -492,6 +546,9 @@ limits_check_day(struct limits *l, struct limits_tool *lt,
 {
 	uint64_t day = wall_ms / LIMITS_DAY_MS;
 
+	if (l->pg != NULL && (tool->limits.per_day != 0 ||
+	    tool->limits.min_interval_ms != 0))
+		return limits_check_pg(l, lt, tool, wall_ms, d);
 	if (l->state != NULL && (tool->limits.per_day != 0 ||
 	    tool->limits.min_interval_ms != 0))
 		return limits_check_state(l, lt, tool, wall_ms, d);
@@ -676,7 +733,7 @@ limits_say_scope(const struct policy *policy)
 {
 	size_t i;
 
-	if (policy->state_dir != NULL)
+	if (policy->state_dir != NULL || policy->state_postgres != NULL)
 		return;
 	for (i = 0; i < policy->tool_count; i++)
 		if (policy->tools[i].limits.any ||

@@ -75,14 +75,17 @@ struct limits_decision {
 
 struct limits;		/* opaque; the supervisor owns one per session */
 struct state_file;	/* state/state_dir.h */
+struct pg_state;	/* state/pg.h */
 
 /*
- * state (borrowed, may be NULL) holds the per_day counts of every session
+ * pg (borrowed, may be NULL): per_day and min_interval_ms are decided in
+ * PostgreSQL (state/pg.h), each by one call, whatever state says; a call
+ * it does not answer is refused.  Else state (borrowed, may be NULL) holds the per_day counts of every session
  * of the host, each counted for who ("uid:1001", or "profile:NAME" when
  * the peer's uid is not known).  NULL when out of memory (logged).
  */
 struct limits *limits_new(const struct policy *policy,
-    struct state_file *state, const char *who);
+    struct state_file *state, struct pg_state *pg, const char *who);
 void limits_free(struct limits *l);
 
 /*

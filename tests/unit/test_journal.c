@@ -51,7 +51,7 @@ intent_of(struct record_audit_event *ev, uint8_t (*digest)[HASH_SHA256_LEN],
 Test(journal, past_the_keys_held_a_new_call_is_refused)
 {
 	struct policy *p = journal_test_policy();
-	struct journal *j = journal_new(p, NULL, "default");
+	struct journal *j = journal_new(p, NULL, NULL, "default");
 	uint8_t digest[1][HASH_SHA256_LEN];
 	char key[JOURNAL_KEY_HEX + 1], message[512];
 	struct record_audit_event ev;

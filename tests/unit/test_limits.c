@@ -59,7 +59,7 @@ intent_of(struct record_audit_event *ev, uint8_t (*digest)[HASH_SHA256_LEN],
 Test(limits, an_intent_without_digests_is_refused)
 {
 	struct policy *p = limits_test_policy();
-	struct limits *l = limits_new(p, NULL, "uid:1");
+	struct limits *l = limits_new(p, NULL, NULL, "uid:1");
 	uint8_t digest[1][HASH_SHA256_LEN];
 	struct record_audit_event ev;
 	struct limits_decision d;
@@ -79,7 +79,7 @@ Test(limits, an_intent_without_digests_is_refused)
 Test(limits, windows_are_measured_on_the_monotonic_clock_given)
 {
 	struct policy *p = limits_test_policy();
-	struct limits *l = limits_new(p, NULL, "uid:1");
+	struct limits *l = limits_new(p, NULL, NULL, "uid:1");
 	uint8_t digest[1][HASH_SHA256_LEN];
 	struct record_audit_event ev;
 	struct limits_decision d;
@@ -109,7 +109,7 @@ Test(limits, windows_are_measured_on_the_monotonic_clock_given)
 Test(limits, past_the_recent_calls_kept_a_new_call_is_refused)
 {
 	struct policy *p = limits_test_policy();
-	struct limits *l = limits_new(p, NULL, "uid:1");
+	struct limits *l = limits_new(p, NULL, NULL, "uid:1");
 	uint8_t digest[1][HASH_SHA256_LEN];
 	struct record_audit_event ev;
 	struct limits_decision d;
@@ -168,9 +168,9 @@ Test(limits, min_interval_is_shared_through_state_dir)
 	char *dir = limits_test_dir();
 	struct state_file *fa = state_file_open(dir, LIMITS_STATE_FILE);
 	struct state_file *fb = state_file_open(dir, LIMITS_STATE_FILE);
-	struct limits *a = limits_new(p, fa, "uid:1");
-	struct limits *b = limits_new(p, fb, "uid:1");
-	struct limits *other = limits_new(p, fb, "uid:2");
+	struct limits *a = limits_new(p, fa, NULL, "uid:1");
+	struct limits *b = limits_new(p, fb, NULL, "uid:1");
+	struct limits *other = limits_new(p, fb, NULL, "uid:2");
 	uint8_t digest[1][HASH_SHA256_LEN];
 	struct record_audit_event ev;
 	struct limits_decision d;
@@ -234,7 +234,7 @@ Test(limits, past_the_shared_calls_held_a_new_call_is_refused)
 	}
 	cr_assert_eq(fclose(f), 0);
 	cr_assert_not_null(sf = state_file_open(dir, LIMITS_STATE_FILE));
-	cr_assert_not_null(l = limits_new(p, sf, "uid:1"));
+	cr_assert_not_null(l = limits_new(p, sf, NULL, "uid:1"));
 	intent_of(&ev, digest, 0, 1, 7);
 	cr_assert_eq(limits_decide(l, &ev, 0, WALL + 10, &d), LIMITS_DENIED);
 	cr_assert_str_eq(d.limit, "recent_calls");
