@@ -409,7 +409,7 @@ static bool
 dump_top(cJSON *root, const struct policy *p)
 {
 	const struct policy_limits *l = &p->limits;
-	cJSON *s = cJSON_CreateObject(), *lim, *a;
+	cJSON *s = cJSON_CreateObject(), *lim, *a, *st;
 	char hex[HASH_SHA256_HEX_LEN + 1];
 
 	if (!add_num(root, "sallyport", p->version) ||
@@ -429,6 +429,11 @@ dump_top(cJSON *root, const struct policy *p)
 	    !add_num(lim, "dedupe_ms", l->dedupe_ms) ||
 	    !add_bool(root, "strict_credentials", p->strict_credentials) ||
 	    !add_str(root, "state_dir", p->state_dir))
+		return false;
+	if (p->state_postgres != NULL && (!add_child(root, "state",
+	    st = cJSON_CreateObject()) ||
+	    !add_str(st, "postgres", p->state_postgres) ||
+	    !add_str(st, "password_file", p->state_password_file)))
 		return false;
 	if (p->has_catalog_pin) {
 		hash_hex(p->catalog_pin, HASH_SHA256_LEN, hex);

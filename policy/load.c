@@ -411,11 +411,51 @@ load_state_dir(struct load_ctx *ctx, const cJSON *root)
 	}
 }
 
+/*
+ * The shared state of a fleet (docs/design.md section 9.2): the conninfo
+ * is judged by state/pg.h at start (it needs libpq, which the policy
+ * layer does not link); here only its shape.  Without libpq the key is
+ * refused: accepted, it would change nothing.
+ */
+static void
+load_state(struct load_ctx *ctx, const cJSON *root)
+{
+	static const char *const keys[] = { "postgres", "password_file",
+	    NULL };
+	struct policy *p = ctx->policy;
+	const cJSON *m = ctx_member(ctx, root, "state", false);
+	const struct json_location *l;
+
+	if (m == NULL || !ctx_require_object(ctx, m))
+		return;
+#ifndef SP_HAVE_LIBPQ
+	ctx_error(ctx, m, "\"state\" needs PostgreSQL, and this sp was "
+	    "built without libpq (rebuild with libpq-dev installed); use "
+	    "state_dir for one host");
+	return;
+#endif
+	if ((l = json_locations_find(&ctx->locs, m)) != NULL) {
+		p->state_line = l->line;
+		p->state_col = l->col;
+	}
+	ctx_known_keys(ctx, m, keys);
+	if (ctx_string(ctx, m, "postgres", true, &p->state_postgres) &&
+	    p->state_postgres != NULL && (p->state_postgres[0] == '\0' ||
+	    strlen(p->state_postgres) > POLICY_CONNINFO_MAX))
+		ctx_error(ctx, ctx_member(ctx, m, "postgres", false),
+		    "\"postgres\" must be a libpq connection string of 1 to "
+		    "%d bytes, such as \"host=/run/postgresql dbname=sallyport\"",
+		    POLICY_CONNINFO_MAX);
+	(void)ctx_path(ctx, m, "password_file", false,
+	    &p->state_password_file);
+}
+
 static void
 load_toplevel(struct load_ctx *ctx, const cJSON *root)
 {
 	static const char *const keys[] = { "sallyport", "server", "limits",
-	    "audit", "state_dir", "strict_credentials", "catalog_sha256",
+	    "audit", "state_dir", "state", "strict_credentials",
+	    "catalog_sha256",
 	    "credentials", "targets", "tools", "profiles", NULL };
 	struct policy *p = ctx->policy;
 
@@ -425,6 +465,7 @@ load_toplevel(struct load_ctx *ctx, const cJSON *root)
 	load_limits(ctx, root);
 	load_audit(ctx, root);
 	load_state_dir(ctx, root);
+	load_state(ctx, root);
 	ctx_bool(ctx, root, "strict_credentials", &p->strict_credentials);
 	load_catalog_pin(ctx, root);
 	load_credentials(ctx, root);
@@ -470,6 +511,8 @@ policy_free(struct policy *p)
 	free(p->run_as);
 	free(p->audit_path);
 	free(p->state_dir);
+	free(p->state_postgres);
+	free(p->state_password_file);
 	free(p->audit_key_file);
 	free(p);
 }

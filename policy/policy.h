@@ -22,6 +22,7 @@
 #define POLICY_DESCRIPTION_MAX 460	/* characters (code points) */
 #define POLICY_TITLE_MAX 60		/* characters (code points) */
 #define POLICY_STRING_DEFAULT_MAX 1024	/* maxLength when none is given */
+#define POLICY_CONNINFO_MAX 1024	/* "state": {"postgres": ...} bytes */
 
 enum policy_on_invalid { POLICY_ON_INVALID_CLOSE, POLICY_ON_INVALID_REJECT };
 enum policy_sandbox { POLICY_SANDBOX_REQUIRED, POLICY_SANDBOX_BEST_EFFORT };
@@ -281,6 +282,11 @@ struct policy {
 	char *audit_path;		/* NULL: nothing is audited */
 	char *state_dir;		/* NULL: limits end with the session */
 	unsigned state_dir_line, state_dir_col;	/* where it is written */
+	/* "state": {"postgres": conninfo, "password_file": path}: limits and
+	 * the journal in PostgreSQL (state/pg.h); NULL: state_dir's */
+	char *state_postgres;
+	char *state_password_file;	/* NULL: libpq's other means */
+	unsigned state_line, state_col;	/* where "state" is written */
 	char *audit_key_file;		/* NULL: no HMAC */
 	enum policy_audit_journal audit_journal;
 	bool has_catalog_pin;
