@@ -31,6 +31,7 @@
 #include "broker/peer.h"
 #include "state/journal.h"
 #include "state/limits.h"
+#include "state/pg.h"
 #include "state/state_dir.h"
 #include "broker/start_refusal.h"
 #include "broker/supervise.h"
@@ -66,6 +67,7 @@ struct broker_session {
 	struct audit_log *log;
 	struct state_file *state;	/* state_dir's limits file, or NULL */
 	struct state_file *journal_file;	/* its journal, or NULL */
+	struct pg_state *pg;		/* the fleet's state, or NULL */
 	char who[80];			/* whose per_day counts: state/limits.h */
 	struct approvals *approvals;	/* via operator's socket, or NULL */
 	struct audit_journal *journal;	/* NULL: audit.journal false */
@@ -359,7 +361,8 @@ broker_confine(struct broker_session *s)
 	else if (!sandbox_load_broker_filter(pids, CHILD_COUNT,
 	    s->log != NULL ? audit_log_dir_fd(s->log) : -1,
 	    s->state != NULL ? state_file_dir_fd(s->state) : -1,
-	    approvals_dir_fd(s->approvals), approvals_listen_fd(s->approvals)))
+	    approvals_dir_fd(s->approvals), approvals_listen_fd(s->approvals),
+	    s->pg != NULL))
 		missing = "seccomp filter";
 	if (missing == NULL)
 		return true;
@@ -380,6 +383,7 @@ broker_session_free(struct broker_session *s)
 	approvals_free(s->approvals);	/* its events are on base */
 	state_file_free(s->journal_file);
 	state_file_free(s->state);
+	pg_state_free(s->pg);
 	if (s->base != NULL)
 		event_base_free(s->base);
 	if (s->log != NULL && !audit_log_close(s->log))
@@ -468,6 +472,33 @@ broker_identify_client(const struct broker_options *o, struct broker_session *s)
 }
 
 /* What the broker opens before its confinement, each refusal said. */
+/*
+ * The fleet's shared state (state/pg.h), connected before confinement.
+ * A policy or database that cannot work is a refusal (78); a database
+ * that is down now is not: the session starts, and refuses the calls
+ * the shared state governs until it is back.
+ */
+static int
+broker_open_shared_state(struct broker_session *s)
+{
+	char why[PG_WHY_MAX];
+	enum pg_open how;
+
+	if (s->policy->state_postgres == NULL)
+		return SP_EXIT_OK;
+	s->pg = pg_state_open(s->policy, &how, why, sizeof(why));
+	if (how == PG_OPEN_DOWN)
+		log_warn("%s; calls its limits or journal govern are refused "
+		    "until it answers", why);
+	if (how != PG_OPEN_REFUSED)
+		return s->pg != NULL ? SP_EXIT_OK : SP_EXIT_INTERNAL;
+	log_error("state at line %u: %s", s->policy->state_line, why);
+	(void)snprintf(s->refusal, sizeof(s->refusal), "the shared state "
+	    "named at line %u of its policy cannot be used (the server's log "
+	    "says why)", s->policy->state_line);
+	return SP_EXIT_CONFIG;
+}
+
 static int
 broker_open_files(struct broker_session *s)
 {
@@ -480,7 +511,7 @@ broker_open_files(struct broker_session *s)
 	else if (!broker_open_approvals(s))
 		what = "its operator approval socket cannot be made";
 	if (what == NULL)
-		return SP_EXIT_OK;
+		return broker_open_shared_state(s);
 	(void)snprintf(s->refusal, sizeof(s->refusal), "%s", what);
 	return SP_EXIT_INTERNAL;
 }
@@ -505,6 +536,7 @@ broker_prepare(const struct broker_options *o, struct broker_session *s)
 	limits_say_scope(s->policy);
 	scope.limits = s->state;
 	scope.journal = s->journal_file;
+	scope.pg = s->pg;
 	scope.who = s->who;
 	scope.profile = s->profile != NULL ? s->profile->name : "";
 	scope.approvals = s->approvals;

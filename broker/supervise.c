@@ -499,9 +499,10 @@ supervise_new(struct event_base *base, struct audit_log *log,
 	if (sv->ev_grace != NULL && sv->ev_settle != NULL &&
 	    sv->ev_tick != NULL && sv->chan != NULL &&
 	    open_calls_init(&sv->open, policy->limits.max_inflight) &&
-	    (sv->lim = limits_new(policy, scope->limits, scope->who)) != NULL &&
+	    (sv->lim = limits_new(policy, scope->limits, scope->pg,
+	    scope->who)) != NULL &&
 	    (sv->journal = journal_new(policy, scope->journal,
-	    scope->profile)) != NULL &&
+	    scope->pg, scope->profile)) != NULL &&
 	    (scope->approvals == NULL || approvals_start(scope->approvals,
 	    base, supervise_send_approval, sv))) {
 		sv->approvals = scope->approvals;

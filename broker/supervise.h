@@ -53,11 +53,13 @@ struct supervise_summary {
  * with supervise_free().
  */
 struct state_file;
+struct pg_state;
 struct approvals;
 /* Where limits and the journal are kept, and for whom (borrowed). */
 struct supervise_scope {
 	struct state_file *limits;	/* state_dir's files, or NULL: */
 	struct state_file *journal;	/* in memory (state/limits.h) */
+	struct pg_state *pg;		/* PostgreSQL instead, or NULL */
 	const char *who;		/* per_day's requester */
 	const char *profile;		/* the journal keys' profile */
 	struct approvals *approvals;	/* via operator's socket, or NULL */

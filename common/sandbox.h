@@ -129,10 +129,13 @@ bool sandbox_load_filter(enum record_role role, const pid_t *children,
  * directory.  With an approval socket (broker/approvals.h, not -1):
  * accept4(2) on approvals_socket alone, getsockopt(2) of SO_PEERCRED and
  * SO_PEERGROUPS, and unlinkat(2) in approvals_dir, for the socket's own
- * removal at the session's end.
+ * removal at the session's end.  With shared_state (the policy's
+ * "state", state/pg.h): what reconnecting to PostgreSQL through a unix
+ * socket needs (socket, connect, poll; docs/internals/seccomp.md).
  */
 bool sandbox_load_broker_filter(const pid_t *children, size_t n_children,
-    int audit_dir, int state_dir, int approvals_dir, int approvals_socket);
+    int audit_dir, int state_dir, int approvals_dir, int approvals_socket,
+    bool shared_state);
 
 /*
  * Creates a fresh empty directory under parent (mkdtemp), owned by root

@@ -56,6 +56,8 @@ enum filter_pid {
 				 * fds: the audit log's, state_dir */
 	FD_APPROVALS_DIR,	/* args[0] is state_dir/approvals' fd */
 	FD_APPROVALS_SOCKET,	/* args[0] is the approval socket */
+	IF_SHARED_STATE,	/* added only with PostgreSQL (state/pg.h) */
+	UNLESS_SHARED_STATE,	/* added only without it */
 };
 
 struct filter_rule {
@@ -210,8 +212,35 @@ static const struct filter_rule broker_rules[] = {
 	ALLOW_EQ(fcntl, 1, F_SETLK), ALLOW_EQ(fcntl, 1, F_SETLKW),
 	ALLOW_EQ(fcntl, 1, F_OFD_SETLK), ALLOW_EQ(fcntl, 1, F_OFD_SETLKW),
 	ALLOW_EQ(ioctl, 1, FIONREAD),
-	REFUSE_EQ(socket, 0, AF_UNIX, EACCES),
+	{ SCMP_SYS(socket), SCMP_ACT_ERRNO(EACCES), UNLESS_SHARED_STATE, 1,
+	  { CMP(0, SCMP_CMP_EQ, AF_UNIX, 0) } },
 	ALLOW_EQ(prctl, 0, PR_GET_NAME), REFUSE(memfd_create, EPERM),
+	/*
+	 * The shared state on PostgreSQL (state/pg.h, docs/internals/
+	 * seccomp.md): a lost connection is made again by libpq's reset,
+	 * through a unix socket only -- a stream socket of AF_UNIX (the
+	 * datagram ones of syslog and journald are still refused as
+	 * above), its connect, the wait for it (poll), whether it
+	 * succeeded (SO_ERROR), its own address (getsockname), and the
+	 * server's identity when the conninfo says requirepeer
+	 * (SO_PEERCRED, which only reads).  connect cannot see the path:
+	 * any unix socket the service user may reach could be connected
+	 * to.  Added only when the policy names "state".
+	 */
+	{ SCMP_SYS(socket), SCMP_ACT_ALLOW, IF_SHARED_STATE, 2,
+	  { CMP(0, SCMP_CMP_EQ, AF_UNIX, 0),
+	    CMP(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_STREAM) } },
+	{ SCMP_SYS(socket), SCMP_ACT_ERRNO(EACCES), IF_SHARED_STATE, 2,
+	  { CMP(0, SCMP_CMP_EQ, AF_UNIX, 0),
+	    CMP(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM) } },
+	{ SCMP_SYS(connect), SCMP_ACT_ALLOW, IF_SHARED_STATE, 0, { { 0 } } },
+	{ SCMP_SYS(poll), SCMP_ACT_ALLOW, IF_SHARED_STATE, 0, { { 0 } } },
+	{ SCMP_SYS(ppoll), SCMP_ACT_ALLOW, IF_SHARED_STATE, 0, { { 0 } } },
+	{ SCMP_SYS(getsockname), SCMP_ACT_ALLOW, IF_SHARED_STATE, 0,
+	  { { 0 } } },
+	{ SCMP_SYS(getsockopt), SCMP_ACT_ALLOW, IF_SHARED_STATE, 2,
+	  { CMP(1, SCMP_CMP_EQ, SOL_SOCKET, 0),
+	    CMP(2, SCMP_CMP_EQ, SO_ERROR, 0) } },
 	/*
 	 * Rotation under a running session (docs/design.md section 6): when
 	 * the audit log was renamed away, the writer stats its name and
@@ -291,6 +320,7 @@ struct filter_dirs {
 	int state;
 	int approvals_dir;
 	int approvals_socket;
+	bool shared_state;	/* the policy names "state" (PostgreSQL) */
 };
 
 /* An approvals rule: args[0] pinned to its fd, unless it compares no fd
@@ -342,6 +372,12 @@ filter_add_rule(scmp_filter_ctx ctx, const struct filter_rule *r,
 	int rc;
 
 	switch (r->pid_arg0) {
+	case IF_SHARED_STATE:
+	case UNLESS_SHARED_STATE:
+		if (dirs->shared_state != (r->pid_arg0 == IF_SHARED_STATE))
+			return 0;
+		return seccomp_rule_add_array(ctx, r->action, r->nr,
+		    r->n_args, r->args);
 	case FD_AUDIT_DIR:
 		return filter_add_dir_rule(ctx, r, dirs);
 	case FD_APPROVALS_DIR:
@@ -424,17 +460,18 @@ bool
 sandbox_load_filter(enum record_role role, const pid_t *children,
     size_t n_children)
 {
-	const struct filter_dirs none = { -1, -1, -1, -1 };
+	const struct filter_dirs none = { -1, -1, -1, -1, false };
 
 	return filter_load(role, children, n_children, &none);
 }
 
 bool
 sandbox_load_broker_filter(const pid_t *children, size_t n_children,
-    int audit_dir, int state_dir, int approvals_dir, int approvals_socket)
+    int audit_dir, int state_dir, int approvals_dir, int approvals_socket,
+    bool shared_state)
 {
 	const struct filter_dirs dirs = { audit_dir, state_dir, approvals_dir,
-	    approvals_socket };
+	    approvals_socket, shared_state };
 
 	return filter_load(RECORD_ROLE_BROKER, children, n_children, &dirs);
 }
