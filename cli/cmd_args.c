@@ -1,9 +1,13 @@
 /* cli/cmd_args.h: the options sp check, sp catalog and sp mcp share. */
 #include "config.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cmd_args.h"
+#include "policy/load.h"
+#include "policy/source.h"
 
 /*
  * Matches argv[*i] against --NAME VALUE or --NAME=VALUE; on a match sets
@@ -62,4 +66,31 @@ cmd_args_parse(int argc, char **argv, unsigned options, struct cmd_args *a)
 		return false;
 	}
 	return !bad;
+}
+
+struct policy *
+cmd_policy_load(const char *command, const char *config)
+{
+	struct policy_diags diags = { 0 };
+	const char *path = policy_config_path(config);
+	struct policy *p = NULL;
+	char *bytes, why[128];
+	size_t len;
+
+	if (!policy_read_file(path, &bytes, &len, why, sizeof(why))) {
+		fprintf(stderr, "%s: %s: cannot read the policy: %s\n", command,
+		    path, why);
+		return NULL;
+	}
+	p = policy_load(path, bytes, len, &diags);
+	free(bytes);
+	if (p != NULL && diags.errors > 0) {
+		policy_free(p);
+		p = NULL;
+	}
+	if (p == NULL)
+		fprintf(stderr, "%s: %s: the policy does not load (sp check "
+		    "says why)\n", command, path);
+	policy_diags_free(&diags);
+	return p;
 }

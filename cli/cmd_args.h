@@ -32,4 +32,13 @@ struct cmd_args {
 bool cmd_args_parse(int argc, char **argv, unsigned options,
     struct cmd_args *a);
 
+struct policy;
+/*
+ * The policy at config (NULL: the default path), read and loaded; NULL
+ * after one stderr line, prefixed with command, when it cannot be read
+ * or does not load (sp check says why).  The caller frees it
+ * (policy_free).
+ */
+struct policy *cmd_policy_load(const char *command, const char *config);
+
 #endif

@@ -25,6 +25,7 @@
 
 #include "cli/cmd_args.h"
 #include "cli/commands.h"
+#include "state/pg.h"
 #include "state/state_dir.h"
 #include "child/child.h"
 #include "common/log.h"
@@ -43,6 +44,29 @@ check_print(const struct policy_diags *diags)
 }
 
 /* The user check of sp mcp, placed at server.run_as. */
+/*
+ * The shared state as sp mcp connects to it (state/pg.h): the conninfo,
+ * the password file, the schema's version and the role's rights.  A
+ * database sp mcp would start without (down now) is an error here: the
+ * operator asked whether it works.
+ */
+static void
+check_shared_state(const struct policy *policy, const char *path,
+    struct policy_diags *diags)
+{
+	char why[PG_WHY_MAX];
+	struct pg_state *pg;
+	enum pg_open how;
+
+	if (policy->state_postgres == NULL)
+		return;
+	pg = pg_state_open(policy, &how, why, sizeof(why));
+	pg_state_free(pg);
+	if (how != PG_OPEN_UP)
+		policy_diags_add(diags, POLICY_DIAG_ERROR, path,
+		    policy->state_line, policy->state_col, why);
+}
+
 static void
 check_users(const struct policy *policy, const char *path,
     struct policy_diags *diags)
@@ -121,6 +145,7 @@ check_policy(const char *path, const char *bytes, size_t len,
 	if (policy != NULL) {
 		(void)policy_check_start(policy, path, &diags, NULL, 0);
 		(void)state_dir_check_start(policy, path, &diags, NULL, 0);
+		check_shared_state(policy, path, &diags);
 		check_users(policy, path, &diags);
 		if (args->user == NULL)
 			check_user_hint(policy, path, &diags);

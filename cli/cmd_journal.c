@@ -5,6 +5,8 @@
  * resolve records what an operator found out about a call whose outcome
  * was unknown, so an identical call is replayed (done) or sent again
  * (failed), and writes a "journal-resolve" record to the audit log.
+ * With the policy's "state" the journal is PostgreSQL's (state/pg.h):
+ * each entry is printed as one line of the same members.
  */
 #include "config.h"
 
@@ -21,6 +23,7 @@
 #include "cli/cmd_args.h"
 #include "cli/commands.h"
 #include "state/journal.h"
+#include "state/pg.h"
 #include "state/state_dir.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -166,30 +169,87 @@ out:
 static struct policy *
 journal_policy(const char *config)
 {
-	struct policy_diags diags = { 0 };
-	const char *path = policy_config_path(config);
-	struct policy *p = NULL;
-	char *bytes, why[128];
-	size_t len;
+	struct policy *p = cmd_policy_load("sp journal", config);
 
-	if (!policy_read_file(path, &bytes, &len, why, sizeof(why))) {
-		fprintf(stderr, "%s: cannot read the policy: %s\n", path, why);
-		return NULL;
+	if (p == NULL || p->state_dir != NULL || p->state_postgres != NULL)
+		return p;
+	fprintf(stderr, "sp journal: the policy names no state_dir or state: "
+	    "the journal lives in each session and ends with it\n");
+	policy_free(p);
+	return NULL;
+}
+
+static void
+journal_pg_print(void *arg, const struct pg_journal_row *row)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *text = NULL;
+
+	(void)arg;
+	if (o != NULL && cJSON_AddStringToObject(o, "key", row->key) &&
+	    cJSON_AddStringToObject(o, "state", row->state) &&
+	    cJSON_AddNumberToObject(o, "ts", (double)row->ts_ms) &&
+	    cJSON_AddStringToObject(o, "tool", row->tool) &&
+	    cJSON_AddStringToObject(o, "summary", row->summary) &&
+	    (text = cJSON_PrintUnformatted(o)) != NULL)
+		printf("%s\n", text);
+	cJSON_free(text);
+	cJSON_Delete(o);
+}
+
+static int
+journal_pg_resolve(const struct policy *p, struct pg_state *pg,
+    const char *key, const char *state)
+{
+	char summary[64], was[16];
+	bool found = false;
+	cJSON *line;
+	int status;
+
+	snprintf(summary, sizeof(summary), "resolved by an operator (uid %u)",
+	    (unsigned)geteuid());
+	if (!pg_journal_resolve(pg, key, state, clock_wall_ms(), summary,
+	    &found, was))
+		return SP_EXIT_UNAVAILABLE;
+	if (!found) {
+		fprintf(stderr, "sp journal: no entry %s\n", key);
+		return SP_EXIT_CONFIG;
 	}
-	p = policy_load(path, bytes, len, &diags);
-	free(bytes);
-	if (p == NULL || diags.errors > 0)
-		fprintf(stderr, "%s: the policy does not load (sp check says "
-		    "why)\n", path);
-	if (p != NULL && diags.errors == 0 && p->state_dir == NULL)
-		fprintf(stderr, "%s: names no state_dir: the journal lives in "
-		    "each session and ends with it\n", path);
-	if (p != NULL && (diags.errors > 0 || p->state_dir == NULL)) {
-		policy_free(p);
-		p = NULL;
+	status = SP_EXIT_OK;
+	if ((line = cJSON_CreateObject()) == NULL ||
+	    !cJSON_AddStringToObject(line, "key", key) ||
+	    !cJSON_AddStringToObject(line, "state", state) ||
+	    !journal_audit(p, line)) {
+		fprintf(stderr, "sp journal: resolved, but not audited\n");
+		status = SP_EXIT_INTERNAL;
 	}
-	policy_diags_free(&diags);
-	return p;
+	cJSON_Delete(line);
+	return status;
+}
+
+/* The journal in PostgreSQL: connected as sp mcp connects. */
+static int
+journal_pg(const struct policy *p, int argc, char **argv, int n)
+{
+	char why[PG_WHY_MAX];
+	struct pg_state *pg;
+	enum pg_open how;
+	int status;
+
+	if ((pg = pg_state_open(p, &how, why, sizeof(why))) == NULL ||
+	    how != PG_OPEN_UP) {
+		fprintf(stderr, "sp journal: %s\n", why);
+		pg_state_free(pg);
+		return how == PG_OPEN_REFUSED ? SP_EXIT_CONFIG :
+		    SP_EXIT_UNAVAILABLE;
+	}
+	if (n < argc)
+		status = journal_pg_resolve(p, pg, argv[n + 1], argv[n + 2]);
+	else
+		status = pg_journal_list(pg, journal_pg_print, NULL) ?
+		    SP_EXIT_OK : SP_EXIT_UNAVAILABLE;
+	pg_state_free(pg);
+	return status;
 }
 
 int
@@ -213,6 +273,11 @@ cmd_journal(int argc, char **argv)
 	}
 	if ((p = journal_policy(args.config)) == NULL)
 		return SP_EXIT_CONFIG;
+	if (p->state_postgres != NULL) {
+		status = journal_pg(p, argc, argv, n);
+		policy_free(p);
+		return status;
+	}
 	if ((sf = state_file_open(p->state_dir, JOURNAL_STATE_FILE)) == NULL) {
 		policy_free(p);
 		return SP_EXIT_CONFIG;

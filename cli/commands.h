@@ -16,6 +16,10 @@ int cmd_check(int argc, char **argv);
 /* sp journal [--config FILE] [resolve KEY done|failed] (cli/cmd_journal.c). */
 int cmd_journal(int argc, char **argv);
 
+/* sp state init [--config FILE] [--grant ROLE]: the shared state's schema
+ * in PostgreSQL (cli/cmd_state.c). */
+int cmd_state(int argc, char **argv);
+
 /* sp approve [--config FILE | --state-dir DIR] --list | ID [--deny]
  * (cli/cmd_approve.c) */
 int cmd_approve(int argc, char **argv);

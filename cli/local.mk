@@ -3,8 +3,8 @@ sp_SOURCES = \
 	cli/sp.c cli/commands.h
 # --config/--profile, shared by sp check, sp catalog and sp mcp
 sp_SOURCES += cli/cmd_args.c cli/cmd_args.h
-sp_LDADD = libsppolicy.a libspcommon.a $(SP_BIN_LIBS)
-sp_SOURCES += cli/cmd_audit.c cli/cmd_check.c cli/cmd_journal.c \
+sp_LDADD = libsppolicy.a libspcommon.a $(SP_BIN_LIBS) $(LIBPQ_LIBS)
+sp_SOURCES += cli/cmd_audit.c cli/cmd_check.c cli/cmd_journal.c cli/cmd_state.c \
 	cli/cmd_approve.c cli/cmd_catalog.c
 # sp mcp: its arguments; the session is broker/'s
 sp_SOURCES += cli/cmd_mcp.c

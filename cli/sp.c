@@ -41,6 +41,8 @@ static const struct sp_command sp_commands[] = {
 	    "Serve MCP on stdin and stdout (what an MCP client starts)." },
 	{ "journal", cmd_journal, "journal [--config FILE] [resolve KEY done|failed]",
 	    "Print the idempotency journal, or record a call's real outcome." },
+	{ "state", cmd_state, "state init [--config FILE] [--grant ROLE]",
+	    "Make or upgrade the shared state's schema in PostgreSQL." },
 	{ "call", cmd_call, "call [--config FILE] [--profile NAME] TOOL [ARGS_JSON]",
 	    "Make one tool call through a full session; its result on stdout." },
 	{ "approve", cmd_approve, "approve [--config FILE | --state-dir DIR] --list | ID [--deny]",
@@ -119,12 +121,13 @@ sp_help(int argc, char **argv)
  * The features a bug report needs: sanitizers (from configure's CFLAGS),
  * the test hooks (tests/sp-test only), and journald: yes when the audit
  * anchors go there (built with libsystemd), no when they go to syslog(3)
- * (audit/audit_journal.h).
+ * (audit/audit_journal.h); postgres: the policy's "state" can be used
+ * (built with libpq, state/pg.h).
  */
 static int
 sp_version(int argc, char **argv)
 {
-	bool hooks = false;
+	bool hooks = false, postgres = false;
 
 	(void)argv;
 	if (argc != 1) {
@@ -134,10 +137,14 @@ sp_version(int argc, char **argv)
 #ifdef SP_TEST_HOOKS
 	hooks = true;
 #endif
+#ifdef SP_HAVE_LIBPQ
+	postgres = true;
+#endif
 	printf("sp (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
-	printf("features: sanitizers=%s test-hooks=%s journald=%s\n",
-	    SP_BUILD_SANITIZERS, hooks ? "yes" : "no",
-	    strcmp(audit_journal_feature, "journald") == 0 ? "yes" : "no");
+	printf("features: sanitizers=%s test-hooks=%s journald=%s "
+	    "postgres=%s\n", SP_BUILD_SANITIZERS, hooks ? "yes" : "no",
+	    strcmp(audit_journal_feature, "journald") == 0 ? "yes" : "no",
+	    postgres ? "yes" : "no");
 	return sp_stdout_status();
 }
 
