@@ -28,6 +28,7 @@ INTEGRATION_TESTS = \
 	tests/integration/executor_shortcuts_seen_from_outside.py \
 	tests/integration/executor_trusts_no_record.py \
 	tests/integration/failed_session_start_stops_calls.py \
+	tests/integration/fleet_state_shared_through_postgres.py \
 	tests/integration/forbidden_syscall_kills_the_child.py \
 	tests/integration/forged_confirmations_reach_nothing.py \
 	tests/integration/help_and_version.py \
@@ -101,6 +102,7 @@ EXTRA_DIST += tests/integration/sptest/__init__.py \
 	tests/integration/sptest/confirm.py \
 	tests/integration/sptest/mcp.py \
 	tests/integration/sptest/policy.py \
+	tests/integration/sptest/postgres.py \
 	tests/integration/sptest/procfs.py \
 	tests/integration/sptest/run.py \
 	tests/integration/sptest/sshd.py \
