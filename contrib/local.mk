@@ -13,7 +13,7 @@ dist_examples_DATA = contrib/examples/demo.json contrib/examples/design.json \
 	contrib/examples/http-readonly.json contrib/examples/ssh-ops.json
 # The root variant of the service (contrib/systemd/README.md), for the
 # operator to copy into /etc/systemd/system/sallyport@.service.d/.
-dist_pkgdata_DATA = contrib/systemd/sallyport-root.conf
+dist_pkgdata_DATA += contrib/systemd/sallyport-root.conf
 
 # A conffile under $(sysconfdir): /etc/logrotate.d with --sysconfdir=/etc.
 logrotatedir = $(sysconfdir)/logrotate.d
