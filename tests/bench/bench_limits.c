@@ -91,17 +91,17 @@ main(void)
 		fprintf(stderr, "bench_limits: setup failed\n");
 		return 1;
 	}
-	mem = limits_new(p, NULL, "uid:1000");
+	mem = limits_new(p, NULL, NULL, "uid:1000");
 	base = bench_run(mem, NULL);
 	sf = state_file_open(dir, LIMITS_STATE_FILE);
-	shared = limits_new(p, sf, "uid:1000");
+	shared = limits_new(p, sf, NULL, "uid:1000");
 	with = bench_run(shared, NULL);
 	(void)snprintf(path, sizeof(path), "%s/%s", dir, LIMITS_STATE_FILE);
 	(void)unlink(path);
 	sf2 = state_file_open(dir, LIMITS_STATE_FILE);
-	a = limits_new(p, sf2, "uid:1000");
+	a = limits_new(p, sf2, NULL, "uid:1000");
 	sf = state_file_open(dir, LIMITS_STATE_FILE);
-	b = limits_new(p, sf, "uid:1000");
+	b = limits_new(p, sf, NULL, "uid:1000");
 	busy = bench_run(a, b);
 	printf("limit check, %d calls of a per_day tool, ns per call:\n",
 	    BENCH_CALLS);
