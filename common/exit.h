@@ -11,7 +11,7 @@
 #define SP_EXIT_USAGE 64
 #define SP_EXIT_MALFORMED 65
 #define SP_EXIT_NOINPUT 66	/* a file to read cannot be read */
-#define SP_EXIT_UNAVAILABLE 69	/* sp connect: the socket cannot be reached */
+#define SP_EXIT_UNAVAILABLE 69	/* a socket or the shared state cannot be reached */
 #define SP_EXIT_INTERNAL 70
 #define SP_EXIT_SANDBOX 71
 #define SP_EXIT_IOERR 74

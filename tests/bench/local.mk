@@ -46,9 +46,10 @@ bench-http: tests/bench/bench_http
 # the per-call cost of a per_day decision with state_dir against without
 check_PROGRAMS += tests/bench/bench_limits
 tests_bench_bench_limits_SOURCES = tests/bench/bench_limits.c \
-	state/limits.c state/limits.h state/state_dir.c state/state_dir.h \
-	child/test_hook.c child/test_hook.h
-tests_bench_bench_limits_LDADD = libsppolicy.a libspcommon.a $(SP_LIBS)
+	state/limits.c state/limits.h state/pg.c state/pg.h \
+	state/state_dir.c state/state_dir.h child/test_hook.c child/test_hook.h
+tests_bench_bench_limits_LDADD = libsppolicy.a libspcommon.a $(SP_LIBS) \
+	$(LIBPQ_LIBS)
 bench-limits: tests/bench/bench_limits
 	./tests/bench/bench_limits
 

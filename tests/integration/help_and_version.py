@@ -112,13 +112,16 @@ def test_version():
                             else ""))
     want = build_sanitizers()
     with open(os.path.join(BUILD, "config.h")) as f:
-        journald = "yes" if "#define SP_HAVE_LIBSYSTEMD 1" in f.read() \
-            else "no"
+        config_h = f.read()
+    journald = "yes" if "#define SP_HAVE_LIBSYSTEMD 1" in config_h else "no"
+    postgres = "yes" if "#define SP_HAVE_LIBPQ 1" in config_h else "no"
     check("features: sanitizers=%s as in the build's CFLAGS, test-hooks=no,"
-          " journald=%s as configured" % (want, journald),
+          " journald=%s, postgres=%s as configured"
+          % (want, journald, postgres),
           len(lines) == 2 and
           lines[1].startswith("features: ") and feats == {
-              "sanitizers": want, "test-hooks": "no", "journald": journald},
+              "sanitizers": want, "test-hooks": "no", "journald": journald,
+              "postgres": postgres},
           out)
     check("sanitizers name address exactly when sp is an ASan build",
           ("address" in feats.get("sanitizers", "").split(",")) ==
