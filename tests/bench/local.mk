@@ -5,7 +5,7 @@ BENCH_ENV = SP_BIN='$(abs_top_builddir)/sp' SP_BUILDDIR='$(abs_top_builddir)' \
 	SP_SRCDIR='$(abs_top_srcdir)'
 BENCH_PY_FILES = tests/bench/proc_bench.py tests/bench/bench_audit.py \
 	tests/bench/front_bench.py tests/bench/exec_bench.py \
-	tests/bench/confirm_bench.py
+	tests/bench/confirm_bench.py tests/bench/limits_backend_bench.py
 EXTRA_DIST += $(BENCH_PY_FILES)
 
 # the cold start and idle memory of sp mcp alone
@@ -53,6 +53,11 @@ tests_bench_bench_limits_LDADD = libsppolicy.a libspcommon.a $(SP_LIBS) \
 bench-limits: tests/bench/bench_limits
 	./tests/bench/bench_limits
 
+# 16 calls in flight through a per_day tool, decided in memory, in
+# state_dir and in PostgreSQL (a throwaway cluster), through sp mcp
+bench-limits-backend: sp
+	$(BENCH_ENV) $(PY_LOG_COMPILER) '$(abs_top_srcdir)/tests/bench/limits_backend_bench.py'
+
 # per-call SSH latency beside ssh's control master (figures:
 # ssh-bench.txt); built on the unit tests' SSH harness, so with Criterion
 CLEANFILES += ssh-bench.txt
@@ -67,6 +72,6 @@ endif
 tests_bench_ssh_bench_CFLAGS = $(UNIT_CFLAGS)
 
 bench: bench-proc bench-audit bench-front bench-confirm bench-exec \
-	bench-http bench-limits bench-ssh
+	bench-http bench-limits bench-limits-backend bench-ssh
 .PHONY: bench bench-proc bench-audit bench-front bench-confirm bench-exec \
-	bench-http bench-limits bench-ssh
+	bench-http bench-limits bench-limits-backend bench-ssh
