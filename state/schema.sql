@@ -55,6 +55,11 @@ CREATE OR REPLACE FUNCTION sallyport.schema_version() RETURNS integer
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$ SELECT version FROM sallyport.meta $$;
 
+-- The functions that lock a row give up after lock_timeout (4 s, under
+-- the session's own 5 s wait, state/pg.h): a decision that cannot be
+-- made in time ends in the database too, rolled back, rather than commit
+-- after the session refused the call.
+
 -- One per_day / min_interval_ms decision.  The row of (who, tool, day)
 -- is locked first, so two sessions deciding for the same tool and who
 -- are served one after the other and never both take the last call.
@@ -65,6 +70,7 @@ CREATE OR REPLACE FUNCTION sallyport.take_limits(p_who text, p_tool text,
     p_key text, p_now bigint, p_per_day integer, p_min_interval integer)
 RETURNS TABLE (verdict text, spent bigint, last_start bigint)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '4s'
 AS $$
 DECLARE
 	d bigint := p_now / 86400000;
@@ -118,6 +124,7 @@ CREATE OR REPLACE FUNCTION sallyport.journal_take(p_key text, p_tool text,
     p_owner text, p_call bigint, p_now bigint, p_window_ms bigint)
 RETURNS boolean
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '4s'
 AS $$
 DECLARE
 	n integer;
@@ -139,6 +146,7 @@ CREATE OR REPLACE FUNCTION sallyport.journal_end(p_key text, p_owner text,
     p_state text, p_now bigint, p_summary text)
 RETURNS boolean
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '4s'
 AS $$
 DECLARE
 	n integer;
@@ -164,6 +172,7 @@ CREATE OR REPLACE FUNCTION sallyport.journal_resolve(p_key text,
     p_state text, p_now bigint, p_summary text)
 RETURNS text
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '4s'
 AS $$
 DECLARE
 	was text;

@@ -26,7 +26,7 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import structured  # noqa: E402
 from sptest.policy import write_policy  # noqa: E402
-from sptest.postgres import Cluster, absent_reason  # noqa: E402
+from sptest.postgres import ADMIN, Cluster, absent_reason  # noqa: E402
 from sptest.run import SP, Session, sp_env, tmpdir  # noqa: E402
 from sptest.tap import check, done, skip_all  # noqa: E402
 from sptest.target import Target  # noqa: E402
@@ -68,6 +68,7 @@ def doc(tmp, host, port, conninfo):
                  http={"method": "POST", "path": "/hold/u/{id}"},
                  idempotency={"window_s": 3600}),
             tool("free_item", "/free/{id}"),
+            tool("lock_item", "/lock/{id}", limits={"per_day": 10}),
         ],
         "profiles": {"default": {"scopes": ["rw"]}},
         "audit": {"path": os.path.join(tmp, "audit-%s.jsonl" % host)},
@@ -206,6 +207,40 @@ def unknown(tmp, conninfo, target, cfg_a, cfg_b):
           '"kind":"journal-resolve"' in audit_b.replace(" ", ""))
 
 
+def spent(cluster, tool):
+    return cluster.admin_sql("SELECT coalesce(sum(spent), 0) FROM "
+                             "sallyport.day_counts WHERE tool = '%s'" % tool,
+                             "fleet").strip()
+
+
+def row_locked(cluster, a, target):
+    """Another transaction holds the day's row past the session's wait:
+    the decision gives up in the database (lock_timeout) and is rolled
+    back there, so the refused call spends nothing once the row is free,
+    rather than commit after the session refused it."""
+    first = a.call("lock_item", "1")
+    argv = cluster.as_user + [os.path.join(cluster.bindir, "psql"), "-h",
+                              cluster.socket_dir, "-U", ADMIN, "-d", "fleet",
+                              "-X", "-q", "-c",
+                              "BEGIN; SELECT 1 FROM sallyport.day_counts "
+                              "WHERE tool = 'lock_item' FOR UPDATE; "
+                              "SELECT pg_sleep(9); COMMIT"]
+    holder = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, cwd="/")
+    time.sleep(1)
+    second = a.call("lock_item", "2")
+    holder.wait(timeout=120)
+    check("a held row: the first call was ok, the second denied as "
+          "unavailable", first.get("outcome") == "ok" and
+          second.get("outcome") == "denied" and
+          "shared state (PostgreSQL) is unavailable" in
+          second.get("message", ""), (first, second))
+    check("a held row: once free, the refused call spent nothing",
+          spent(cluster, "lock_item") == "1", spent(cluster, "lock_item"))
+    check("a held row: one request reached the target",
+          len(reached(target, "/lock/")) == 1, reached(target, "/lock/"))
+
+
 def database_holds_hashes(cluster, db, tmp):
     dump = cluster.admin_sql(
         "SELECT who, tool, day, spent FROM sallyport.day_counts; "
@@ -248,6 +283,7 @@ def main():
         min_interval(a, b, target)
         replay(a, b, target)
         in_flight(a, b, target)
+        row_locked(cluster, a, target)
         free = a.call("free_item", "x")
         check("a tool nothing governs goes on", free.get("outcome") == "ok",
               free)
