@@ -18,7 +18,6 @@ import struct
 import subprocess
 import sys
 import threading
-import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -26,7 +25,7 @@ from sptest.audit import read_log  # noqa: E402
 from sptest.mcp import INITIALIZE, request  # noqa: E402
 from sptest.policy import (AWKWARD_CREDENTIAL,  # noqa: E402
                            get_and_put_item_policy)
-from sptest.run import BUILDDIR, SP, sp_env, tmpdir  # noqa: E402
+from sptest.run import BUILDDIR, SP, sp_env, tmpdir, wait_for  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
 from sptest.target import Target  # noqa: E402
 
@@ -213,15 +212,6 @@ def drive_in(p, n, args, bad, rx, restart_after):
         p.stdin.close()
     except BrokenPipeError:
         pass
-
-
-def wait_for(cond, seconds):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
 
 
 def no_secrets(raw):

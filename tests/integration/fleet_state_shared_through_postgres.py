@@ -24,10 +24,9 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sptest.mcp import structured  # noqa: E402
 from sptest.policy import write_policy  # noqa: E402
 from sptest.postgres import ADMIN, Cluster, absent_reason  # noqa: E402
-from sptest.run import SP, Session, sp_env, tmpdir  # noqa: E402
+from sptest.run import SP, Caller, sp_env, tmpdir, wait_for  # noqa: E402
 from sptest.tap import check, done, skip_all  # noqa: E402
 from sptest.target import Target  # noqa: E402
 
@@ -75,36 +74,8 @@ def doc(tmp, host, port, conninfo):
     }
 
 
-class Host:
-    """One sp mcp session of a host; every call's structured result."""
-
-    def __init__(self, config):
-        self.s = Session(config)
-        self.next = 100
-
-    def send(self, tool, value):
-        self.next += 1
-        self.s.call(self.next, tool, {"id": value})
-        return self.next
-
-    def wait(self, rid):
-        return structured(self.s.wait([rid]).get(rid))
-
-    def call(self, tool, value):
-        return self.wait(self.send(tool, value))
-
-
 def reached(target, prefix):
     return [r for r in target.requests() if r["path"].startswith(prefix)]
-
-
-def wait_for(pred, timeout=60):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return pred()
 
 
 def per_day(a, b, target):
@@ -171,8 +142,8 @@ def journal_rows(config):
 
 
 def unknown(tmp, conninfo, target, cfg_a, cfg_b):
-    a = Host(cfg_a)
-    b = Host(cfg_b)
+    a = Caller(cfg_a)
+    b = Caller(cfg_b)
     a.send("lost_item", VALUES[0])
     check("unknown: host A's request is at the target",
           wait_for(lambda: len(reached(target, "/hold/u/")) == 1))
@@ -278,7 +249,7 @@ def main():
                              "a.json")
         cfg_b = write_policy(tmp, doc(tmp, "b", target.port, conninfo),
                              "b.json")
-        a, b = Host(cfg_a), Host(cfg_b)
+        a, b = Caller(cfg_a), Caller(cfg_b)
         per_day(a, b, target)
         min_interval(a, b, target)
         replay(a, b, target)

@@ -32,7 +32,7 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import structured  # noqa: E402
 from sptest.policy import write_policy  # noqa: E402
-from sptest.run import SP, Session, tmpdir  # noqa: E402
+from sptest.run import SP, Caller, tmpdir, wait_for  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
 from sptest.target import Target  # noqa: E402
 
@@ -69,21 +69,6 @@ def doc(tmp, port, state=None, gate="j"):
     if state is not None:
         d["state_dir"] = state
     return d
-
-
-class Caller:
-    def __init__(self, config):
-        self.s = Session(config)
-        self.next = 100
-
-    def send(self, tool, value):
-        self.next += 1
-        self.s.call(self.next, tool, {"id": value})
-        return self.next
-
-    def call(self, tool, value):
-        rid = self.send(tool, value)
-        return structured(self.s.wait([rid]).get(rid))
 
 
 def requests(target, prefix):
@@ -155,15 +140,6 @@ def window_passes(tmp, target):
           "not a replay", first.get("outcome") == "ok" and
           again.get("outcome") == "ok" and "replay" not in again and
           len(reqs) == 2, (first, again, [r["path"] for r in reqs]))
-
-
-def wait_for(pred, timeout=60):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return pred()
 
 
 def journal_lines(state):

@@ -21,13 +21,12 @@ import re
 import shlex
 import subprocess
 import sys
-import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import request, structured  # noqa: E402
 from sptest.policy import write_policy  # noqa: E402
-from sptest.run import Session, tmpdir  # noqa: E402
+from sptest.run import Session, tmpdir, wait_for  # noqa: E402
 from sptest.tap import check, done  # noqa: E402
 from sptest.target import Target  # noqa: E402
 
@@ -156,15 +155,6 @@ def per_day(s, target):
     check("per_day: the third call never reached the target",
           paths(target, "/count/") == ["/count/1", "/count/2"],
           paths(target, "/count/"))
-
-
-def wait_for(pred, timeout=60):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return pred()
 
 
 def duplicates(s, target, tmp):

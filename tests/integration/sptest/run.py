@@ -10,7 +10,7 @@ import tempfile
 import threading
 import time
 
-from sptest.mcp import INITIALIZE, INITIALIZED, call, item_calls
+from sptest.mcp import INITIALIZE, INITIALIZED, call, item_calls, structured
 from sptest.procfs import confined_children
 
 SP = os.environ.get("SP_BIN", "./sp")
@@ -247,3 +247,32 @@ class Session:
         self._t_err.join(5)
         return self.p.returncode
 
+
+class Caller:
+    """A Session whose calls each pass one param, id: numbered from 101,
+    answered as their structured result (outcome, message, ...)."""
+
+    def __init__(self, config, binary=None, hook=None, env=None):
+        self.s = Session(config, binary, hook, env)
+        self.next = 100
+
+    def send(self, tool, value):
+        self.next += 1
+        self.s.call(self.next, tool, {"id": value})
+        return self.next
+
+    def wait(self, rid, timeout=120):
+        return structured(self.s.wait([rid], timeout).get(rid))
+
+    def call(self, tool, value):
+        return self.wait(self.send(tool, value))
+
+
+def wait_for(pred, timeout=60):
+    """True once pred() is, polled until timeout (far above need)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.02)
+    return pred()
