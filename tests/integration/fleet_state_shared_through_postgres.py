@@ -25,8 +25,8 @@ import time
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.policy import write_policy  # noqa: E402
-from sptest.postgres import ADMIN, Cluster, absent_reason  # noqa: E402
-from sptest.run import SP, Caller, sp_env, tmpdir, wait_for  # noqa: E402
+from sptest.postgres import ADMIN, absent_reason, shared_state  # noqa: E402
+from sptest.run import SP, Caller, sp_env, wait_for  # noqa: E402
 from sptest.tap import check, done, skip_all  # noqa: E402
 from sptest.target import Target  # noqa: E402
 
@@ -233,14 +233,7 @@ def main():
     why = absent_reason()
     if why is not None:
         skip_all(why)
-    tmp = tmpdir("sp-fleet-")
-    os.chmod(tmp, 0o755)
-    cluster = Cluster(tmp)
-    cluster.make_database("fleet")
-    conninfo = cluster.conninfo(db="fleet")
-    init = write_policy(tmp, doc(tmp, "init", 9, conninfo), "init.json")
-    r = subprocess.run([SP, "state", "init", "--config", init],
-                       capture_output=True, env=sp_env(), timeout=120)
+    tmp, cluster, conninfo, r = shared_state("sp-fleet-", doc)
     check("sp state init makes the schema", r.returncode == 0 and
           b"schema version 1" in r.stdout, r.stderr)
     target = Target(tmp)

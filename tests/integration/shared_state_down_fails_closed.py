@@ -14,15 +14,14 @@ with a real throwaway cluster and a real HTTP target counting requests.
   saying so), refuses governed calls, runs the others, and decides in
   the database once it is back."""
 import os
-import subprocess
 import sys
 import time
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.policy import write_policy  # noqa: E402
-from sptest.postgres import Cluster, absent_reason  # noqa: E402
-from sptest.run import SP, Caller, sp_env, tmpdir  # noqa: E402
+from sptest.postgres import absent_reason, shared_state  # noqa: E402
+from sptest.run import Caller  # noqa: E402
 from sptest.tap import check, done, skip_all  # noqa: E402
 from sptest.target import Target  # noqa: E402
 
@@ -140,14 +139,7 @@ def main():
     why = absent_reason()
     if why is not None:
         skip_all(why)
-    tmp = tmpdir("sp-down-")
-    os.chmod(tmp, 0o755)
-    cluster = Cluster(tmp)
-    cluster.make_database("fleet")
-    conninfo = cluster.conninfo(db="fleet")
-    init = write_policy(tmp, doc(tmp, "init", 9, conninfo), "init.json")
-    r = subprocess.run([SP, "state", "init", "--config", init],
-                       capture_output=True, env=sp_env(), timeout=120)
+    tmp, cluster, conninfo, r = shared_state("sp-down-", doc)
     check("sp state init makes the schema", r.returncode == 0, r.stderr)
     target = Target(tmp)
     try:

@@ -20,7 +20,8 @@ import signal
 import subprocess
 import time
 
-from sptest.run import SP, sp_env
+from sptest.policy import write_policy
+from sptest.run import SP, sp_env, tmpdir
 
 ADMIN = "spadmin"
 
@@ -151,3 +152,19 @@ class Cluster:
 def remove(cluster):
     cluster.stop()
     shutil.rmtree(cluster.dir, ignore_errors=True)
+
+
+def shared_state(prefix, doc, db="fleet"):
+    """A temporary directory (0755, for the cluster's user), a started
+    cluster with database db, and its schema made by sp state init with
+    doc(tmp, "init", port, conninfo).  Returns (tmp, cluster, conninfo,
+    the init's CompletedProcess) for the caller to check."""
+    tmp = tmpdir(prefix)
+    os.chmod(tmp, 0o755)
+    cluster = Cluster(tmp)
+    cluster.make_database(db)
+    conninfo = cluster.conninfo(db=db)
+    init = write_policy(tmp, doc(tmp, "init", 9, conninfo), "init.json")
+    r = subprocess.run([SP, "state", "init", "--config", init],
+                       capture_output=True, env=sp_env(), timeout=120)
+    return tmp, cluster, conninfo, r
