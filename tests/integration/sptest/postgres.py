@@ -24,6 +24,8 @@ from sptest.policy import write_policy
 from sptest.run import SP, sp_env, tmpdir
 
 ADMIN = "spadmin"
+# the one role the cluster asks for a SCRAM password
+PASSWORD_ROLE = "pw_session"
 
 
 def _bindir():
@@ -73,8 +75,10 @@ class Cluster:
         self._run(["initdb", "-D", self.data, "-U", ADMIN, "-A", "trust",
                    "-E", "UTF8", "--no-sync", "--locale=C"])
         with open(os.path.join(self.data, "pg_hba.conf"), "w") as f:
-            # role "pw_*" must give a password; the others are trusted
-            f.write("local all /^pw_ scram-sha-256\n"
+            # PASSWORD_ROLE must give a password (a role list, as a
+            # regular expression there needs PostgreSQL 16); the others
+            # are trusted
+            f.write("local all %s scram-sha-256\n" % PASSWORD_ROLE +
                     "local all all trust\n")
         atexit.register(self.stop)
         self.start()
