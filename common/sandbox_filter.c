@@ -221,11 +221,12 @@ static const struct filter_rule broker_rules[] = {
 	 * through a unix socket only -- a stream socket of AF_UNIX (the
 	 * datagram ones of syslog and journald are still refused as
 	 * above), its connect, the wait for it (poll), whether it
-	 * succeeded (SO_ERROR), its own address (getsockname), and the
-	 * server's identity when the conninfo says requirepeer
-	 * (SO_PEERCRED, which only reads).  connect cannot see the path:
-	 * any unix socket the service user may reach could be connected
-	 * to.  Added only when the policy names "state".
+	 * succeeded (SO_ERROR) and its own address (getsockname).  Not
+	 * SO_PEERCRED: libpq's requirepeer then looks the uid up in the
+	 * user database, which no rule here allows, so it is refused at
+	 * start (state/pg.c).  connect cannot see the path: any unix
+	 * socket the service user may reach could be connected to.  Added
+	 * only when the policy names "state".
 	 */
 	{ SCMP_SYS(socket), SCMP_ACT_ALLOW, IF_SHARED_STATE, 2,
 	  { CMP(0, SCMP_CMP_EQ, AF_UNIX, 0),

@@ -37,10 +37,25 @@ struct pg_state {
 };
 
 /*
+ * requirepeer, wherever it comes from: libpq checks it at every connect,
+ * the reconnect inside the broker's filter too, by asking SO_PEERCRED for
+ * the server's uid and then the user database (getpwuid_r: stat and open
+ * of /etc/nsswitch.conf and /etc/passwd, maybe an NSS module loaded) for
+ * its name, which the confined broker may not do: it would be killed
+ * (SIGSYS) at the first reconnect, the first connect having worked.
+ */
+#define PG_REQUIREPEER_WHY \
+	"makes libpq look the server's uid up in the user database " \
+	"(/etc/passwd, NSS) at every connect, which the confined broker may " \
+	"not read; keep other users' sockets out by the socket's directory " \
+	"instead (host= a directory only the server's user may write, such " \
+	"as /run/postgresql)"
+
+/*
  * Keywords a policy's conninfo may not hold, and why: the password is a
  * credential (password_file, read under a credential's rules), and TLS
- * files and TCP hosts are reached at every connect, which the broker's
- * filter does not allow (state/pg.h).
+ * files, TCP hosts and requirepeer's user lookup are reached at every
+ * connect, which the broker's filter does not allow (state/pg.h).
  */
 static const char *
 pg_keyword_refused(const char *kw, const char *val)
@@ -63,7 +78,28 @@ pg_keyword_refused(const char *kw, const char *val)
 		return "names a TCP host: the confined broker reconnects only "
 		    "through a unix socket; give host=/path/of/its/directory "
 		    "(a local pooler or tunnel reaches a remote database)";
+	if (strcmp(kw, "requirepeer") == 0)
+		return PG_REQUIREPEER_WHY;
 	return NULL;
+}
+
+/* Whether the connection checks requirepeer although the policy's string
+ * does not name it (a service file, PGREQUIREPEER): 1, 0, or -1 when its
+ * options cannot be read (no memory). */
+static int
+pg_conn_requirepeer(PGconn *conn)
+{
+	PQconninfoOption *opts = PQconninfo(conn), *o;
+	int set = 0;
+
+	if (opts == NULL)
+		return -1;
+	for (o = opts; o->keyword != NULL; o++)
+		if (strcmp(o->keyword, "requirepeer") == 0 && o->val != NULL &&
+		    o->val[0] != '\0')
+			set = 1;
+	PQconninfoFree(opts);
+	return set;
 }
 
 /* The first line of libpq's message, which names no secret. */
@@ -172,6 +208,7 @@ pg_connect(const struct policy *policy, enum pg_open *how, char *why,
 	char pw[PG_PASSWORD_MAX + 1], *err = NULL;
 	PQconninfoOption *opts;
 	PGconn *conn = NULL;
+	int peer;
 
 	*how = PG_OPEN_REFUSED;
 	if ((opts = PQconninfoParse(policy->state_postgres, &err)) == NULL) {
@@ -202,6 +239,17 @@ pg_connect(const struct policy *policy, enum pg_open *how, char *why,
 		snprintf(why, why_size, "\"postgres\" names host %s over TCP "
 		    "(through a service file?): the confined broker reconnects "
 		    "only through a unix socket", PQhost(conn));
+		*how = PG_OPEN_REFUSED;
+		PQfinish(conn);
+		return NULL;
+	}
+	if ((peer = pg_conn_requirepeer(conn)) != 0) {
+		if (peer < 0)
+			snprintf(why, why_size, "out of memory");
+		else
+			snprintf(why, why_size, "\"postgres\" requirepeer (from "
+			    "a service file or PGREQUIREPEER) %s",
+			    PG_REQUIREPEER_WHY);
 		*how = PG_OPEN_REFUSED;
 		PQfinish(conn);
 		return NULL;

@@ -43,8 +43,9 @@ enum pg_open {
 struct pg_state;	/* opaque; its opener frees it */
 
 /*
- * policy's connection: the conninfo judged (no password, TLS file or
- * TCP host in it), the password read from password_file under the rules
+ * policy's connection: the conninfo judged (no password, TLS file,
+ * TCP host or requirepeer in it, nor requirepeer from a service file or
+ * PGREQUIREPEER once connected), the password read from password_file under the rules
  * of a credential file (always strict, as libpq's own .pgpass), then
  * connected, and the schema version and the role's rights checked.  NULL
  * only when REFUSED or out of memory; *how and why say which.
