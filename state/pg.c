@@ -23,11 +23,16 @@
 #include <libpq-fe.h>
 
 #include "policy/startcheck.h"
+#include "state/pq_load.h"
 #include "state/schema_sql.h"
 
 #define PG_PASSWORD_MAX	1024
 #define PG_OWNER_BYTES	16
 #define PG_PARAMS_MAX	40	/* conninfo keywords libpq knows, and ours */
+
+/* libpq's functions (state/pq_load.h): set by pg_state_open() and
+ * pg_state_init() before anything else here is reached; never reset. */
+static const struct pq_table *pq;
 
 struct pg_state {
 	PGconn *conn;			/* owned */
@@ -211,36 +216,37 @@ pg_connect(const struct policy *policy, enum pg_open *how, char *why,
 	int peer;
 
 	*how = PG_OPEN_REFUSED;
-	if ((opts = PQconninfoParse(policy->state_postgres, &err)) == NULL) {
+	opts = pq->PQconninfoParse(policy->state_postgres, &err);
+	if (opts == NULL) {
 		pg_why(why, why_size, "\"postgres\" is not a connection string",
 		    err != NULL ? err : "out of memory");
-		PQfreemem(err);
+		pq->PQfreemem(err);
 		return NULL;
 	}
 	if ((policy->state_password_file == NULL ||
 	    pg_password_read(policy->state_password_file, pw, why, why_size)) &&
 	    pg_params(opts, policy->state_password_file != NULL ? pw : NULL,
 	    kw, val, why, why_size)) {
-		conn = PQconnectdbParams(kw, val, 0);
+		conn = pq->PQconnectdbParams(kw, val, 0);
 		*how = PG_OPEN_DOWN;
 	}
 	explicit_bzero(pw, sizeof(pw));
-	PQconninfoFree(opts);
+	pq->PQconninfoFree(opts);
 	if (conn != NULL)
-		(void)PQsetNoticeProcessor(conn, pg_notice, NULL);
+		(void)pq->PQsetNoticeProcessor(conn, pg_notice, NULL);
 	if (conn == NULL) {
 		if (*how == PG_OPEN_DOWN)
 			snprintf(why, why_size, "out of memory");
 		*how = PG_OPEN_REFUSED;
 		return NULL;
 	}
-	if (PQhost(conn) != NULL && PQhost(conn)[0] != '\0' &&
-	    PQhost(conn)[0] != '/') {
+	if (pq->PQhost(conn) != NULL && pq->PQhost(conn)[0] != '\0' &&
+	    pq->PQhost(conn)[0] != '/') {
 		snprintf(why, why_size, "\"postgres\" names host %s over TCP "
 		    "(through a service file?): the confined broker reconnects "
-		    "only through a unix socket", PQhost(conn));
+		    "only through a unix socket", pq->PQhost(conn));
 		*how = PG_OPEN_REFUSED;
-		PQfinish(conn);
+		pq->PQfinish(conn);
 		return NULL;
 	}
 	if ((peer = pg_conn_requirepeer(conn)) != 0) {
@@ -255,9 +261,9 @@ pg_connect(const struct policy *policy, enum pg_open *how, char *why,
 		return NULL;
 	}
 	/* down: kept, for libpq's reset to try again with what it read */
-	if (PQstatus(conn) != CONNECTION_OK) {
+	if (pq->PQstatus(conn) != CONNECTION_OK) {
 		pg_why(why, why_size, "the shared state's database is not "
-		    "reachable", PQerrorMessage(conn));
+		    "reachable", pq->PQerrorMessage(conn));
 		return conn;
 	}
 	*how = PG_OPEN_UP;
@@ -273,8 +279,8 @@ static PGresult *pg_exec(struct pg_state *pg, const char *sql, int n,
 static const char *
 pg_sqlstate(const PGresult *r)
 {
-	const char *s = r != NULL ? PQresultErrorField(r, PG_DIAG_SQLSTATE) :
-	    NULL;
+	const char *s = r != NULL ?
+	    pq->PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
 
 	return s != NULL ? s : "";
 }
@@ -285,19 +291,19 @@ pg_grant_why(PGconn *conn, char *why, size_t why_size, const char *what)
 {
 	snprintf(why, why_size, "%s: the role %s may not use the shared "
 	    "state; as the schema's owner run: sp state init --grant %s",
-	    what, PQuser(conn), PQuser(conn));
+	    what, pq->PQuser(conn), pq->PQuser(conn));
 }
 
 /* The schema's version and the role's rights; false with why. */
 static bool
 pg_check_schema(PGconn *conn, char *why, size_t why_size)
 {
-	PGresult *r = PQexec(conn, "SELECT sallyport.schema_version()");
+	PGresult *r = pq->PQexec(conn, "SELECT sallyport.schema_version()");
 	const char *state = pg_sqlstate(r);
 	bool ok = false;
 	long v;
 
-	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+	if (pq->PQresultStatus(r) != PGRES_TUPLES_OK) {
 		if (strcmp(state, "42501") == 0)
 			pg_grant_why(conn, why, why_size, "permission denied");
 		else if (strcmp(state, "3F000") == 0 ||
@@ -307,30 +313,31 @@ pg_check_schema(PGconn *conn, char *why, size_t why_size)
 			    "create it), then grant this role with --grant");
 		else
 			pg_why(why, why_size, "the schema version could not be "
-			    "read", PQresultErrorMessage(r));
+			    "read", pq->PQresultErrorMessage(r));
 		goto out;
 	}
-	v = PQntuples(r) == 1 ? strtol(PQgetvalue(r, 0, 0), NULL, 10) : 0;
+	v = pq->PQntuples(r) == 1 ?
+	    strtol(pq->PQgetvalue(r, 0, 0), NULL, 10) : 0;
 	if (v != PG_SCHEMA_VERSION) {
 		snprintf(why, why_size, "the shared state's schema is version "
 		    "%ld, and this sp needs %d: run sp state init", v,
 		    PG_SCHEMA_VERSION);
 		goto out;
 	}
-	PQclear(r);
-	r = PQexec(conn, "SELECT p.proname FROM pg_catalog.pg_proc p JOIN "
+	pq->PQclear(r);
+	r = pq->PQexec(conn, "SELECT p.proname FROM pg_catalog.pg_proc p JOIN "
 	    "pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE "
 	    "n.nspname = 'sallyport' AND NOT "
 	    "pg_catalog.has_function_privilege(p.oid, 'EXECUTE') LIMIT 1");
-	if (PQresultStatus(r) != PGRES_TUPLES_OK)
+	if (pq->PQresultStatus(r) != PGRES_TUPLES_OK)
 		pg_why(why, why_size, "the role's rights could not be read",
-		    PQresultErrorMessage(r));
-	else if (PQntuples(r) != 0)
-		pg_grant_why(conn, why, why_size, PQgetvalue(r, 0, 0));
+		    pq->PQresultErrorMessage(r));
+	else if (pq->PQntuples(r) != 0)
+		pg_grant_why(conn, why, why_size, pq->PQgetvalue(r, 0, 0));
 	else
 		ok = true;
 out:
-	PQclear(r);
+	pq->PQclear(r);
 	return ok;
 }
 
@@ -341,6 +348,12 @@ pg_state_open(const struct policy *policy, enum pg_open *how, char *why,
 	uint8_t id[PG_OWNER_BYTES];
 	struct pg_state *pg;
 
+	/* the first use of libpq in this process: loaded now (before the
+	 * broker's confinement), not at every sp's start */
+	if ((pq = pq_load(why, why_size)) == NULL) {
+		*how = PG_OPEN_REFUSED;
+		return NULL;
+	}
 	if ((pg = calloc(1, sizeof(*pg))) == NULL ||
 	    getrandom(id, sizeof(id), 0) != (ssize_t)sizeof(id)) {
 		free(pg);
@@ -360,7 +373,7 @@ pg_state_open(const struct policy *policy, enum pg_open *how, char *why,
 	 * runs its ungoverned calls, and refuses the rest until it is back */
 	pg->up = *how == PG_OPEN_UP;
 	pg->last_try_ms = clock_monotonic_ms();
-	if (pg->conn != NULL && PQsetnonblocking(pg->conn, 1) != 0)
+	if (pg->conn != NULL && pq->PQsetnonblocking(pg->conn, 1) != 0)
 		pg->up = false;
 	return pg;
 }
@@ -370,7 +383,7 @@ pg_state_free(struct pg_state *pg)
 {
 	if (pg == NULL)
 		return;
-	PQfinish(pg->conn);
+	pq->PQfinish(pg->conn);
 	free(pg);
 }
 
@@ -415,15 +428,15 @@ pg_reconnect(struct pg_state *pg)
 		return false;
 	pg->last_try_ms = now;
 	deadline = now + PG_CALL_TIMEOUT_MS;
-	if (!PQresetStart(pg->conn))
+	if (!pq->PQresetStart(pg->conn))
 		return false;
 	while (st != PGRES_POLLING_OK && st != PGRES_POLLING_FAILED)
-		if (!pg_wait(PQsocket(pg->conn), st == PGRES_POLLING_READING ?
-		    POLLIN : POLLOUT, deadline))
+		if (!pg_wait(pq->PQsocket(pg->conn),
+		    st == PGRES_POLLING_READING ? POLLIN : POLLOUT, deadline))
 			return false;
 		else
-			st = PQresetPoll(pg->conn);
-	if (st != PGRES_POLLING_OK || PQsetnonblocking(pg->conn, 1) != 0)
+			st = pq->PQresetPoll(pg->conn);
+	if (st != PGRES_POLLING_OK || pq->PQsetnonblocking(pg->conn, 1) != 0)
 		return false;
 	log_info("the shared state's database is reachable again");
 	return true;
@@ -432,7 +445,7 @@ pg_reconnect(struct pg_state *pg)
 static bool
 pg_usable(struct pg_state *pg)
 {
-	if (pg->conn != NULL && PQstatus(pg->conn) == CONNECTION_OK)
+	if (pg->conn != NULL && pq->PQstatus(pg->conn) == CONNECTION_OK)
 		return true;
 	return pg_reconnect(pg);
 }
@@ -443,14 +456,14 @@ pg_await(PGconn *conn, uint64_t deadline)
 {
 	int f;
 
-	while ((f = PQflush(conn)) == 1)
-		if (!pg_wait(PQsocket(conn), POLLOUT, deadline))
+	while ((f = pq->PQflush(conn)) == 1)
+		if (!pg_wait(pq->PQsocket(conn), POLLOUT, deadline))
 			return false;
 	if (f != 0)
 		return false;
-	while (PQisBusy(conn))
-		if (!pg_wait(PQsocket(conn), POLLIN, deadline) ||
-		    !PQconsumeInput(conn))
+	while (pq->PQisBusy(conn))
+		if (!pg_wait(pq->PQsocket(conn), POLLIN, deadline) ||
+		    !pq->PQconsumeInput(conn))
 			return false;
 	return true;
 }
@@ -478,19 +491,19 @@ pg_exec(struct pg_state *pg, const char *sql, int n, const char *const *vals)
 		pg_lost(pg, "no connection");
 		return NULL;
 	}
-	if (!PQsendQueryParams(pg->conn, sql, n, NULL, vals, NULL, NULL, 0))
+	if (!pq->PQsendQueryParams(pg->conn, sql, n, NULL, vals, NULL, NULL, 0))
 		goto lost;
 	for (;;) {
 		if (!pg_await(pg->conn, deadline))
 			goto lost;
-		if ((r = PQgetResult(pg->conn)) == NULL)
+		if ((r = pq->PQgetResult(pg->conn)) == NULL)
 			break;
 		if (first == NULL)
 			first = r;
 		else
-			PQclear(r);
+			pq->PQclear(r);
 	}
-	if (PQresultStatus(first) == PGRES_TUPLES_OK) {
+	if (pq->PQresultStatus(first) == PGRES_TUPLES_OK) {
 		if (!pg->up)
 			log_info("the shared state's database answers again");
 		pg->up = true;
@@ -498,17 +511,17 @@ pg_exec(struct pg_state *pg, const char *sql, int n, const char *const *vals)
 	}
 	log_error("the shared state's database refused a call (SQLSTATE %s)",
 	    pg_sqlstate(first));
-	PQclear(first);
+	pq->PQclear(first);
 	return NULL;
 lost:
-	PQclear(first);
-	pg_lost(pg, PQstatus(pg->conn) == CONNECTION_OK ?
-	    "no answer in time" : PQerrorMessage(pg->conn));
+	pq->PQclear(first);
+	pg_lost(pg, pq->PQstatus(pg->conn) == CONNECTION_OK ?
+	    "no answer in time" : pq->PQerrorMessage(pg->conn));
 	/* a late answer must never be read as the next call's: the socket
 	 * goes now (libpq closes it as it starts anew; pg_reconnect()
 	 * starts again when it is time) */
-	if (PQstatus(pg->conn) == CONNECTION_OK)
-		(void)PQresetStart(pg->conn);
+	if (pq->PQstatus(pg->conn) == CONNECTION_OK)
+		(void)pq->PQresetStart(pg->conn);
 	return NULL;
 }
 
@@ -523,7 +536,7 @@ pg_u64(char *buf, uint64_t v)
 static uint64_t
 pg_value_u64(const PGresult *r, int row, int col)
 {
-	return strtoull(PQgetvalue(r, row, col), NULL, 10);
+	return strtoull(pq->PQgetvalue(r, row, col), NULL, 10);
 }
 
 /* A one-row, one-column answer of "t" or "f" into *out. */
@@ -532,11 +545,11 @@ pg_exec_bool(struct pg_state *pg, const char *sql, int n,
     const char *const *vals, bool *out)
 {
 	PGresult *r = pg_exec(pg, sql, n, vals);
-	bool ok = r != NULL && PQntuples(r) == 1 && PQnfields(r) == 1;
+	bool ok = r != NULL && pq->PQntuples(r) == 1 && pq->PQnfields(r) == 1;
 
 	if (ok)
-		*out = strcmp(PQgetvalue(r, 0, 0), "t") == 0;
-	PQclear(r);
+		*out = strcmp(pq->PQgetvalue(r, 0, 0), "t") == 0;
+	pq->PQclear(r);
 	return ok;
 }
 
@@ -551,17 +564,17 @@ pg_take_limits(struct pg_state *pg, const char *who, const char *tool,
 	PGresult *r = pg_exec(pg, "SELECT verdict, spent, last_start FROM "
 	    "sallyport.take_limits($1, $2, $3, $4, $5, $6)", 6, v);
 	const char *verdict;
-	bool ok = r != NULL && PQntuples(r) == 1 && PQnfields(r) == 3;
+	bool ok = r != NULL && pq->PQntuples(r) == 1 && pq->PQnfields(r) == 3;
 
 	if (ok) {
-		verdict = PQgetvalue(r, 0, 0);
+		verdict = pq->PQgetvalue(r, 0, 0);
 		a->verdict = strcmp(verdict, "pass") == 0 ? PG_LIMITS_PASS :
 		    strcmp(verdict, "per_day") == 0 ? PG_LIMITS_PER_DAY :
 		    PG_LIMITS_INTERVAL;
 		a->spent = pg_value_u64(r, 0, 1);
 		a->last_start = pg_value_u64(r, 0, 2);
 	}
-	PQclear(r);
+	pq->PQclear(r);
 	return ok;
 }
 
@@ -570,14 +583,15 @@ static void
 pg_journal_row_of(const struct pg_state *pg, const PGresult *r, int i,
     struct pg_journal_row *row)
 {
-	snprintf(row->key, sizeof(row->key), "%s", PQgetvalue(r, i, 0));
-	snprintf(row->state, sizeof(row->state), "%s", PQgetvalue(r, i, 1));
+	snprintf(row->key, sizeof(row->key), "%s", pq->PQgetvalue(r, i, 0));
+	snprintf(row->state, sizeof(row->state), "%s", pq->PQgetvalue(r, i, 1));
 	row->ts_ms = pg_value_u64(r, i, 2);
-	snprintf(row->tool, sizeof(row->tool), "%s", PQgetvalue(r, i, 3));
+	snprintf(row->tool, sizeof(row->tool), "%s", pq->PQgetvalue(r, i, 3));
 	snprintf(row->summary, sizeof(row->summary), "%s",
-	    PQgetvalue(r, i, 4));
-	row->ours = PQnfields(r) == 6 && strcmp(row->state, "pending") == 0 &&
-	    strcmp(PQgetvalue(r, i, 5), pg->owner) == 0;
+	    pq->PQgetvalue(r, i, 4));
+	row->ours = pq->PQnfields(r) == 6 &&
+	    strcmp(row->state, "pending") == 0 &&
+	    strcmp(pq->PQgetvalue(r, i, 5), pg->owner) == 0;
 }
 
 bool
@@ -588,14 +602,14 @@ pg_journal_peek(struct pg_state *pg, const char *key,
 	PGresult *r = pg_exec(pg, "SELECT $1::text, state, ts_ms, tool, "
 	    "summary, owner FROM sallyport.journal_peek($1)", 1, v);
 
-	if (r == NULL || PQnfields(r) != 6)
+	if (r == NULL || pq->PQnfields(r) != 6)
 		goto fail;
-	if ((*found = PQntuples(r) == 1))
+	if ((*found = pq->PQntuples(r) == 1))
 		pg_journal_row_of(pg, r, 0, row);
-	PQclear(r);
+	pq->PQclear(r);
 	return true;
 fail:
-	PQclear(r);
+	pq->PQclear(r);
 	return false;
 }
 
@@ -633,15 +647,15 @@ pg_journal_list(struct pg_state *pg,
 	struct pg_journal_row row;
 	int i;
 
-	if (r == NULL || PQnfields(r) != 5) {
-		PQclear(r);
+	if (r == NULL || pq->PQnfields(r) != 5) {
+		pq->PQclear(r);
 		return false;
 	}
-	for (i = 0; i < PQntuples(r); i++) {
+	for (i = 0; i < pq->PQntuples(r); i++) {
 		pg_journal_row_of(pg, r, i, &row);
 		each(arg, &row);
 	}
-	PQclear(r);
+	pq->PQclear(r);
 	return true;
 }
 
@@ -653,11 +667,11 @@ pg_journal_resolve(struct pg_state *pg, const char *key, const char *state,
 	const char *v[] = { key, state, pg_u64(now, now_ms), summary };
 	PGresult *r = pg_exec(pg, "SELECT sallyport.journal_resolve($1, $2, "
 	    "$3, $4)", 4, v);
-	bool ok = r != NULL && PQntuples(r) == 1 && PQnfields(r) == 1;
+	bool ok = r != NULL && pq->PQntuples(r) == 1 && pq->PQnfields(r) == 1;
 
-	if (ok && (*found = !PQgetisnull(r, 0, 0)))
-		snprintf(was, 16, "%s", PQgetvalue(r, 0, 0));
-	PQclear(r);
+	if (ok && (*found = !pq->PQgetisnull(r, 0, 0)))
+		snprintf(was, 16, "%s", pq->PQgetvalue(r, 0, 0));
+	pq->PQclear(r);
 	return ok;
 }
 
@@ -672,14 +686,14 @@ pg_day_spent(struct pg_state *pg, uint64_t day,
 	    "sallyport.day_spent($1)", 1, v);
 	int i;
 
-	if (r == NULL || PQnfields(r) != 3) {
-		PQclear(r);
+	if (r == NULL || pq->PQnfields(r) != 3) {
+		pq->PQclear(r);
 		return false;
 	}
-	for (i = 0; i < PQntuples(r); i++)
-		each(arg, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
+	for (i = 0; i < pq->PQntuples(r); i++)
+		each(arg, pq->PQgetvalue(r, i, 0), pq->PQgetvalue(r, i, 1),
 		    pg_value_u64(r, i, 2));
-	PQclear(r);
+	pq->PQclear(r);
 	return true;
 }
 
@@ -688,13 +702,13 @@ static bool
 pg_init_step(PGconn *conn, const char *sql, const char *what, char *why,
     size_t why_size)
 {
-	PGresult *r = PQexec(conn, sql);
-	ExecStatusType st = PQresultStatus(r);
+	PGresult *r = pq->PQexec(conn, sql);
+	ExecStatusType st = pq->PQresultStatus(r);
 	bool ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
 
 	if (!ok)
-		pg_why(why, why_size, what, PQresultErrorMessage(r));
-	PQclear(r);
+		pg_why(why, why_size, what, pq->PQresultErrorMessage(r));
+	pq->PQclear(r);
 	return ok;
 }
 
@@ -706,25 +720,26 @@ pg_init_version(PGconn *conn)
 	int v = 0;
 
 	/* a failed statement would end the transaction: asked first */
-	r = PQexec(conn, "SELECT pg_catalog.to_regclass('sallyport.meta') "
+	r = pq->PQexec(conn, "SELECT pg_catalog.to_regclass('sallyport.meta') "
 	    "IS NOT NULL");
-	if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1 ||
-	    strcmp(PQgetvalue(r, 0, 0), "t") != 0) {
-		PQclear(r);
+	if (pq->PQresultStatus(r) != PGRES_TUPLES_OK || pq->PQntuples(r) != 1 ||
+	    strcmp(pq->PQgetvalue(r, 0, 0), "t") != 0) {
+		pq->PQclear(r);
 		return 0;
 	}
-	PQclear(r);
-	r = PQexec(conn, "SELECT version FROM sallyport.meta");
-	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
-		v = (int)strtol(PQgetvalue(r, 0, 0), NULL, 10);
-	PQclear(r);
+	pq->PQclear(r);
+	r = pq->PQexec(conn, "SELECT version FROM sallyport.meta");
+	if (pq->PQresultStatus(r) == PGRES_TUPLES_OK && pq->PQntuples(r) == 1)
+		v = (int)strtol(pq->PQgetvalue(r, 0, 0), NULL, 10);
+	pq->PQclear(r);
 	return v;
 }
 
 static bool
 pg_init_grant(PGconn *conn, const char *role, char *why, size_t why_size)
 {
-	char *id = PQescapeIdentifier(conn, role, strlen(role)), *sql = NULL;
+	char *id = pq->PQescapeIdentifier(conn, role, strlen(role));
+	char *sql = NULL;
 	bool ok = false;
 
 	if (id != NULL && asprintf(&sql, "GRANT USAGE ON SCHEMA sallyport TO "
@@ -734,7 +749,7 @@ pg_init_grant(PGconn *conn, const char *role, char *why, size_t why_size)
 	else
 		snprintf(why, why_size, "out of memory");
 	free(sql);
-	PQfreemem(id);
+	pq->PQfreemem(id);
 	return ok;
 }
 
@@ -743,9 +758,12 @@ pg_state_init(const struct policy *policy, const char *grant_role,
     int *version_was, char *why, size_t why_size)
 {
 	enum pg_open how;
-	PGconn *conn = pg_connect(policy, &how, why, why_size);
+	PGconn *conn = NULL;
 	bool ok = false;
 
+	if ((pq = pq_load(why, why_size)) == NULL)
+		return false;
+	conn = pg_connect(policy, &how, why, why_size);
 	if (how != PG_OPEN_UP)
 		goto out;
 	if (!pg_init_step(conn, "BEGIN", "no transaction", why, why_size) ||
@@ -763,7 +781,7 @@ pg_state_init(const struct policy *policy, const char *grant_role,
 	    pg_init_grant(conn, grant_role, why, why_size)) &&
 	    pg_init_step(conn, "COMMIT", "not committed", why, why_size);
 out:
-	PQfinish(conn);		/* without COMMIT: rolled back */
+	pq->PQfinish(conn);		/* without COMMIT: rolled back */
 	return ok;
 }
 

@@ -17,8 +17,11 @@
  * call these functions answer false for is refused by its caller.
  * Every call is bounded by PG_CALL_TIMEOUT_MS.
  *
- * Without libpq (configure found none) the policy refuses "state", and
- * nothing here is reached; pg_state_open() then refuses too.
+ * libpq itself is loaded by pg_state_open() and pg_state_init(), the
+ * first time a process uses "state" (state/pq_load.h): sp is not linked
+ * with it; a host without libpq.so.5 makes both refuse, naming libpq5.
+ * Without libpq at build time (configure found none) the policy refuses
+ * "state", and nothing here is reached; pg_state_open() then refuses too.
  */
 #ifndef SP_STATE_PG_H
 #define SP_STATE_PG_H

@@ -47,9 +47,9 @@ bench-http: tests/bench/bench_http
 check_PROGRAMS += tests/bench/bench_limits
 tests_bench_bench_limits_SOURCES = tests/bench/bench_limits.c \
 	state/limits.c state/limits.h state/pg.c state/pg.h \
+	state/pq_load.c state/pq_load.h \
 	state/state_dir.c state/state_dir.h child/test_hook.c child/test_hook.h
-tests_bench_bench_limits_LDADD = libsppolicy.a libspcommon.a $(SP_LIBS) \
-	$(LIBPQ_LIBS)
+tests_bench_bench_limits_LDADD = libsppolicy.a libspcommon.a $(SP_LIBS)
 bench-limits: tests/bench/bench_limits
 	./tests/bench/bench_limits
 

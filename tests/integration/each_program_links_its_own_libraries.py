@@ -3,11 +3,20 @@
 sp-frontend and sp-executor it opens at start (broker/children.h).
 
 - readelf -d: neither sp nor sp-frontend needs libcurl, libssh2, libssl
-  or libcrypto; sp-executor needs libcurl and libssh2.
+  or libcrypto; sp-executor needs libcurl and libssh2; none needs libpq.
 - A live session: each child is its own program (its /proc/PID/exe and
   argv[0]); the executor maps libcurl, libssh2 and what they pull in
   (libssl, libcrypto), makes an HTTP call through them, and the broker
-  and the frontend map none of them.  The executor maps them before its
+  and the frontend map none of them, nor libpq: a policy without
+  "state" costs nothing of libpq (docs/design.md section 9.2).
+- sp built with libpq (postgres=yes): a broker whose policy names
+  "state" (its database down: the session starts all the same) maps
+  libpq, loaded at run time, and the libssl and libcrypto it pulls in,
+  and is confined with them; with libpq.so.5 unreadable (an empty file
+  mounted over it in a mount namespace of its own, as root), sp mcp
+  refuses to start (78) with one stderr line naming libpq5, sp check
+  says so at the "state" key's line, and sp --version still says
+  postgres=yes.  The executor maps them before its
   filter is on: confined and not yet past its hello, it already has
   them, and a call to a host by name maps nothing more than the NSS
   modules glibc's resolver may load (the filter lets those in).
@@ -21,6 +30,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -36,6 +46,8 @@ from sptest.target import Target  # noqa: E402
 NETLIBS = ("libcurl", "libssh2")
 # What libcurl and libssh2 pull in for an HTTPS call and an SSH session.
 PULLED_IN = ("libssl", "libcrypto")
+# Loaded by the broker only when its policy names "state" (state/pq_load.h)
+PQLIB = "libpq"
 BUILD = os.path.dirname(os.path.abspath(SP))
 CHILDREN = ("sp-frontend", "sp-executor")
 
@@ -59,7 +71,7 @@ def test_needed():
         libs = needed(os.path.join(BUILD, prog))
         check("readelf lists %s's DT_NEEDED entries" % prog,
               "libc.so.6" in libs, libs)
-        for lib in NETLIBS + PULLED_IN:
+        for lib in NETLIBS + PULLED_IN + (PQLIB,):
             check("%s %s DT_NEEDED for %s" % (
                 prog, "has a" if lib in want else "has no", lib),
                 has(libs, lib) == (lib in want), libs)
@@ -75,8 +87,9 @@ def mapped_paths(pid):
 
 
 def check_maps(role, pid, want, through=None):
-    """through: a library of role's own (libpq) that pulls in PULLED_IN,
-    which role then maps, and nothing of NETLIBS."""
+    """want: role maps NETLIBS and PULLED_IN; through: a library of role's
+    own (libpq) that role maps and that pulls in PULLED_IN, and nothing of
+    NETLIBS.  Neither: role maps none of them, nor libpq."""
     paths = mapped_paths(pid)
     if paths is None:
         check("%s maps # SKIP /proc/%d/maps not readable here" % (role, pid),
@@ -89,6 +102,9 @@ def check_maps(role, pid, want, through=None):
                               " (through %s)" % through
                               if mapped and not want else ""),
               has(names, lib) == mapped, sorted(names))
+    check("%s %s %s" % (role, "maps" if through == PQLIB else "does not map",
+                        PQLIB),
+          has(names, PQLIB) == (through == PQLIB), sorted(names))
 
 
 def program_of(pid):
@@ -138,11 +154,9 @@ def test_session(tmp, target):
                           pid, (os.path.join(BUILD, prog), prog))
         check_maps("executor", kids.get("executor", 0), True)
         check_maps("frontend", kids.get("frontend", 0), False)
-        # sp built with libpq (the fleet's shared state, docs/design.md
-        # section 9.2) maps the libssl and libcrypto libpq needs; the
-        # broker's filter, not its maps, keeps it off the network
-        check_maps("broker", s.p.pid, False,
-                   "libpq" if has(needed(SP), "libpq") else None)
+        # a policy without "state": even an sp built with libpq maps
+        # none of it (docs/design.md section 9.2)
+        check_maps("broker without \"state\"", s.p.pid, False)
     finally:
         status = s.close()
     check("the session ends cleanly", status == 0,
@@ -183,6 +197,102 @@ def phase_loaded_before_confinement(tmp, target):
         check("the call by name mapped no new library", new == [], new)
     finally:
         s.close()
+
+
+def built_with_libpq():
+    out = subprocess.run([SP, "--version"], capture_output=True,
+                         env=sp_env(), timeout=60).stdout.decode()
+    return "postgres=yes" in out
+
+
+def state_policy(tmp, target, name):
+    """A policy whose "state" names a database no server listens for:
+    the broker loads libpq and starts, its governed calls refused."""
+    d = os.path.join(tmp, name)
+    os.mkdir(d)
+    return get_item_policy(d, "programs", "http://127.0.0.1:%d" % target.port,
+                           5000, audit=True,
+                           state={"postgres": "host='%s' dbname=none" %
+                                  os.path.join(d, "no server")})
+
+
+def test_with_state(tmp, target):
+    """libpq is the broker's only when its policy names "state"."""
+    s = Session(state_policy(tmp, target, "with state"))
+    try:
+        end = time.monotonic() + 10
+        while b"not reachable" not in s.stderr and time.monotonic() < end:
+            time.sleep(0.05)
+        check("with \"state\" and its database down, the session starts "
+              "saying so", b"not reachable" in s.stderr and
+              s.p.poll() is None, bytes(s.stderr))
+        check("the broker is confined",
+              status_field(s.p.pid, "Seccomp") == "2",
+              status_field(s.p.pid, "Seccomp"))
+        check_maps("broker with \"state\"", s.p.pid, False, PQLIB)
+    finally:
+        status = s.close()
+    check("and its session ends cleanly", status == 0, bytes(s.stderr))
+
+
+def libpq_path():
+    """The file dlopen("libpq.so.5") maps, as ldconfig's cache says."""
+    out = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True,
+                         timeout=60).stdout
+    for line in out.splitlines():
+        if line.strip().startswith("libpq.so.5 ") and "=>" in line:
+            return os.path.realpath(line.split("=>", 1)[1].strip())
+    return None
+
+
+def without_libpq(argv, data=b""):
+    """argv run with libpq.so.5 an empty file, in a mount namespace of
+    its own (the host's file untouched): (status, stdout, stderr)."""
+    r = subprocess.run(["unshare", "--mount", "--propagation", "private",
+                        "sh", "-c", 'mount --bind /dev/null "$1" && shift && '
+                        'exec "$@"', "sh", libpq_path()] + argv,
+                       input=data, capture_output=True, env=sp_env(),
+                       timeout=60)
+    return r.returncode, r.stdout, r.stderr.decode("utf-8", "replace")
+
+
+def test_without_libpq(tmp, target):
+    cfg = state_policy(tmp, target, "no libpq")
+    if os.geteuid() != 0 or libpq_path() is None:
+        skip("without libpq.so.5", "needs root and ldconfig's libpq.so.5")
+        return
+    status, out, err = without_libpq(["true"])
+    if status != 0:
+        skip("without libpq.so.5", "no mount namespace here: %s" % err)
+        return
+    before = len(target.requests())
+    status, out, err = without_libpq([SP, "mcp", "--config", cfg],
+                                     INITIALIZE)
+    check("libpq.so.5 unreadable: sp mcp with \"state\" exits 78, one "
+          "stderr line naming libpq5",
+          status == 78 and "cannot load libpq.so.5" in err and
+          "install the libpq5 package" in err and err.count("\n") == 1,
+          (status, err))
+    check("the client is told the session cannot start",
+          "the shared state named at line" in
+          (start_refusal(out) or ""), out)
+    check("no request reached the target",
+          len(target.requests()) == before, target.requests())
+    status, out, err = without_libpq([SP, "check", "--config", cfg])
+    with open(cfg) as f:
+        line = 1 + f.read().split('"state"')[0].count("\n")
+    check("libpq.so.5 unreadable: sp check exits 78 at \"state\"'s line, "
+          "naming libpq5",
+          status == 78 and ("%s:%d:" % (cfg, line)) in err and
+          "install the libpq5 package" in err, (status, err))
+    status, out, err = without_libpq([SP, "--version"])
+    check("libpq.so.5 unreadable: sp --version still says postgres=yes",
+          status == 0 and b"postgres=yes" in out, (status, out, err))
+    cfg = make_policy(tmp, target.port)
+    status, out, err = without_libpq([SP, "mcp", "--config", cfg],
+                                     INITIALIZE)
+    check("libpq.so.5 unreadable: a policy without \"state\" starts",
+          b'"protocolVersion"' in out and status == 0, (status, out, err))
 
 
 def copy_programs(tmp, name, programs):
@@ -251,6 +361,11 @@ def main():
     try:
         test_session(tmp, target)
         test_where(tmp, target)
+        if built_with_libpq():
+            test_with_state(tmp, target)
+            test_without_libpq(tmp, target)
+        else:
+            skip("a broker with \"state\"", "sp built without libpq")
     finally:
         target.stop()
     target = Target(tmp, name="named")

@@ -106,7 +106,7 @@ tests_unit_libsptest_a_CFLAGS = $(UNIT_CFLAGS)
 # own: any program that is not a unit test names its own (even empty).
 LDADD = tests/unit/libsptest.a libspexecutor.a libspfrontend.a \
 	libsppolicy.a libspcommon.a $(CRITERION_LIBS) $(SP_LIBS) \
-	$(LIBCRYPTO_LIBS) $(LIBPQ_LIBS) -lpthread
+	$(LIBCRYPTO_LIBS) -lpthread
 
 # sandbox_child stands in for an exec'd Sallyport child; test_exec_confine
 # finds it beside itself.
