@@ -5,7 +5,11 @@
  * the name, re-read of what is new, append, unlock), in the same
  * process on the same policy; then with state_dir while a second writer
  * (another session) appends between each two calls, so every decision
- * also reads a foreign line.
+ * also reads a foreign line; then, in PostgreSQL (state/pg.h), when
+ * SP_BENCH_PG_CONNINFO names a database whose schema is made (`make
+ * bench-limits` starts a throwaway cluster: tests/bench/limits_bench.py),
+ * each decision one call of sallyport.take_limits() over a unix socket.
+ * Without it, or without libpq, that row says why it is skipped.
  */
 #include "config.h"
 
@@ -16,10 +20,14 @@
 #include <unistd.h>
 
 #include "state/limits.h"
+#include "state/pg.h"
 #include "state/state_dir.h"
 #include "policy/load.h"
 
 #define BENCH_CALLS 20000
+#define BENCH_PG_ENV "SP_BENCH_PG_CONNINFO"
+#define BENCH_PG_WHY_ENV "SP_BENCH_PG_WHY"	/* the driver's: no cluster */
+#define BENCH_WHO "uid:1000"
 
 static const char bench_policy[] =
 	"{\"sallyport\": 1,\n"
@@ -75,6 +83,100 @@ bench_run(struct limits *l, struct limits *other)
 	return (double)spent / BENCH_CALLS;
 }
 
+/* Why there is no PostgreSQL row, or NULL when BENCH_PG_ENV names one. */
+static const char *
+bench_pg_absent(void)
+{
+#ifdef SP_HAVE_LIBPQ
+	const char *conninfo = getenv(BENCH_PG_ENV);
+	const char *why = getenv(BENCH_PG_WHY_ENV);
+
+	if (conninfo != NULL && conninfo[0] != '\0')
+		return NULL;
+	return why != NULL && why[0] != '\0' ? why : BENCH_PG_ENV " is not "
+	    "set (make bench-limits starts a cluster and sets it)";
+#else
+	return "this bench_limits was built without libpq (configure "
+	    "--with-libpq, with libpq-dev installed)";
+#endif
+}
+
+/*
+ * bench_policy with "state": {"postgres": conninfo}, built with cJSON so
+ * that any conninfo is quoted right; the same tool, per_day and who as
+ * the other rows.  NULL when it does not load.
+ */
+static struct policy *
+bench_pg_policy(const char *conninfo)
+{
+	struct policy_diags diags = { 0 };
+	struct policy *p = NULL;
+	cJSON *root, *state;
+	char *text = NULL;
+
+	root = cJSON_Parse(bench_policy);
+	state = cJSON_AddObjectToObject(root, "state");
+	if (state != NULL &&
+	    cJSON_AddStringToObject(state, "postgres", conninfo) != NULL &&
+	    (text = cJSON_PrintUnformatted(root)) != NULL)
+		p = policy_load("bench-pg.json", text, strlen(text), &diags);
+	if (p == NULL && diags.count > 0)
+		fprintf(stderr, "bench_limits: %s\n", diags.items[0].text);
+	policy_diags_free(&diags);
+	cJSON_free(text);
+	cJSON_Delete(root);
+	return p;
+}
+
+/*
+ * ns per decision in PostgreSQL, connected as the broker connects
+ * (pg_state_open(): schema and rights checked); false with why.
+ */
+static bool
+bench_pg(const char *conninfo, double *ns, char *why, size_t why_size)
+{
+	struct policy *p = bench_pg_policy(conninfo);
+	struct pg_state *pg = NULL;
+	struct limits *l = NULL;
+	enum pg_open how = PG_OPEN_REFUSED;
+	bool ok = false;
+
+	if (p == NULL)
+		(void)snprintf(why, why_size, "its policy does not load");
+	else if ((pg = pg_state_open(p, &how, why, why_size)) != NULL &&
+	    how == PG_OPEN_UP &&
+	    (l = limits_new(p, NULL, pg, BENCH_WHO)) != NULL) {
+		*ns = bench_run(l, NULL);
+		ok = true;
+	} else if (how == PG_OPEN_UP)
+		(void)snprintf(why, why_size, "out of memory");
+	limits_free(l);
+	pg_state_free(pg);
+	policy_free(p);
+	return ok;
+}
+
+/* The PostgreSQL row, timed after the others are printed, or why not. */
+static void
+bench_pg_row(double base, double with)
+{
+	char why[PG_WHY_MAX];
+	const char *absent = bench_pg_absent();
+	double ns;
+
+	if (absent != NULL) {
+		printf("  in PostgreSQL: skipped, %s\n", absent);
+		return;
+	}
+	(void)fflush(stdout);	/* the rows above stay if a call is refused */
+	if (!bench_pg(getenv(BENCH_PG_ENV), &ns, why, sizeof(why))) {
+		printf("  in PostgreSQL: not timed, %s\n", why);
+		return;
+	}
+	printf("  in PostgreSQL, one session               %10.0f  "
+	    "ratio %.1f (%.1f x state_dir)\n", ns, ns / base, ns / with);
+}
+
 int
 main(void)
 {
@@ -91,17 +193,17 @@ main(void)
 		fprintf(stderr, "bench_limits: setup failed\n");
 		return 1;
 	}
-	mem = limits_new(p, NULL, NULL, "uid:1000");
+	mem = limits_new(p, NULL, NULL, BENCH_WHO);
 	base = bench_run(mem, NULL);
 	sf = state_file_open(dir, LIMITS_STATE_FILE);
-	shared = limits_new(p, sf, NULL, "uid:1000");
+	shared = limits_new(p, sf, NULL, BENCH_WHO);
 	with = bench_run(shared, NULL);
 	(void)snprintf(path, sizeof(path), "%s/%s", dir, LIMITS_STATE_FILE);
 	(void)unlink(path);
 	sf2 = state_file_open(dir, LIMITS_STATE_FILE);
-	a = limits_new(p, sf2, NULL, "uid:1000");
+	a = limits_new(p, sf2, NULL, BENCH_WHO);
 	sf = state_file_open(dir, LIMITS_STATE_FILE);
-	b = limits_new(p, sf, NULL, "uid:1000");
+	b = limits_new(p, sf, NULL, BENCH_WHO);
 	busy = bench_run(a, b);
 	printf("limit check, %d calls of a per_day tool, ns per call:\n",
 	    BENCH_CALLS);
@@ -110,6 +212,7 @@ main(void)
 	    "ratio %.1f\n", with, with / base);
 	printf("  with state_dir, a second session writing %10.0f  "
 	    "ratio %.1f\n", busy, busy / base);
+	bench_pg_row(base, with);
 	(void)unlink(path);
 	(void)rmdir(dir);
 	return 0;

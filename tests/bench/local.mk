@@ -5,7 +5,8 @@ BENCH_ENV = SP_BIN='$(abs_top_builddir)/sp' SP_BUILDDIR='$(abs_top_builddir)' \
 	SP_SRCDIR='$(abs_top_srcdir)'
 BENCH_PY_FILES = tests/bench/proc_bench.py tests/bench/bench_audit.py \
 	tests/bench/front_bench.py tests/bench/exec_bench.py \
-	tests/bench/confirm_bench.py tests/bench/limits_backend_bench.py
+	tests/bench/confirm_bench.py tests/bench/limits_backend_bench.py \
+	tests/bench/limits_bench.py
 EXTRA_DIST += $(BENCH_PY_FILES)
 
 # the cold start and idle memory of sp mcp alone
@@ -43,15 +44,17 @@ tests_bench_bench_http_LDADD = libspexecutor.a libspcommon.a $(SP_LIBS)
 bench-http: tests/bench/bench_http
 	SP_SRCDIR='$(abs_top_srcdir)' ./tests/bench/bench_http
 
-# the per-call cost of a per_day decision with state_dir against without
+# the per-call cost of a per_day decision in memory, with state_dir and
+# in PostgreSQL (a throwaway cluster; the row says why when there is none)
 check_PROGRAMS += tests/bench/bench_limits
 tests_bench_bench_limits_SOURCES = tests/bench/bench_limits.c \
 	state/limits.c state/limits.h state/pg.c state/pg.h \
 	state/pq_load.c state/pq_load.h \
 	state/state_dir.c state/state_dir.h child/test_hook.c child/test_hook.h
 tests_bench_bench_limits_LDADD = libsppolicy.a libspcommon.a $(SP_LIBS)
-bench-limits: tests/bench/bench_limits
-	./tests/bench/bench_limits
+bench-limits: sp tests/bench/bench_limits
+	$(BENCH_ENV) $(PY_LOG_COMPILER) \
+	    '$(abs_top_srcdir)/tests/bench/limits_bench.py' ./tests/bench/bench_limits
 
 # 16 calls in flight through a per_day tool, decided in memory, in
 # state_dir and in PostgreSQL (a throwaway cluster), through sp mcp
