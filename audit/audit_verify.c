@@ -45,6 +45,8 @@ struct verifier {
 	bool unlinked;			/* this later file starts a new chain */
 	uint64_t unlinked_expected;	/* the seq the file before led to */
 	uint64_t unlinked_records;	/* intact records before that file */
+	audit_verify_each_fn *each;	/* NULL for none */
+	void *each_arg;			/* borrowed */
 };
 
 static const char *const audit_break_reasons[] = {
@@ -284,6 +286,8 @@ verifier_accept(struct verifier *v, const char *line, size_t len,
 		return false;
 	}
 	rep->sessions = v->sessions.n;
+	if (v->each != NULL)
+		v->each(v->each_arg, v->file, line, len, rec);
 	return true;
 }
 
@@ -393,10 +397,12 @@ verifier_file(struct verifier *v, const char *path, char *buf, size_t cap)
 }
 
 enum audit_verify_status
-audit_verify_files(const char *const *paths, size_t n, const uint8_t *key,
-    size_t key_len, struct audit_verify_report *report)
+audit_verify_files_each(const char *const *paths, size_t n,
+    const uint8_t *key, size_t key_len, struct audit_verify_report *report,
+    audit_verify_each_fn *each, void *each_arg)
 {
-	struct verifier v = { .key = key, .key_len = key_len, .report = report };
+	struct verifier v = { .key = key, .key_len = key_len, .report = report,
+	    .each = each, .each_arg = each_arg };
 	enum audit_verify_status st = AUDIT_VERIFY_UNREADABLE;
 	size_t cap = AUDIT_LINE_MAX + 1;
 	char *buf;
@@ -422,6 +428,14 @@ audit_verify_files(const char *const *paths, size_t n, const uint8_t *key,
 	free(v.links);
 	session_set_free(&v.sessions);
 	return st;
+}
+
+enum audit_verify_status
+audit_verify_files(const char *const *paths, size_t n, const uint8_t *key,
+    size_t key_len, struct audit_verify_report *report)
+{
+	return audit_verify_files_each(paths, n, key, key_len, report, NULL,
+	    NULL);
 }
 
 enum audit_verify_status

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/audit_chain.h"
 #include "common/hash.h"
 
 enum audit_break {
@@ -90,6 +91,21 @@ enum audit_verify_status audit_verify_file(const char *path,
 enum audit_verify_status audit_verify_files(const char *const *paths,
     size_t n, const uint8_t *key, size_t key_len,
     struct audit_verify_report *report);
+
+/*
+ * Called with each intact record as it is read, before any break: its
+ * line (len bytes, no newline, borrowed for the call), what the line says
+ * of itself, and the index of its file in paths.  How sp metrics counts
+ * (cli/metrics_audit.h) with this reader rather than a second one.
+ */
+typedef void audit_verify_each_fn(void *arg, size_t file, const char *line,
+    size_t len, const struct audit_record *rec);
+
+/* audit_verify_files(), calling each(each_arg, ...) per intact record. */
+enum audit_verify_status audit_verify_files_each(const char *const *paths,
+    size_t n, const uint8_t *key, size_t key_len,
+    struct audit_verify_report *report, audit_verify_each_fn *each,
+    void *each_arg);
 
 /* A short English phrase for why ("edited (hash mismatch)"). */
 const char *audit_break_reason(enum audit_break why);

@@ -32,6 +32,10 @@ int cmd_catalog(int argc, char **argv);
  * ok, 1 for any other. */
 int cmd_call(int argc, char **argv);
 
+/* sp metrics [--config FILE] [--audit FILE]...: the Prometheus text of
+ * the audit log and the shared state (cli/cmd_metrics.c). */
+int cmd_metrics(int argc, char **argv);
+
 /* sp mcp [--config FILE] [--profile NAME] (cli/cmd_mcp.c) */
 int cmd_mcp(int argc, char **argv);
 

@@ -17,4 +17,7 @@ sp_SOURCES += cli/cmd_call.c
 sp_SOURCES += cli/cmd_demo.c cli/demo_target.c cli/demo_target.h
 # sp connect: the stdin/stdout relay to a system instance's socket
 sp_SOURCES += cli/cmd_connect.c
+# sp metrics: the audit log and the shared state as Prometheus text
+sp_SOURCES += cli/cmd_metrics.c cli/metrics_audit.c cli/metrics_audit.h \
+	cli/metrics_text.c cli/metrics_text.h
 dist_man_MANS += docs/sp.1

@@ -47,6 +47,9 @@ static const struct sp_command sp_commands[] = {
 	    "Make one tool call through a full session; its result on stdout." },
 	{ "approve", cmd_approve, "approve [--config FILE | --state-dir DIR] --list | ID [--deny]",
 	    "List the calls waiting for an operator, or approve or deny one." },
+	{ "metrics", cmd_metrics, "metrics [--config FILE] [--audit FILE]...",
+	    "Print counts from the audit log and the shared state for "
+	    "Prometheus." },
 	{ "demo", cmd_demo, "demo",
 	    "Run a short MCP session against a local target and print it." },
 	{ "connect", cmd_connect, "connect SOCKET",

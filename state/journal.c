@@ -18,11 +18,7 @@
 
 #define JOURNAL_SUMMARY_MAX 96
 
-enum journal_state {
-	JOURNAL_PENDING, JOURNAL_DONE, JOURNAL_FAILED, JOURNAL_UNKNOWN,
-};
-
-static const char *const journal_state_names[] = {
+const char *const journal_state_names[JOURNAL_STATES] = {
 	[JOURNAL_PENDING] = "pending", [JOURNAL_DONE] = "done",
 	[JOURNAL_FAILED] = "failed", [JOURNAL_UNKNOWN] = "unknown",
 };
@@ -98,17 +94,27 @@ journal_tool_named(const struct policy *p, const char *name)
 	return NULL;
 }
 
+/* An entry of t made at ts_ms decides nothing any more: its window
+ * passed (or its tool is gone, or keeps no journal).  An entry stamped
+ * later than wall_ms (another host's clock ahead, or this one set back)
+ * is inside its window: taking it as expired would send a call twice. */
+static bool
+journal_window_passed(const struct policy_tool *t, uint64_t ts_ms,
+    uint64_t wall_ms)
+{
+	return t == NULL || t->idem_window_s == 0 || (wall_ms >= ts_ms &&
+	    wall_ms - ts_ms >= (uint64_t)t->idem_window_s * 1000);
+}
+
 /* Nothing left to decide by e: its window passed (or its tool is gone). */
 static bool
 journal_expired(const struct journal *j, const struct journal_entry *e,
     uint64_t wall_ms)
 {
-	const struct policy_tool *t = journal_tool_named(j->policy, e->tool);
-
 	if (e->ours)
 		return false;
-	return t == NULL || t->idem_window_s == 0 ||
-	    wall_ms - e->ts_ms >= (uint64_t)t->idem_window_s * 1000;
+	return journal_window_passed(journal_tool_named(j->policy, e->tool),
+	    e->ts_ms, wall_ms);
 }
 
 static void
@@ -139,13 +145,12 @@ journal_slot(struct journal *j, const char *key)
 	return e;
 }
 
-static bool
+bool
 journal_state_parse(const char *s, enum journal_state *out)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(journal_state_names) /
-	    sizeof(journal_state_names[0]); i++)
+	for (i = 0; s != NULL && i < JOURNAL_STATES; i++)
 		if (strcmp(s, journal_state_names[i]) == 0) {
 			*out = (enum journal_state)i;
 			return true;
@@ -236,6 +241,17 @@ journal_time(uint64_t wall_ms, char *out, size_t size)
 		    tm.tm_min, tm.tm_sec);
 }
 
+/* A pending entry this old was left by a broker that died with its
+ * call: it is taken as unknown. */
+static enum journal_state
+journal_state_aged(enum journal_state st, uint64_t ts_ms, uint32_t budget_ms,
+    uint64_t wall_ms)
+{
+	if (st == JOURNAL_PENDING && wall_ms - ts_ms >= 2ull * budget_ms)
+		return JOURNAL_UNKNOWN;
+	return st;
+}
+
 /* The answer e gives an identical call now; PASS when it gives none. */
 static enum journal_verdict
 journal_verdict_of(const struct journal_entry *e,
@@ -251,8 +267,7 @@ journal_verdict_of(const struct journal_entry *e,
 	/* in flight in this session: a duplicate (state/limits.h) */
 	if (st == JOURNAL_PENDING && e->ours)
 		return JOURNAL_PASS;
-	if (st == JOURNAL_PENDING && wall_ms - e->ts_ms >= 2ull * budget_ms)
-		st = JOURNAL_UNKNOWN;	/* its broker died with it */
+	st = journal_state_aged(st, e->ts_ms, budget_ms, wall_ms);
 	switch (st) {
 	case JOURNAL_DONE:
 		snprintf(message, size, "replayed from the idempotency journal: "
@@ -272,6 +287,7 @@ journal_verdict_of(const struct journal_entry *e,
 		    e->key);
 		return JOURNAL_REFUSED;
 	case JOURNAL_FAILED:
+	case JOURNAL_STATES:
 		break;
 	}
 	return JOURNAL_PASS;
@@ -311,11 +327,25 @@ journal_check_pg(struct journal *j, const struct policy_tool *tool,
 	e.ts_ms = row.ts_ms;
 	e.ours = row.ours;
 	snprintf(e.summary, sizeof(e.summary), "%s", row.summary);
-	if (!e.ours && wall_ms >= e.ts_ms &&
-	    wall_ms - e.ts_ms >= (uint64_t)tool->idem_window_s * 1000)
-		return JOURNAL_PASS;	/* its window has passed */
+	if (!e.ours && journal_window_passed(tool, e.ts_ms, wall_ms))
+		return JOURNAL_PASS;
 	return journal_verdict_of(&e, tool, journal_budget_ms(j->policy, tool),
 	    wall_ms, message, message_size);
+}
+
+bool
+journal_state_now(const struct policy *p, const char *tool,
+    const char *state, uint64_t ts_ms, uint64_t wall_ms,
+    enum journal_state *now)
+{
+	const struct policy_tool *t = journal_tool_named(p, tool);
+
+	if (journal_window_passed(t, ts_ms, wall_ms) ||
+	    !journal_state_parse(state, now))
+		return false;
+	*now = journal_state_aged(*now, ts_ms, journal_budget_ms(p, t),
+	    wall_ms);
+	return true;
 }
 
 enum journal_verdict

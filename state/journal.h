@@ -81,6 +81,31 @@ void journal_abandon(struct journal *j);
 /* call_id's key, or NULL when it has no pending entry of ours. */
 const char *journal_key_of(const struct journal *j, uint64_t call_id);
 
+/* An entry's state, as journal.jsonl, the database and sp journal
+ * name it (journal_state_names). */
+enum journal_state {
+	JOURNAL_PENDING, JOURNAL_DONE, JOURNAL_FAILED, JOURNAL_UNKNOWN,
+	JOURNAL_STATES
+};
+
+extern const char *const journal_state_names[JOURNAL_STATES];
+
+/* s's state into *out; false when s (may be NULL) names none. */
+bool journal_state_parse(const char *s, enum journal_state *out);
+
+/*
+ * What an entry (its tool, state and ts, from journal.jsonl or the
+ * database) says to an identical call at wall_ms, as journal_check()
+ * decides it for a session that did not make it: *now, where a pending
+ * entry older than twice the tool's budget is unknown.  false when it
+ * decides nothing: its window passed, its tool is not policy's or keeps
+ * no journal, or state names no state.  For sp metrics
+ * (state/state_summary.h).
+ */
+bool journal_state_now(const struct policy *p, const char *tool,
+    const char *state, uint64_t ts_ms, uint64_t wall_ms,
+    enum journal_state *now);
+
 /* The call's end: its outcome, and status for the summary. */
 void journal_end(struct journal *j, uint64_t call_id,
     enum record_outcome outcome, int32_t status, uint64_t wall_ms);

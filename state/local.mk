@@ -4,7 +4,8 @@
 STATE_SOURCES = \
 	state/limits.c state/limits.h state/journal.c state/journal.h \
 	state/pg.c state/pg.h state/pq_load.c state/pq_load.h \
-	state/state_dir.c state/state_dir.h
+	state/state_dir.c state/state_dir.h \
+	state/state_summary.c state/state_summary.h
 sp_SOURCES += $(STATE_SOURCES)
 nodist_sp_SOURCES = state/schema_sql.h
 

@@ -50,6 +50,7 @@ INTEGRATION_TESTS = \
 	tests/integration/make_install_and_rotation.py \
 	tests/integration/mcp_2026_on_raw_frames.py \
 	tests/integration/mcp_surface_as_a_client_sees_it.py \
+	tests/integration/metrics_match_the_audit_log.py \
 	tests/integration/metadata_stays_closed_with_link_local.py \
 	tests/integration/min_interval_shared_through_state_dir.py \
 	tests/integration/no_intent_no_action.py \
@@ -107,6 +108,7 @@ EXTRA_DIST += tests/integration/sptest/__init__.py \
 	tests/integration/sptest/policy.py \
 	tests/integration/sptest/postgres.py \
 	tests/integration/sptest/procfs.py \
+	tests/integration/sptest/prom.py \
 	tests/integration/sptest/run.py \
 	tests/integration/sptest/sshd.py \
 	tests/integration/sptest/tap.py \
