@@ -94,7 +94,7 @@ pg_keyword_refused(const char *kw, const char *val)
 static int
 pg_conn_requirepeer(PGconn *conn)
 {
-	PQconninfoOption *opts = PQconninfo(conn), *o;
+	PQconninfoOption *opts = pq->PQconninfo(conn), *o;
 	int set = 0;
 
 	if (opts == NULL)
@@ -103,7 +103,7 @@ pg_conn_requirepeer(PGconn *conn)
 		if (strcmp(o->keyword, "requirepeer") == 0 && o->val != NULL &&
 		    o->val[0] != '\0')
 			set = 1;
-	PQconninfoFree(opts);
+	pq->PQconninfoFree(opts);
 	return set;
 }
 
@@ -257,7 +257,7 @@ pg_connect(const struct policy *policy, enum pg_open *how, char *why,
 			    "a service file or PGREQUIREPEER) %s",
 			    PG_REQUIREPEER_WHY);
 		*how = PG_OPEN_REFUSED;
-		PQfinish(conn);
+		pq->PQfinish(conn);
 		return NULL;
 	}
 	/* down: kept, for libpq's reset to try again with what it read */

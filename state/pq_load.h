@@ -35,7 +35,7 @@
 
 /* Every libpq function state/pg.c calls. */
 #define PQ_LOAD_FUNCTIONS(X) \
-	X(PQclear) X(PQconnectdbParams) X(PQconninfoFree) \
+	X(PQclear) X(PQconnectdbParams) X(PQconninfo) X(PQconninfoFree) \
 	X(PQconninfoParse) X(PQconsumeInput) X(PQerrorMessage) \
 	X(PQescapeIdentifier) X(PQexec) X(PQfinish) X(PQflush) \
 	X(PQfreemem) X(PQgetResult) X(PQgetisnull) X(PQgetvalue) \
