@@ -70,8 +70,9 @@ def value(host, session, i):
 
 
 def race(sessions, tool):
-    """sessions: [(host, Caller)].  Every session writes its CALLS calls at once, after a barrier;
-    returns [(session label, value, structured answer)]."""
+    """sessions: [(host, Caller)].  Every session writes its CALLS calls
+    at once, after a barrier; returns [(host, value, structured
+    answer)]."""
     barrier = threading.Barrier(len(sessions))
     results = [None] * len(sessions)
 

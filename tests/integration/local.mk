@@ -73,6 +73,7 @@ INTEGRATION_TESTS = \
 	tests/integration/sessions_share_one_audit_log.py \
 	tests/integration/shared_state_down_fails_closed.py \
 	tests/integration/shared_state_password_file.py \
+	tests/integration/shared_state_refused_at_start.py \
 	tests/integration/socket_admits_its_group_only.py \
 	tests/integration/sp_call_makes_one_call.py \
 	tests/integration/sp_check_dump_fills_defaults.py \
