@@ -263,6 +263,14 @@ pg_check_schema(PGconn *conn, char *why, size_t why_size)
 		goto out;
 	}
 	v = PQntuples(r) == 1 ? strtol(PQgetvalue(r, 0, 0), NULL, 10) : 0;
+	/* a newer schema is not this sp's to make: sp state init refuses
+	 * to take it back (pg_state_init), so the fix is a newer sp */
+	if (v > PG_SCHEMA_VERSION) {
+		snprintf(why, why_size, "the shared state's schema is version "
+		    "%ld, newer than this sp's %d: upgrade sp", v,
+		    PG_SCHEMA_VERSION);
+		goto out;
+	}
 	if (v != PG_SCHEMA_VERSION) {
 		snprintf(why, why_size, "the shared state's schema is version "
 		    "%ld, and this sp needs %d: run sp state init", v,

@@ -10,7 +10,8 @@ For each of:
   it), or passfile=;
 - a TCP host=127.0.0.1, a hostaddr= beside a unix socket's host=, or
   sslkey=...;
-sp check exits 78 with one line on stderr that names the fix, sp mcp
+sp check exits 78 with one line on stderr that names the fix (for a
+newer schema, upgrade sp: sp state init would refuse it), sp mcp
 exits 78 answering its client's first request with the start refusal and
 nothing else on stdout, with one line on stderr naming the fix, a call
 sent after initialize is never answered ok, no password is printed
@@ -116,11 +117,11 @@ def starts(cfg, target, label):
 
 
 def schema_version(tmp, cluster, conninfo, target):
-    for version, fixes in ((0, ("run sp state init",)), (2, ())):
+    for version, fix in ((0, "run sp state init"), (2, "upgrade sp")):
         cluster.admin_sql("UPDATE sallyport.meta SET version = %d" %
                           version, "fleet")
         cfg = refused(tmp, "version-%d" % version, conninfo,
-                      ("schema is version %d" % version,) + fixes, target)
+                      ("schema is version %d" % version, fix), target)
     cluster.admin_sql("UPDATE sallyport.meta SET version = 1", "fleet")
     starts(cfg, target, "schema version 1 again")
 
