@@ -47,6 +47,10 @@ pg_keyword_refused(const char *kw, const char *val)
 {
 	static const char *const tls[] = { "sslcert", "sslkey", "sslpassword",
 	    "sslrootcert", "sslcrl", "sslcrldir", NULL };
+	static const char tcp[] = "names a TCP host: the confined broker "
+	    "reconnects only through a unix socket; give "
+	    "host=/path/of/its/directory (a local pooler or tunnel reaches a "
+	    "remote database)";
 	size_t i;
 
 	if (strcmp(kw, "password") == 0 || strcmp(kw, "passfile") == 0)
@@ -58,11 +62,16 @@ pg_keyword_refused(const char *kw, const char *val)
 			    "connect and the confined broker may not open: "
 			    "reach a remote database through a local unix "
 			    "socket (a pooler such as pgbouncer, or a tunnel)";
-	if ((strcmp(kw, "host") == 0 || strcmp(kw, "hostaddr") == 0) &&
-	    val[0] != '/')
-		return "names a TCP host: the confined broker reconnects only "
-		    "through a unix socket; give host=/path/of/its/directory "
-		    "(a local pooler or tunnel reaches a remote database)";
+	if (strcmp(kw, "hostaddr") == 0 && val[0] != '\0')
+		return tcp;
+	/* host is a list libpq tries in turn, a TCP one after a socket
+	 * that did not answer: each must be a directory (an empty one is
+	 * libpq's default socket directory) */
+	if (strcmp(kw, "host") == 0)
+		for (; *val != '\0'; val += strcspn(val, ","),
+		    val += *val == ',')
+			if (*val != '/' && *val != ',')
+				return tcp;
 	return NULL;
 }
 
@@ -162,6 +171,34 @@ pg_notice(void *arg, const char *message)
 	    (int)strcspn(message, "\n"), message);
 }
 
+/*
+ * The hosts libpq used, wherever it read them: a service file or the
+ * environment (PGHOST, PGHOSTADDR) may name a TCP host the conninfo does
+ * not.  PQhost is not enough: it names host= even when a hostaddr= beside
+ * it is what libpq connected to, and only the host it reached of a list.
+ * false with why.
+ */
+static bool
+pg_hosts_checked(PGconn *conn, char *why, size_t why_size)
+{
+	PQconninfoOption *opts = PQconninfo(conn), *o;
+	const char *refused = NULL;
+
+	if (opts == NULL) {
+		snprintf(why, why_size, "out of memory");
+		return false;
+	}
+	for (o = opts; o->keyword != NULL && refused == NULL; o++)
+		if (o->val != NULL && (strcmp(o->keyword, "host") == 0 ||
+		    strcmp(o->keyword, "hostaddr") == 0) &&
+		    (refused = pg_keyword_refused(o->keyword, o->val)) != NULL)
+			snprintf(why, why_size, "\"postgres\" (with its service "
+			    "file or the environment, PGHOST or PGHOSTADDR) "
+			    "%s %s", o->keyword, refused);
+	PQconninfoFree(opts);
+	return refused == NULL;
+}
+
 /* A new connection as policy says (its schema not yet checked): *how
  * says whether it is up; NULL (REFUSED) with why, or down with why. */
 static PGconn *
@@ -197,11 +234,7 @@ pg_connect(const struct policy *policy, enum pg_open *how, char *why,
 		*how = PG_OPEN_REFUSED;
 		return NULL;
 	}
-	if (PQhost(conn) != NULL && PQhost(conn)[0] != '\0' &&
-	    PQhost(conn)[0] != '/') {
-		snprintf(why, why_size, "\"postgres\" names host %s over TCP "
-		    "(through a service file?): the confined broker reconnects "
-		    "only through a unix socket", PQhost(conn));
+	if (!pg_hosts_checked(conn, why, why_size)) {
 		*how = PG_OPEN_REFUSED;
 		PQfinish(conn);
 		return NULL;

@@ -8,8 +8,10 @@ For each of:
   this sp's), with psql as the cluster's superuser;
 - a "postgres" conninfo holding password=... (with quotes and $() in
   it), or passfile=;
-- a TCP host=127.0.0.1, a hostaddr= beside a unix socket's host=, or
-  sslkey=...;
+- a TCP host=127.0.0.1, one after a socket in host's list, a hostaddr=
+  beside a unix socket's host=, or sslkey=...;
+- a hostaddr= from a service file (service=) or from PGHOSTADDR, beside
+  the socket's host=;
 sp check exits 78 with one line on stderr that names the fix (for a
 newer schema, upgrade sp: sp state init would refuse it), sp mcp
 exits 78 answering its client's first request with the start refusal and
@@ -65,22 +67,23 @@ def lines(text):
     return [l for l in text.splitlines() if l.strip()]
 
 
-def refused(tmp, label, conninfo, fixes, target):
+def refused(tmp, label, conninfo, fixes, target, env=None):
     """sp check and sp mcp both refuse the policy naming conninfo at
     start, each with one stderr line saying every one of fixes; nothing
-    is sent."""
+    is sent.  env: variables added to their environment."""
     fix = " / ".join(fixes)
     cfg = write_policy(tmp, doc(tmp, label, target.port, conninfo),
                        label + ".json")
     _, before = target.seen()
     c = subprocess.run([SP, "check", "--dump", "--config", cfg],
-                       capture_output=True, env=sp_env(), timeout=120)
+                       capture_output=True, env=sp_env(extra=env),
+                       timeout=120)
     err = c.stderr.decode("utf-8", "replace")
     check("%s: sp check exits 78 with one stderr line naming the fix (%s)"
           % (label, fix), c.returncode == 78 and len(lines(err)) == 1 and
           all(f in err for f in fixes) and c.stdout == b"",
           (c.returncode, c.stdout, err))
-    p = start(cfg)
+    p = start(cfg, env=env)
     status, out, err = finish(p, INITIALIZE + INITIALIZED +
                               call(1, "day_item", {"id": "after $(id)"}),
                               timeout=120)
@@ -140,6 +143,32 @@ def conninfos(tmp, cluster, conninfo, target):
     ]
     for keyword, ci, fix in cases:
         refused(tmp, keyword, ci, ('"postgres" %s ' % keyword, fix), target)
+    # a TCP host after a socket in host's list: libpq tries it once the
+    # socket does not answer
+    refused(tmp, "host-list", "host=%s,,127.0.0.1 dbname=fleet "
+            "user=spadmin" % cluster.socket_dir,
+            ('"postgres" host ', HOST_FIX), target)
+    # the TCP host in a service file, or the environment, not the
+    # conninfo: PQhost names the socket's host= beside the hostaddr=
+    svc = os.path.join(tmp, "pg_service.conf")
+    with open(svc, "w") as f:
+        f.write("[fleet]\nhost=%s\nhostaddr=127.0.0.1\ndbname=fleet\n"
+                "user=spadmin\n" % cluster.socket_dir)
+    refused(tmp, "service-hostaddr", "service=fleet",
+            ("service file", "hostaddr", HOST_FIX), target,
+            {"PGSERVICEFILE": svc})
+    refused(tmp, "env-hostaddr", conninfo, ("PGHOSTADDR", HOST_FIX),
+            target, {"PGHOSTADDR": "127.0.0.1"})
+    svc_ok = os.path.join(tmp, "pg_service_ok.conf")
+    with open(svc_ok, "w") as f:
+        f.write("[fleet]\nhost=%s\ndbname=fleet\nuser=spadmin\n" %
+                cluster.socket_dir)
+    c = subprocess.run([SP, "check", "--config", write_policy(
+        tmp, doc(tmp, "service-ok", target.port, "service=fleet"),
+        "service-ok.json")], capture_output=True,
+        env=sp_env(extra={"PGSERVICEFILE": svc_ok}), timeout=120)
+    check("a service file naming a socket only passes sp check",
+          c.returncode == 0, c.stderr)
 
 
 def main():
