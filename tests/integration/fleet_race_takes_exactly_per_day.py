@@ -14,11 +14,13 @@ after the other, so:
 - exactly N calls answer ok, and exactly N requests reach the target;
 - every other call is denied, saying per_day (N of N), never
   "unavailable";
-- the database counts N.
+- the database counts N;
+- and every session's stdout holds JSON-RPC messages only.
 
 Each round uses a tool of its own (a fresh count) and its own N.  The
 limits are set so nothing else decides: max_inflight above CALLS,
 dedupe_ms 0 and every value different (quotes, $(), multibyte text)."""
+import json
 import os
 import sys
 import threading
@@ -97,6 +99,14 @@ def race(sessions, tool):
     return [r for rs in results for r in (rs or [])]
 
 
+def protocol_line(line):
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(msg, dict) and msg.get("jsonrpc") == "2.0"
+
+
 def spent(cluster, tool):
     return cluster.admin_sql("SELECT coalesce(sum(spent), 0) FROM "
                              "sallyport.day_counts WHERE tool = '%s'" % tool,
@@ -148,6 +158,11 @@ def main():
         statuses = [c.s.close() for _, c in sessions]
         check("every session ends cleanly", statuses == [0] * len(sessions),
               statuses)
+        stray = [l for _, c in sessions
+                 for l in bytes(c.s.stdout).splitlines()
+                 if not protocol_line(l)]
+        check("every session's stdout holds JSON-RPC messages only",
+              not stray, stray[:5])
         errs = [bytes(c.s.stderr).decode("utf-8", "replace")
                 for _, c in sessions]
         check("no session lost its database", not any(
