@@ -67,6 +67,10 @@ pg_keyword_refused(const char *kw, const char *val)
 {
 	static const char *const tls[] = { "sslcert", "sslkey", "sslpassword",
 	    "sslrootcert", "sslcrl", "sslcrldir", NULL };
+	static const char tcp[] = "names a TCP host: the confined broker "
+	    "reconnects only through a unix socket; give "
+	    "host=/path/of/its/directory (a local pooler or tunnel reaches a "
+	    "remote database)";
 	size_t i;
 
 	if (strcmp(kw, "password") == 0 || strcmp(kw, "passfile") == 0)
@@ -78,33 +82,19 @@ pg_keyword_refused(const char *kw, const char *val)
 			    "connect and the confined broker may not open: "
 			    "reach a remote database through a local unix "
 			    "socket (a pooler such as pgbouncer, or a tunnel)";
-	if ((strcmp(kw, "host") == 0 || strcmp(kw, "hostaddr") == 0) &&
-	    val[0] != '/')
-		return "names a TCP host: the confined broker reconnects only "
-		    "through a unix socket; give host=/path/of/its/directory "
-		    "(a local pooler or tunnel reaches a remote database)";
+	if (strcmp(kw, "hostaddr") == 0 && val[0] != '\0')
+		return tcp;
+	/* host is a list libpq tries in turn, a TCP one after a socket
+	 * that did not answer: each must be a directory (an empty one is
+	 * libpq's default socket directory) */
+	if (strcmp(kw, "host") == 0)
+		for (; *val != '\0'; val += strcspn(val, ","),
+		    val += *val == ',')
+			if (*val != '/' && *val != ',')
+				return tcp;
 	if (strcmp(kw, "requirepeer") == 0)
 		return PG_REQUIREPEER_WHY;
 	return NULL;
-}
-
-/* Whether the connection checks requirepeer although the policy's string
- * does not name it (a service file, PGREQUIREPEER): 1, 0, or -1 when its
- * options cannot be read (no memory). */
-static int
-pg_conn_requirepeer(PGconn *conn)
-{
-	PQconninfoOption *opts = pq->PQconninfo(conn), *o;
-	int set = 0;
-
-	if (opts == NULL)
-		return -1;
-	for (o = opts; o->keyword != NULL; o++)
-		if (strcmp(o->keyword, "requirepeer") == 0 && o->val != NULL &&
-		    o->val[0] != '\0')
-			set = 1;
-	pq->PQconninfoFree(opts);
-	return set;
 }
 
 /* The first line of libpq's message, which names no secret. */
@@ -203,6 +193,36 @@ pg_notice(void *arg, const char *message)
 	    (int)strcspn(message, "\n"), message);
 }
 
+/*
+ * The hosts and requirepeer libpq used, wherever it read them: a service
+ * file or the environment (PGHOST, PGHOSTADDR, PGREQUIREPEER) may name
+ * what the conninfo does not.  PQhost is not enough: it names host= even
+ * when a hostaddr= beside it is what libpq connected to, and only the
+ * host it reached of a list.  false with why.
+ */
+static bool
+pg_conn_checked(PGconn *conn, char *why, size_t why_size)
+{
+	PQconninfoOption *opts = pq->PQconninfo(conn), *o;
+	const char *refused = NULL;
+
+	if (opts == NULL) {
+		snprintf(why, why_size, "out of memory");
+		return false;
+	}
+	for (o = opts; o->keyword != NULL && refused == NULL; o++)
+		if (o->val != NULL && o->val[0] != '\0' &&
+		    (strcmp(o->keyword, "host") == 0 ||
+		    strcmp(o->keyword, "hostaddr") == 0 ||
+		    strcmp(o->keyword, "requirepeer") == 0) &&
+		    (refused = pg_keyword_refused(o->keyword, o->val)) != NULL)
+			snprintf(why, why_size, "\"postgres\" (with its service "
+			    "file or the environment, PGHOST, PGHOSTADDR or "
+			    "PGREQUIREPEER) %s %s", o->keyword, refused);
+	pq->PQconninfoFree(opts);
+	return refused == NULL;
+}
+
 /* A new connection as policy says (its schema not yet checked): *how
  * says whether it is up; NULL (REFUSED) with why, or down with why. */
 static PGconn *
@@ -213,7 +233,6 @@ pg_connect(const struct policy *policy, enum pg_open *how, char *why,
 	char pw[PG_PASSWORD_MAX + 1], *err = NULL;
 	PQconninfoOption *opts;
 	PGconn *conn = NULL;
-	int peer;
 
 	*how = PG_OPEN_REFUSED;
 	opts = pq->PQconninfoParse(policy->state_postgres, &err);
@@ -240,22 +259,7 @@ pg_connect(const struct policy *policy, enum pg_open *how, char *why,
 		*how = PG_OPEN_REFUSED;
 		return NULL;
 	}
-	if (pq->PQhost(conn) != NULL && pq->PQhost(conn)[0] != '\0' &&
-	    pq->PQhost(conn)[0] != '/') {
-		snprintf(why, why_size, "\"postgres\" names host %s over TCP "
-		    "(through a service file?): the confined broker reconnects "
-		    "only through a unix socket", pq->PQhost(conn));
-		*how = PG_OPEN_REFUSED;
-		pq->PQfinish(conn);
-		return NULL;
-	}
-	if ((peer = pg_conn_requirepeer(conn)) != 0) {
-		if (peer < 0)
-			snprintf(why, why_size, "out of memory");
-		else
-			snprintf(why, why_size, "\"postgres\" requirepeer (from "
-			    "a service file or PGREQUIREPEER) %s",
-			    PG_REQUIREPEER_WHY);
+	if (!pg_conn_checked(conn, why, why_size)) {
 		*how = PG_OPEN_REFUSED;
 		pq->PQfinish(conn);
 		return NULL;
@@ -318,6 +322,14 @@ pg_check_schema(PGconn *conn, char *why, size_t why_size)
 	}
 	v = pq->PQntuples(r) == 1 ?
 	    strtol(pq->PQgetvalue(r, 0, 0), NULL, 10) : 0;
+	/* a newer schema is not this sp's to make: sp state init refuses
+	 * to take it back (pg_state_init), so the fix is a newer sp */
+	if (v > PG_SCHEMA_VERSION) {
+		snprintf(why, why_size, "the shared state's schema is version "
+		    "%ld, newer than this sp's %d: upgrade sp", v,
+		    PG_SCHEMA_VERSION);
+		goto out;
+	}
 	if (v != PG_SCHEMA_VERSION) {
 		snprintf(why, why_size, "the shared state's schema is version "
 		    "%ld, and this sp needs %d: run sp state init", v,

@@ -28,6 +28,7 @@ INTEGRATION_TESTS = \
 	tests/integration/executor_shortcuts_seen_from_outside.py \
 	tests/integration/executor_trusts_no_record.py \
 	tests/integration/failed_session_start_stops_calls.py \
+	tests/integration/fleet_race_takes_exactly_per_day.py \
 	tests/integration/fleet_state_shared_through_postgres.py \
 	tests/integration/forbidden_syscall_kills_the_child.py \
 	tests/integration/forged_confirmations_reach_nothing.py \
@@ -74,6 +75,7 @@ INTEGRATION_TESTS = \
 	tests/integration/sessions_share_one_audit_log.py \
 	tests/integration/shared_state_down_fails_closed.py \
 	tests/integration/shared_state_password_file.py \
+	tests/integration/shared_state_refused_at_start.py \
 	tests/integration/shared_state_requirepeer.py \
 	tests/integration/socket_admits_its_group_only.py \
 	tests/integration/sp_call_makes_one_call.py \
