@@ -242,12 +242,14 @@ journal_time(uint64_t wall_ms, char *out, size_t size)
 }
 
 /* A pending entry this old was left by a broker that died with its
- * call: it is taken as unknown. */
+ * call: it is taken as unknown (one stamped ahead of the clock is not
+ * old: it is in flight). */
 static enum journal_state
 journal_state_aged(enum journal_state st, uint64_t ts_ms, uint32_t budget_ms,
     uint64_t wall_ms)
 {
-	if (st == JOURNAL_PENDING && wall_ms - ts_ms >= 2ull * budget_ms)
+	if (st == JOURNAL_PENDING && wall_ms >= ts_ms &&
+	    wall_ms - ts_ms >= 2ull * budget_ms)
 		return JOURNAL_UNKNOWN;
 	return st;
 }

@@ -12,6 +12,7 @@
 
 static const char journal_policy[] =
 	"{\"sallyport\": 1,\n"
+	"\"limits\": {\"call_timeout_ms\": 10000},\n"
 	"\"targets\": {\"api\": {\"type\": \"http\", "
 	"\"base_url\": \"http://127.0.0.1:9\"}},\n"
 	"\"tools\": [{\"name\": \"put\", \"description\": \"d\", "
@@ -80,5 +81,34 @@ Test(journal, past_the_keys_held_a_new_call_is_refused)
 	    sizeof(message)), JOURNAL_PASS, "%s", message);
 	journal_abandon(j);
 	journal_free(j);
+	policy_free(p);
+}
+
+/*
+ * What another session's (or another host's) entry says to a call now:
+ * an entry stamped ahead of this clock -- a host whose clock is ahead, or
+ * this one set back -- is still inside its window, never taken as expired
+ * (the subtraction wrapped, and the identical call was sent again).
+ */
+Test(journal, an_entry_stamped_ahead_of_the_clock_still_decides)
+{
+	struct policy *p = journal_test_policy();
+	enum journal_state now = JOURNAL_STATES;
+
+	cr_assert(journal_state_now(p, "put", "done", WALL + 3600000, WALL,
+	    &now));
+	cr_assert_eq(now, JOURNAL_DONE);
+	cr_assert(journal_state_now(p, "put", "pending", WALL + 5, WALL,
+	    &now));
+	cr_assert_eq(now, JOURNAL_PENDING);
+	/* a pending entry older than twice the budget: its broker died */
+	cr_assert(journal_state_now(p, "put", "pending", WALL - 20000, WALL,
+	    &now));
+	cr_assert_eq(now, JOURNAL_UNKNOWN);
+	cr_assert_not(journal_state_now(p, "put", "done", WALL - 60000, WALL,
+	    &now), "its window of 60 s has passed");
+	cr_assert_not(journal_state_now(p, "gone", "done", WALL, WALL, &now));
+	cr_assert_not(journal_state_now(p, "put", "Done", WALL, WALL, &now));
+	cr_assert_not(journal_state_now(p, "put", NULL, WALL, WALL, &now));
 	policy_free(p);
 }
