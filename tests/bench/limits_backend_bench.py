@@ -10,6 +10,7 @@ machine's mood; a second session on the same backend and tool runs at
 the same time, so the count is contended as on a busy host."""
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -47,7 +48,7 @@ def doc(tmp, name, port, backend):
                    tool("day_item", "/day/{id}",
                         limits={"per_day": 1000000})],
          "profiles": {"default": {"scopes": ["rw"]}}}
-    if backend in ("state_dir", "postgres"):
+    if backend[0] in ("state_dir", "postgres"):
         state = os.path.join(tmp, "state-" + name)
         os.makedirs(state, 0o700, exist_ok=True)
         d["state_dir"] = state
@@ -137,6 +138,7 @@ def main():
         target.stop()
         if cluster is not None:
             cluster.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
     print("# %d calls, %d in flight, median of %d rounds; a second session "
           "on the same backend sends the same tool at the same time"
           % (CALLS, WINDOW, ROUNDS))
