@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "audit/audit_verify.h"
 #include "common/audit_chain.h"
@@ -379,6 +380,39 @@ verifier_run(struct verifier *v, struct line_reader *r)
 	return AUDIT_VERIFY_OK;
 }
 
+/*
+ * path opened for reading only when it is a regular file: a FIFO or a
+ * device put among the logs would block a scrape or a verify for ever
+ * (O_NONBLOCK makes the open return, fstat then refuses it).  -1 after
+ * one line saying why.
+ */
+static int
+verifier_open(const char *path)
+{
+	struct stat st;
+	int fd, flags;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1 ||
+	    fstat(fd, &st) == -1) {
+		log_error("%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		log_error("%s: not a regular file", path);
+		goto fail;
+	}
+	if ((flags = fcntl(fd, F_GETFL)) == -1 ||
+	    fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1) {
+		log_error("%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	return fd;
+fail:
+	if (fd != -1)
+		close(fd);
+	return -1;
+}
+
 /* One file of the chain, read with the verifier's state. */
 static enum audit_verify_status
 verifier_file(struct verifier *v, const char *path, char *buf, size_t cap)
@@ -386,10 +420,8 @@ verifier_file(struct verifier *v, const char *path, char *buf, size_t cap)
 	struct line_reader r = { .buf = buf, .cap = cap };
 	enum audit_verify_status st;
 
-	if ((r.fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		log_error("%s: %s", path, strerror(errno));
+	if ((r.fd = verifier_open(path)) == -1)
 		return AUDIT_VERIFY_UNREADABLE;
-	}
 	v->report->files = v->file + 1;
 	st = verifier_run(v, &r);
 	close(r.fd);

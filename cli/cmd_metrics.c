@@ -185,7 +185,27 @@ metrics_state_counts(struct metrics *m, const struct policy *p,
 	}
 }
 
-/* Without shared state, nothing of it is written. */
+/*
+ * The state's families, and sallyport_state_up at 0 until it is read:
+ * made before the audit counts, which could otherwise fill
+ * METRICS_SERIES_MAX and leave the gauge an alert watches without a
+ * sample.  Without shared state, nothing of it is written.
+ */
+static void
+metrics_state_declare(struct metrics *m, const struct policy *p)
+{
+	const char *v[1];
+
+	if (state_summary_backend_of(p) == STATE_SUMMARY_NONE)
+		return;
+	(void)metrics_declare(m, &fam_state_up);
+	(void)metrics_declare(m, &fam_spent);
+	(void)metrics_declare(m, &fam_max);
+	(void)metrics_declare(m, &fam_journal);
+	v[0] = state_summary_backend_name(state_summary_backend_of(p));
+	(void)metrics_set(m, &fam_state_up, v, 0);
+}
+
 static void
 metrics_state(struct metrics *m, const struct policy *p)
 {
@@ -196,10 +216,6 @@ metrics_state(struct metrics *m, const struct policy *p)
 
 	if (state_summary_backend_of(p) == STATE_SUMMARY_NONE)
 		return;
-	(void)metrics_declare(m, &fam_state_up);
-	(void)metrics_declare(m, &fam_spent);
-	(void)metrics_declare(m, &fam_max);
-	(void)metrics_declare(m, &fam_journal);
 	if (!(up = state_summary_read(p, &s, why, sizeof(why))))
 		log_error("metrics: %s", why);
 	v[0] = state_summary_backend_name(state_summary_backend_of(p));
@@ -228,7 +244,7 @@ cmd_metrics(int argc, char **argv)
 		status = SP_EXIT_CONFIG;
 	else if ((m = metrics_new()) == NULL)
 		status = SP_EXIT_INTERNAL;
-	else if (metrics_audit(m, p, &a)) {
+	else if (metrics_state_declare(m, p), metrics_audit(m, p, &a)) {
 		metrics_state(m, p);
 		status = metrics_write(m, stdout) ? SP_EXIT_OK : SP_EXIT_INTERNAL;
 		if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -13,6 +13,8 @@
 #include "audit/audit_verify.h"
 #include "broker/approvals.h"
 #include "cli/metrics_audit.h"
+#include "common/hex.h"
+#include "common/json.h"
 #include "common/log.h"
 
 static const struct metrics_family fam_calls = {
@@ -41,8 +43,9 @@ static const struct metrics_family fam_files = {
 	"Audit log files read.", { NULL } };
 static const struct metrics_family fam_intact = {
 	"sallyport_audit_chain_intact", "gauge",
-	"1 when every file's hash chain held; 0: a file was counted up to its "
-	"first broken record (sp audit verify names it).", { NULL } };
+	"1 when each file's own hash chain held (no HMAC, no link between "
+	"files: not tamper detection, which is sp audit verify's); 0: a file "
+	"was counted up to its first broken record.", { NULL } };
 static const struct metrics_family fam_pending = {
 	"sallyport_approvals_pending", "gauge",
 	"Calls of live sessions waiting for an operator's sp approve.",
@@ -101,9 +104,8 @@ count_rejection(struct audit_counter *c, const cJSON *o)
 	uint64_t n = 1;
 
 	/* N instead of N more records (sp-audit(5)) */
-	if (cJSON_IsNumber(rep) && rep->valuedouble >= 1 &&
-	    rep->valuedouble < 9007199254740992.0)
-		n = (uint64_t)rep->valuedouble;
+	if (!json_exact_uint(rep, &n) || n == 0)
+		n = 1;
 	count_refusal(c, reason != NULL ? reason : "", n);
 	method = member_text(o, "method");
 	if (method != NULL && strcmp(method, "tools/call") == 0)
@@ -113,12 +115,8 @@ count_rejection(struct audit_counter *c, const cJSON *o)
 static bool
 member_call(const cJSON *o, uint64_t *call)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "call");
-
-	if (!cJSON_IsNumber(v) || v->valuedouble < 0)
-		return false;
-	*call = (uint64_t)v->valuedouble;
-	return true;
+	return json_exact_uint(cJSON_GetObjectItemCaseSensitive(o, "call"),
+	    call);
 }
 
 static bool
@@ -148,15 +146,54 @@ asked_forget(struct audit_counter *c, const char *session, const cJSON *o)
 			i++;
 }
 
+/* The session's approval socket is there: the session still runs. */
+static bool
+session_live(const struct policy *p, const char *session)
+{
+	char path[4096];
+	struct stat st;
+
+	/* a session id is the writer's hex: nothing else names a path */
+	if (p->state_dir == NULL || session[0] == '\0' ||
+	    strlen(session) > AUDIT_SESSION_MAX ||
+	    !hex_is_lowercase(session, strlen(session)) ||
+	    (size_t)snprintf(path, sizeof(path),
+	    "%s/%s/%s%s", p->state_dir, APPROVALS_DIR, session,
+	    APPROVALS_SUFFIX) >= sizeof(path))
+		return false;
+	return lstat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/*
+ * The table is full: the asked calls of sessions that ended without a
+ * session-end (killed) leave it, so a live session's call still counts.
+ */
+static void
+asked_forget_dead(struct audit_counter *c)
+{
+	size_t i = 0;
+
+	while (i < c->asked_count)
+		if (!session_live(c->p, c->asked[i].session))
+			c->asked[i] = c->asked[--c->asked_count];
+		else
+			i++;
+}
+
 static void
 asked_note(struct audit_counter *c, const char *session, const cJSON *o)
 {
 	struct asked_call *a;
 	uint64_t call;
 
-	if (!tool_via_operator(c->p, member_tool(o)) || !member_call(o, &call) ||
-	    c->asked_count == METRICS_AUDIT_ASKED_MAX)
+	if (!tool_via_operator(c->p, member_tool(o)) || !member_call(o, &call))
 		return;
+	if (c->asked_count == METRICS_AUDIT_ASKED_MAX)
+		asked_forget_dead(c);
+	if (c->asked_count == METRICS_AUDIT_ASKED_MAX) {
+		metrics_mark_truncated(c->m);
+		return;
+	}
 	a = &c->asked[c->asked_count++];
 	snprintf(a->session, sizeof(a->session), "%s", session);
 	a->call = call;
@@ -250,20 +287,6 @@ count_record(void *arg, size_t file, const char *line, size_t len,
 	cJSON_Delete(o);
 }
 
-/* The session's approval socket is there: the session still runs. */
-static bool
-session_live(const struct policy *p, const char *session)
-{
-	char path[4096];
-	struct stat st;
-
-	if (p->state_dir == NULL || (size_t)snprintf(path, sizeof(path),
-	    "%s/%s/%s%s", p->state_dir, APPROVALS_DIR, session,
-	    APPROVALS_SUFFIX) >= sizeof(path))
-		return false;
-	return lstat(path, &st) == 0 && S_ISSOCK(st.st_mode);
-}
-
 static void
 count_pending(struct audit_counter *c)
 {
@@ -305,6 +328,11 @@ metrics_audit_count(struct metrics *m, const struct policy *p,
 		log_error("metrics: out of memory");
 		return false;
 	}
+	/* the health gauges first: past METRICS_SERIES_MAX a series made
+	 * after the counts would be lost, and an alert on it never fire */
+	(void)metrics_set(m, &fam_files, NULL, n);
+	(void)metrics_set(m, &fam_intact, NULL, 0);
+	(void)metrics_set(m, &fam_pending, NULL, 0);
 	(void)metrics_add(m, &fam_sessions, NULL, 0);
 	for (i = 0; i < n && st != AUDIT_VERIFY_UNREADABLE; i++) {
 		st = audit_verify_files_each(&paths[i], 1, NULL, 0, &rep,

@@ -193,8 +193,11 @@ metrics_add(struct metrics *m, const struct metrics_family *f,
 {
 	struct metrics_series *s = metrics_series(m, f, values);
 
+	/* a counter read from crafted records stops at the top, never
+	 * wraps to a small number */
 	if (s != NULL)
-		s->value += delta;
+		s->value = delta > UINT64_MAX - s->value ? UINT64_MAX :
+		    s->value + delta;
 	return s != NULL;
 }
 

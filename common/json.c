@@ -559,3 +559,17 @@ json_doc_free(struct json_doc *doc)
 	cJSON_Delete(doc->root);
 	memset(doc, 0, sizeof(*doc));
 }
+
+bool
+json_exact_uint(const cJSON *v, uint64_t *out)
+{
+	double d;
+
+	if (!cJSON_IsNumber(v))
+		return false;
+	d = v->valuedouble;
+	if (!(d >= 0 && d < 9007199254740992.0) || d != floor(d))
+		return false;
+	*out = (uint64_t)d;
+	return true;
+}

@@ -113,4 +113,12 @@ bool json_scan_text(const uint8_t *bytes, size_t len, unsigned max_depth,
 /* Frees the tree; NULL and an empty doc are allowed. */
 void json_doc_free(struct json_doc *doc);
 
+/*
+ * A number read back from our own files (state_dir lines, audit records)
+ * as a count or a time: *out when v (may be NULL) is a number, whole,
+ * 0 <= v < 2^53 (a double's exact integers); false for anything else, so
+ * no out-of-range double is ever converted (undefined in C).
+ */
+bool json_exact_uint(const cJSON *v, uint64_t *out);
+
 #endif

@@ -14,6 +14,7 @@
 #include "state/journal.h"
 #include "state/pg.h"
 #include "state/state_dir.h"
+#include "common/json.h"
 #include "common/log.h"
 
 #define JOURNAL_SUMMARY_MAX 96
@@ -192,18 +193,18 @@ journal_on_line(void *arg, const char *line, size_t len)
 	const cJSON *call = cJSON_GetObjectItemCaseSensitive(o, "call");
 	struct journal_entry *e;
 	enum journal_state state;
+	uint64_t ts_ms, call_id;
 
 	if (key == NULL || strlen(key) != JOURNAL_KEY_HEX || st == NULL ||
 	    !journal_state_parse(st, &state) || tool == NULL ||
-	    !cJSON_IsNumber(ts) || ts->valuedouble < 0 ||
-	    (e = journal_slot(j, key)) == NULL)
+	    !json_exact_uint(ts, &ts_ms) || (e = journal_slot(j, key)) == NULL)
 		goto out;
 	if (e->ours && state == JOURNAL_PENDING)
 		goto out;	/* another session's pending can't be ours */
 	e->ours = false;
 	e->state = state;
-	e->ts_ms = (uint64_t)ts->valuedouble;
-	e->call_id = cJSON_IsNumber(call) ? (uint64_t)call->valuedouble : 0;
+	e->ts_ms = ts_ms;
+	e->call_id = json_exact_uint(call, &call_id) ? call_id : 0;
 	snprintf(e->tool, sizeof(e->tool), "%s", tool);
 	snprintf(e->summary, sizeof(e->summary), "%s", sum != NULL ? sum : "");
 out:

@@ -18,6 +18,7 @@
 #include "state/state_dir.h"
 #include "state/state_summary.h"
 #include "common/clock.h"
+#include "common/json.h"
 #include "common/log.h"
 
 /* limits.jsonl's "day": the UTC day, wall ms / this (state/limits.h) */
@@ -44,6 +45,7 @@ struct summary_reader {
 	struct state_summary *out;
 	struct summary_key *keys;	/* owned, STATE_SUMMARY_SLOTS */
 	size_t key_count;
+	uint64_t wall_ms;		/* the moment counted */
 };
 
 enum state_summary_backend
@@ -128,10 +130,10 @@ summary_spend_line(void *arg, const char *line, size_t len)
 	cJSON *o = cJSON_ParseWithLength(line, len);
 	const cJSON *day = cJSON_GetObjectItemCaseSensitive(o, "day");
 	const cJSON *who = cJSON_GetObjectItemCaseSensitive(o, "who");
+	uint64_t d;
 	size_t tool;
 
-	if (cJSON_IsNumber(day) && day->valuedouble >= 0 &&
-	    (uint64_t)day->valuedouble == r->out->day &&
+	if (json_exact_uint(day, &d) && d == r->out->day &&
 	    cJSON_IsString(who) && summary_tool(r->p,
 	    cJSON_GetObjectItemCaseSensitive(o, "tool"), &tool) &&
 	    r->p->tools[tool].limits.per_day != 0)
@@ -173,16 +175,22 @@ summary_journal_line(void *arg, const char *line, size_t len)
 	const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "ts");
 	const cJSON *word = cJSON_GetObjectItemCaseSensitive(o, "state");
 	struct summary_key *k;
-	enum journal_state st;
+	enum journal_state st, now;
+	uint64_t ts_ms;
 	size_t tool;
 
 	if (!cJSON_IsString(key) || strlen(key->valuestring) !=
-	    JOURNAL_KEY_HEX || !cJSON_IsNumber(ts) || ts->valuedouble < 0 ||
+	    JOURNAL_KEY_HEX || !json_exact_uint(ts, &ts_ms) ||
 	    !journal_state_parse(cJSON_GetStringValue(word), &st) ||
 	    !summary_tool(r->p,
 	    cJSON_GetObjectItemCaseSensitive(o, "tool"), &tool))
 		goto out;
 	k = summary_key_slot(r, key->valuestring);
+	/* the file keeps every key it ever held: one whose window passed
+	 * takes no slot, or years of history would crowd out live ones */
+	if (k->key[0] == '\0' && !journal_state_now(r->p, r->p->tools[tool].name,
+	    journal_state_names[st], ts_ms, r->wall_ms, &now))
+		goto out;
 	if (k->key[0] == '\0' && r->key_count == STATE_SUMMARY_KEYS_MAX) {
 		r->out->truncated = true;
 		goto out;
@@ -193,7 +201,7 @@ summary_journal_line(void *arg, const char *line, size_t len)
 	}
 	k->tool = tool;
 	k->state = st;
-	k->ts_ms = (uint64_t)ts->valuedouble;
+	k->ts_ms = ts_ms;
 out:
 	cJSON_Delete(o);
 }
@@ -261,15 +269,15 @@ static bool
 summary_read_dir(const struct policy *p, struct state_summary *out,
     char *why, size_t why_size)
 {
-	struct summary_reader r = { .p = p, .out = out };
+	struct summary_reader r = { .p = p, .out = out,
+	    .wall_ms = clock_wall_ms() };
 	const struct state_reader spend = { summary_spend_reset,
 	    summary_spend_line, &r };
 	const struct state_reader keys = { summary_keys_reset,
 	    summary_journal_line, &r };
-	uint64_t wall_ms = clock_wall_ms();
 	bool ok;
 
-	out->day = wall_ms / STATE_SUMMARY_DAY_MS;
+	out->day = r.wall_ms / STATE_SUMMARY_DAY_MS;
 	if ((r.keys = calloc(STATE_SUMMARY_SLOTS, sizeof(*r.keys))) == NULL) {
 		snprintf(why, why_size, "out of memory");
 		return false;
@@ -277,7 +285,7 @@ summary_read_dir(const struct policy *p, struct state_summary *out,
 	ok = summary_read_file(p, LIMITS_STATE_FILE, &spend, why, why_size) &&
 	    summary_read_file(p, JOURNAL_STATE_FILE, &keys, why, why_size);
 	if (ok)
-		summary_journal_count(&r, wall_ms);
+		summary_journal_count(&r, r.wall_ms);
 	free(r.keys);
 	return ok;
 }

@@ -52,6 +52,7 @@ INTEGRATION_TESTS = \
 	tests/integration/mcp_2026_on_raw_frames.py \
 	tests/integration/mcp_surface_as_a_client_sees_it.py \
 	tests/integration/metrics_from_the_shared_state.py \
+	tests/integration/metrics_hold_at_their_bounds.py \
 	tests/integration/metrics_match_the_audit_log.py \
 	tests/integration/metadata_stays_closed_with_link_local.py \
 	tests/integration/min_interval_shared_through_state_dir.py \

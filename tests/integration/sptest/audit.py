@@ -1,4 +1,5 @@
 """The audit log as sp wrote it, and `sp audit verify` on it."""
+import hashlib
 import json
 import os
 import subprocess
@@ -29,3 +30,22 @@ def audit_records(tmp):
     one."""
     path = os.path.join(tmp, "audit.jsonl")
     return read_log(path)[0] if os.path.exists(path) else []
+
+
+def write_chained(path, records):
+    """Writes records (each (session, kind, members dict)) to path as a
+    hash chain sp audit verify accepts (sp-audit(5): "hash" is SHA-256 of
+    the record without it, "prev" SHA-256 of the line before; no HMAC):
+    what a crafted, or a very long, log holds, made without a session."""
+    prev = "0" * 64
+    with open(path, "wb") as f:
+        for seq, (session, kind, members) in enumerate(records, 1):
+            rec = {"seq": seq, "ts": "2026-12-06T00:00:00.000Z",
+                   "session": session, "kind": kind, "prev": prev}
+            rec.update(members)
+            body = json.dumps(rec, separators=(",", ":"),
+                              ensure_ascii=False).encode()
+            line = body[:-1] + b',"hash":"%s"}' % (
+                hashlib.sha256(body).hexdigest().encode())
+            f.write(line + b"\n")
+            prev = hashlib.sha256(line).hexdigest()
