@@ -20,17 +20,29 @@ logrotatedir = $(sysconfdir)/logrotate.d
 dist_logrotate_DATA = contrib/logrotate/sallyport
 
 if HAVE_SYSTEMDSYSTEMUNITDIR
-# The shipped service names /usr/local/bin/sp (the default prefix); the
-# installed one names the sp this install puts in $(bindir).
+# The shipped services name /usr/local/bin/sp (the default prefix); the
+# installed ones name the sp this install puts in $(bindir).  The metrics
+# timer is installed, not enabled (debian/rules, contrib/systemd/README.md).
 systemdsystemunit_DATA = contrib/systemd/sallyport.socket \
-	systemd/sallyport@.service
+	systemd/sallyport@.service \
+	systemd/sallyport-metrics.service \
+	contrib/systemd/sallyport-metrics.timer
 endif
 systemd/sallyport@.service: $(top_srcdir)/contrib/systemd/sallyport@.service Makefile
 	$(AM_V_GEN)$(MKDIR_P) systemd && \
 	sed 's|^ExecStart=/usr/local/bin/sp |ExecStart=$(bindir)/sp |' \
 	    $(top_srcdir)/contrib/systemd/sallyport@.service >$@.tmp && \
 	grep -q '^ExecStart=$(bindir)/sp mcp ' $@.tmp && mv $@.tmp $@
-CLEANFILES += systemd/sallyport@.service systemd/sallyport@.service.tmp
+# Its sp is inside the shell's command: the one word "sp metrics" changes.
+systemd/sallyport-metrics.service: $(top_srcdir)/contrib/systemd/sallyport-metrics.service Makefile
+	$(AM_V_GEN)$(MKDIR_P) systemd && \
+	sed '/^ExecStart=/s| /usr/local/bin/sp metrics | $(bindir)/sp metrics |' \
+	    $(top_srcdir)/contrib/systemd/sallyport-metrics.service >$@.tmp && \
+	grep -q '^ExecStart=.* $(bindir)/sp metrics ' $@.tmp && mv $@.tmp $@
+CLEANFILES += systemd/sallyport@.service systemd/sallyport@.service.tmp \
+	systemd/sallyport-metrics.service systemd/sallyport-metrics.service.tmp
+EXTRA_DIST += contrib/systemd/sallyport-metrics.service \
+	contrib/systemd/sallyport-metrics.timer
 
 if HAVE_SYSUSERSDIR
 sysusers_DATA = contrib/sysusers.d/sallyport.conf

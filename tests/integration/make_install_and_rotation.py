@@ -107,6 +107,9 @@ def expected(dirs):
         units = dirs["systemdsystemunitdir"]
         x[units + "/sallyport.socket"] = "contrib/systemd/sallyport.socket"
         x[units + "/sallyport@.service"] = None
+        x[units + "/sallyport-metrics.service"] = None
+        x[units + "/sallyport-metrics.timer"] = \
+            "contrib/systemd/sallyport-metrics.timer"
     if dirs["sysusersdir"] != "no":
         x[dirs["sysusersdir"] + "/sallyport.conf"] = \
             "contrib/sysusers.d/sallyport.conf"
@@ -153,9 +156,20 @@ def test_install(tmp):
               [l for l in svc.splitlines() if not l.startswith("ExecStart=")]
               == [l for l in src.splitlines()
                   if not l.startswith("ExecStart=")])
+        metrics = read(os.path.join(
+            dest, dirs["systemdsystemunitdir"].lstrip("/"),
+            "sallyport-metrics.service"))
+        src = read(os.path.join(SRC,
+                                "contrib/systemd/sallyport-metrics.service"))
+        check("the installed metrics service runs the installed sp, and "
+              "differs from the shipped one in that word alone",
+              metrics == src.replace(" /usr/local/bin/sp metrics ",
+                                     " %s/sp metrics " % dirs["bindir"]) and
+              " %s/sp metrics " % dirs["bindir"] in metrics)
     else:
         check("configured without units: none installed",
-              not any(n.endswith((".socket", ".service")) for n in got), got)
+              not any(n.endswith((".socket", ".service", ".timer"))
+                  for n in got), got)
     test_accounts(tmp, dest, dirs)
     p = make("uninstall", dest)
     left = files_under(dest)

@@ -4,7 +4,10 @@ single warning (pointed at the sp under test, since verify insists the
 ExecStart binary exists), and they say what docs/design.md section 7 needs:
 one `sp mcp` per connection with the connection as stdin/stdout, a
 dedicated user, a socket only a client group can reach, writable paths
-limited to the audit and state directories."""
+limited to the audit and state directories; and the metrics pair: the
+timer runs a oneshot `sp metrics` as sallyport, written atomically into
+node_exporter's textfile directory, with no network, installed and not
+enabled by the package."""
 import os
 import shutil
 import subprocess
@@ -20,6 +23,9 @@ SRC = os.environ["SP_SRCDIR"]
 UNITS = os.path.join(SRC, "contrib", "systemd")
 INSTALLED_SP = "/usr/local/bin/sp"
 SOCKET_PATH = "/run/sallyport/mcp.sock"
+TEXTFILE_DIR = "/var/lib/prometheus/node-exporter"
+UNIT_NAMES = ("sallyport.socket", "sallyport@.service",
+              "sallyport-metrics.service", "sallyport-metrics.timer")
 
 
 def settings(path):
@@ -81,6 +87,49 @@ def test_contents():
         readme = f.read()
     check("the README tells clients the socket's path",
           "sp connect " + SOCKET_PATH in readme)
+    test_metrics_contents(readme)
+
+
+def test_metrics_contents(readme):
+    svc = settings(os.path.join(UNITS, "sallyport-metrics.service"))
+    timer = settings(os.path.join(UNITS, "sallyport-metrics.timer"))
+    run = one(svc, "Service", "ExecStart") or ""
+    prom = TEXTFILE_DIR + "/sallyport.prom"
+    check("the metrics service: a oneshot sp metrics, written under a "
+          "temporary name then renamed over sallyport.prom",
+          one(svc, "Service", "Type") == "oneshot" and
+          run.startswith("/bin/sh -c '") and
+          " %s metrics --config /etc/sallyport/policy.json " % INSTALLED_SP
+          in run and 'f=%s;' % prom in run and
+          '>"$$f.$$$$" && mv -f "$$f.$$$$" "$$f"' in run and
+          ("Install", "WantedBy") not in svc, run)
+    check("the metrics service runs as sallyport, without privileges, the "
+          "file readable by node_exporter",
+          one(svc, "Service", "User") == "sallyport" and
+          one(svc, "Service", "NoNewPrivileges") == "yes" and
+          one(svc, "Service", "CapabilityBoundingSet") == "" and
+          one(svc, "Service", "UMask") == "0022", svc)
+    check("the metrics service writes the textfile directory and state_dir "
+          "only (its lock), with no network",
+          one(svc, "Service", "ProtectSystem") == "strict" and
+          one(svc, "Service", "ReadWritePaths") ==
+          "-%s -/var/lib/sallyport" % TEXTFILE_DIR and
+          one(svc, "Service", "ProtectHome") == "yes" and
+          one(svc, "Service", "PrivateNetwork") == "yes" and
+          one(svc, "Service", "RestrictAddressFamilies") == "AF_UNIX", svc)
+    check("the timer runs it every minute, wanted by timers.target",
+          one(timer, "Timer", "OnCalendar") == "minutely" and
+          ("Timer", "Unit") not in timer and
+          one(timer, "Install", "WantedBy") == "timers.target", timer)
+    with open(os.path.join(SRC, "debian", "rules"), encoding="utf-8") as f:
+        rules = f.read()
+    check("the package enables the socket and leaves the timer disabled",
+          "dh_installsystemd --no-start --no-stop-on-upgrade "
+          "sallyport.socket\n" in rules and
+          "dh_installsystemd --no-enable --no-start "
+          "sallyport-metrics.timer\n" in rules, rules)
+    check("the README says how to enable the timer",
+          "systemctl enable --now sallyport-metrics.timer" in readme)
 
 
 def test_verify():
@@ -91,14 +140,13 @@ def test_verify():
         return
     tmp = tempfile.mkdtemp(prefix="sp-ops-units-")
     try:
-        for name in ("sallyport.socket", "sallyport@.service"):
+        for name in UNIT_NAMES:
             with open(os.path.join(UNITS, name), encoding="utf-8") as f:
                 text = f.read()
             with open(os.path.join(tmp, name), "w", encoding="utf-8") as f:
                 f.write(text.replace(INSTALLED_SP, os.path.abspath(SP)))
-        p = subprocess.run([analyze, "verify", "--man=no",
-                            os.path.join(tmp, "sallyport.socket"),
-                            os.path.join(tmp, "sallyport@.service")],
+        p = subprocess.run([analyze, "verify", "--man=no"] +
+                           [os.path.join(tmp, n) for n in UNIT_NAMES],
                            capture_output=True, timeout=30)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
