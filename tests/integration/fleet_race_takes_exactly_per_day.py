@@ -29,7 +29,8 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import call, structured  # noqa: E402
 from sptest.policy import write_policy  # noqa: E402
-from sptest.postgres import absent_reason, shared_state  # noqa: E402
+from sptest.postgres import (  # noqa: E402
+    absent_reason, fleet_policy, fleet_tool, shared_state)
 from sptest.run import Caller  # noqa: E402
 from sptest.tap import check, done, skip_all  # noqa: E402
 from sptest.target import Target  # noqa: E402
@@ -44,25 +45,14 @@ def doc(tmp, host, port, conninfo):
     state = os.path.join(tmp, "state-" + host)
     if not os.path.isdir(state):
         os.mkdir(state, 0o700)
-    return {
-        "sallyport": 1,
-        "server": {"name": "race-" + host},
-        "limits": {"call_timeout_ms": 120000, "dedupe_ms": 0,
-                   "max_inflight": 2 * CALLS,
-                   "calls_per_session": 2 * CALLS * len(ROUNDS)},
-        "state_dir": state,
-        "state": {"postgres": conninfo},
-        "targets": {"api": {"type": "http",
-                            "base_url": "http://127.0.0.1:%d" % port}},
-        "tools": [{"name": tool, "description": "Fleet tool.",
-                   "target": "api", "scope": "rw",
-                   "http": {"method": "GET", "path": "/%s/{id}" % tool},
-                   "params": {"id": {"type": "string", "maxLength": 64}},
-                   "limits": {"per_day": n}}
-                  for tool, n in ROUNDS.items()],
-        "profiles": {"default": {"scopes": ["rw"]}},
-        "audit": {"path": os.path.join(tmp, "audit-%s.jsonl" % host)},
-    }
+    return fleet_policy(
+        tmp, host, port, {"postgres": conninfo},
+        [fleet_tool(tool, "/%s/{id}" % tool, limits={"per_day": n})
+         for tool, n in ROUNDS.items()],
+        limits={"call_timeout_ms": 120000, "dedupe_ms": 0,
+                "max_inflight": 2 * CALLS,
+                "calls_per_session": 2 * CALLS * len(ROUNDS)},
+        state_dir=state)
 
 
 def value(host, session, i):

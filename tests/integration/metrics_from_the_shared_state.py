@@ -26,7 +26,8 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest import prom  # noqa: E402
 from sptest.policy import write_policy  # noqa: E402
-from sptest.postgres import absent_reason, shared_state  # noqa: E402
+from sptest.postgres import (  # noqa: E402
+    absent_reason, fleet_policy, fleet_tool, shared_state)
 from sptest.run import SP, Caller, sp_env  # noqa: E402
 from sptest.tap import check, done, skip_all  # noqa: E402
 from sptest.target import Target  # noqa: E402
@@ -37,34 +38,18 @@ ODD_WHO = 'uid:"7\\7\n\u00e9'
 
 
 def doc(tmp, host, port, conninfo):
-    def tool(name, path, **kw):
-        t = {"name": name, "description": "Fleet metrics tool.",
-             "target": "api", "scope": "rw",
-             "http": {"method": "GET", "path": path},
-             "params": {"id": {"type": "string", "maxLength": 64}}}
-        t.update(kw)
-        return t
     state = os.path.join(tmp, "state-" + host)
     if not os.path.isdir(state):
         os.mkdir(state, 0o700)
-    return {
-        "sallyport": 1,
-        "server": {"name": "metrics-" + host},
-        "limits": {"call_timeout_ms": TIMEOUT_MS, "dedupe_ms": 0},
-        "state_dir": state,
-        "state": {"postgres": conninfo},
-        "targets": {"api": {"type": "http",
-                            "base_url": "http://127.0.0.1:%d" % port}},
-        "tools": [
-            tool("day_item", "/day/{id}", limits={"per_day": 3}),
-            tool("put_item", "/items/{id}", mutating=True,
-                 http={"method": "PUT", "path": "/items/{id}"},
-                 idempotency={"window_s": 3600}),
-            tool("free_item", "/free/{id}"),
-        ],
-        "profiles": {"default": {"scopes": ["rw"]}},
-        "audit": {"path": os.path.join(tmp, "audit-%s.jsonl" % host)},
-    }
+    return fleet_policy(
+        tmp, host, port, {"postgres": conninfo}, [
+            fleet_tool("day_item", "/day/{id}", limits={"per_day": 3}),
+            fleet_tool("put_item", "/items/{id}", mutating=True,
+                       http={"method": "PUT", "path": "/items/{id}"},
+                       idempotency={"window_s": 3600}),
+            fleet_tool("free_item", "/free/{id}"),
+        ], limits={"call_timeout_ms": TIMEOUT_MS, "dedupe_ms": 0},
+        state_dir=state)
 
 
 def session(config, calls):

@@ -20,7 +20,8 @@ import time
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.policy import write_policy  # noqa: E402
-from sptest.postgres import absent_reason, shared_state  # noqa: E402
+from sptest.postgres import (  # noqa: E402
+    absent_reason, fleet_policy, fleet_tool, shared_state)
 from sptest.run import Caller  # noqa: E402
 from sptest.tap import check, done, skip_all  # noqa: E402
 from sptest.target import Target  # noqa: E402
@@ -30,29 +31,14 @@ RETRY_S = 1.5	# above PG_RETRY_MS (state/pg.h)
 
 
 def doc(tmp, name, port, conninfo):
-    def tool(tname, path, **kw):
-        t = {"name": tname, "description": "Fleet tool.", "target": "api",
-             "scope": "rw", "http": {"method": "GET", "path": path},
-             "params": {"id": {"type": "string", "maxLength": 64}}}
-        t.update(kw)
-        return t
-    return {
-        "sallyport": 1,
-        "server": {"name": "down-" + name},
-        "limits": {"call_timeout_ms": 60000, "dedupe_ms": 0},
-        "state": {"postgres": conninfo},
-        "targets": {"api": {"type": "http",
-                            "base_url": "http://127.0.0.1:%d" % port}},
-        "tools": [
-            tool("day_item", "/day/{id}", limits={"per_day": 50}),
-            tool("put_item", "/items/{id}", mutating=True,
-                 http={"method": "PUT", "path": "/items/{id}"},
-                 idempotency={"window_s": 3600}),
-            tool("free_item", "/free/{id}"),
-        ],
-        "profiles": {"default": {"scopes": ["rw"]}},
-        "audit": {"path": os.path.join(tmp, "audit-%s.jsonl" % name)},
-    }
+    return fleet_policy(
+        tmp, name, port, {"postgres": conninfo}, [
+            fleet_tool("day_item", "/day/{id}", limits={"per_day": 50}),
+            fleet_tool("put_item", "/items/{id}", mutating=True,
+                       http={"method": "PUT", "path": "/items/{id}"},
+                       idempotency={"window_s": 3600}),
+            fleet_tool("free_item", "/free/{id}"),
+        ], limits={"call_timeout_ms": 60000, "dedupe_ms": 0})
 
 
 def paths(target):

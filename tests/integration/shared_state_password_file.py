@@ -21,8 +21,8 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE, start_refusal  # noqa: E402
 from sptest.policy import write_policy  # noqa: E402
-from sptest.postgres import (PASSWORD_ROLE, absent_reason,  # noqa: E402
-                              shared_state)
+from sptest.postgres import (  # noqa: E402
+    PASSWORD_ROLE, absent_reason, fleet_policy, fleet_tool, shared_state)
 from sptest.run import SP, Caller, finish, sp_env, start  # noqa: E402
 from sptest.tap import check, done, skip_all  # noqa: E402
 from sptest.target import Target  # noqa: E402
@@ -35,21 +35,10 @@ def doc(tmp, name, port, conninfo, password_file=None):
     state = {"postgres": conninfo}
     if password_file is not None:
         state["password_file"] = password_file
-    return {
-        "sallyport": 1,
-        "server": {"name": "pw-" + name},
-        "strict_credentials": False,
-        "state": state,
-        "targets": {"api": {"type": "http",
-                            "base_url": "http://127.0.0.1:%d" % port}},
-        "tools": [{"name": "day_item", "description": "Fleet tool.",
-                   "target": "api", "scope": "rw",
-                   "http": {"method": "GET", "path": "/day/{id}"},
-                   "params": {"id": {"type": "string", "maxLength": 64}},
-                   "limits": {"per_day": 2}}],
-        "profiles": {"default": {"scopes": ["rw"]}},
-        "audit": {"path": os.path.join(tmp, "audit-%s.jsonl" % name)},
-    }
+    return fleet_policy(tmp, name, port, state,
+                        [fleet_tool("day_item", "/day/{id}",
+                                    limits={"per_day": 2})],
+                        strict_credentials=False)
 
 
 def secret_file(tmp, name, text, mode):

@@ -29,7 +29,8 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sptest.mcp import INITIALIZE, INITIALIZED, call, start_refusal  # noqa
 from sptest.policy import write_policy  # noqa: E402
-from sptest.postgres import absent_reason, shared_state  # noqa: E402
+from sptest.postgres import (  # noqa: E402
+    absent_reason, fleet_policy, fleet_tool, shared_state)
 from sptest.run import SP, Caller, finish, sp_env, start  # noqa: E402
 from sptest.tap import check, done, skip_all  # noqa: E402
 from sptest.target import Target  # noqa: E402
@@ -41,21 +42,10 @@ TLS_FIX = "through a local unix socket"
 
 
 def doc(tmp, name, port, conninfo):
-    return {
-        "sallyport": 1,
-        "server": {"name": "refused-" + name},
-        "limits": {"dedupe_ms": 0},
-        "state": {"postgres": conninfo},
-        "targets": {"api": {"type": "http",
-                            "base_url": "http://127.0.0.1:%d" % port}},
-        "tools": [{"name": "day_item", "description": "Fleet tool.",
-                   "target": "api", "scope": "rw",
-                   "http": {"method": "GET", "path": "/day/{id}"},
-                   "params": {"id": {"type": "string", "maxLength": 64}},
-                   "limits": {"per_day": 50}}],
-        "profiles": {"default": {"scopes": ["rw"]}},
-        "audit": {"path": os.path.join(tmp, "audit-%s.jsonl" % name)},
-    }
+    return fleet_policy(tmp, name, port, {"postgres": conninfo},
+                        [fleet_tool("day_item", "/day/{id}",
+                                    limits={"per_day": 50})],
+                        limits={"dedupe_ms": 0})
 
 
 def quoted(value):

@@ -172,3 +172,30 @@ def shared_state(prefix, doc, db="fleet"):
     r = subprocess.run([SP, "state", "init", "--config", init],
                        capture_output=True, env=sp_env(), timeout=120)
     return tmp, cluster, conninfo, r
+
+
+def fleet_tool(name, path, **kw):
+    """A GET tool of the fleet tests' target "api", one string param id;
+    kw replaces or adds members (limits, mutating, http, idempotency)."""
+    t = {"name": name, "description": "Fleet tool.", "target": "api",
+         "scope": "rw", "http": {"method": "GET", "path": path},
+         "params": {"id": {"type": "string", "maxLength": 64}}}
+    t.update(kw)
+    return t
+
+
+def fleet_policy(tmp, name, port, state, tools, **top):
+    """The policy document of one fleet "host" called name: its "state"
+    (a dict, {"postgres": ...}), tools on an HTTP target at port, its own
+    audit log in tmp; top adds or replaces top-level members (limits,
+    state_dir, strict_credentials)."""
+    d = {"sallyport": 1,
+         "server": {"name": "fleet-" + name},
+         "state": state,
+         "targets": {"api": {"type": "http",
+                             "base_url": "http://127.0.0.1:%d" % port}},
+         "tools": tools,
+         "profiles": {"default": {"scopes": ["rw"]}},
+         "audit": {"path": os.path.join(tmp, "audit-%s.jsonl" % name)}}
+    d.update(top)
+    return d
